@@ -1,0 +1,146 @@
+#include "period_command.hpp"
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <numbers>
+
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "period_job.hpp"
+
+namespace astrosweep::period {
+
+namespace po = boost::program_options;
+
+namespace {
+
+po::options_description period_options() {
+  po::options_description input("Input");
+  input.add_options()
+    ("input,i", po::value<std::vector<std::string>>()->multitoken(),
+     "light curves: a CSV file (id, t, y[, dy]), an astrosweep HDF5 catalog, TESS/Kepler FITS files or "
+     "directories of them, or @LIST (a file naming one path per line)")
+    ("format", po::value<std::string>()->default_value("auto"), "input format: auto, csv, fits, hdf5")
+    ("flux-column", po::value<std::string>()->default_value(""), "FITS flux column (default PDCSAP_FLUX, else SAP_FLUX)")
+    ("no-quality-mask", po::bool_switch(), "FITS: keep cadences with non-zero QUALITY")
+    ("time-reference", po::value<std::string>()->default_value(""), "label of the time zero point (e.g. MJD), stored in the product");
+  po::options_description output("Output");
+  output.add_options()
+    ("output,o", po::value<std::string>(), "product file (HDF5)")
+    ("overwrite", po::bool_switch(), "replace an existing product")
+    ("periodograms", po::bool_switch(), "store every full periodogram in the product")
+    ("top-k", po::value<int>()->default_value(3), "distinct peaks stored per object")
+    ("peak-separation", po::value<double>()->default_value(1.0), "minimum distance of stored peaks, in units of 1/baseline")
+    ("quiet,q", po::bool_switch(), "no result table on stdout")
+    ("progress-interval", po::value<double>()->default_value(10.0), "seconds between progress lines on stderr");
+  po::options_description model("Periodogram");
+  model.add_options()
+    ("model", po::value<std::string>()->default_value("generalized"), "standard (classical, no errors) or generalized (floating mean, 1/dy^2 weights)")
+    ("normalization", po::value<std::string>()->default_value("standard"), "standard, model, log or psd (astropy's)")
+    ("precision", po::value<std::string>()->default_value("fp64"), "fp64 or fp32");
+  po::options_description grid("Frequency grid (cyclic frequency in 1/day; one grid for the whole run)");
+  grid.add_options()
+    ("fmin", po::value<double>(), "lowest frequency")
+    ("fmax", po::value<double>(), "highest frequency (excluded when --n-freq is given)")
+    ("n-freq", po::value<std::int64_t>(), "number of frequencies: f_k = fmin + k (fmax - fmin) / n_freq")
+    ("pmin", po::value<double>(), "shortest period (days), instead of --fmax")
+    ("pmax", po::value<double>(), "longest period (days), instead of --fmin")
+    ("angular", po::bool_switch(), "--fmin/--fmax are angular frequencies (rad/day) as in gpu_lomb_scargle; divided by 2 pi")
+    ("samples-per-peak", po::value<double>()->default_value(5.0), "automatic grid: samples per peak width 1/baseline")
+    ("nyquist-factor", po::value<double>()->default_value(5.0), "automatic grid: multiple of the average Nyquist frequency");
+  po::options_description run("Run");
+  run.add_options()
+    ("backend", po::value<std::string>()->default_value("auto"), "auto (GPU when there is one), cpu, cuda")
+    ("threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: OMP_NUM_THREADS or all cores)")
+    ("memory-budget-mb", po::value<double>()->default_value(1024), "periodogram buffer memory per rank, MiB")
+    ("config", po::value<std::string>(), "parameter file: 'name = value' lines with the long option names")
+    ("help,h", "show this help");
+  po::options_description all("astrosweep period: Lomb-Scargle period search over a catalog of light curves");
+  all.add(input).add(output).add(model).add(grid).add(run);
+  return all;
+}
+
+template <class T>
+std::optional<T> optional_value(const po::variables_map& vm, const char* name) {
+  if (!vm.count(name)) return std::nullopt;
+  return vm[name].as<T>();
+}
+
+PeriodOptions to_options(const po::variables_map& vm) {
+  PeriodOptions o;
+  AS_EXPECTS(vm.count("input"), UsageError, "no input given", "pass --input PATH (see astrosweep period --help)");
+  AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output PRODUCT.h5");
+  o.catalog.inputs = vm["input"].as<std::vector<std::string>>();
+  o.catalog.format = io::parse_input_format(vm["format"].as<std::string>());
+  o.catalog.fits.flux_column = vm["flux-column"].as<std::string>();
+  o.catalog.fits.use_quality = !vm["no-quality-mask"].as<bool>();
+  o.catalog.time_reference = vm["time-reference"].as<std::string>();
+  o.output = vm["output"].as<std::string>();
+  o.overwrite = vm["overwrite"].as<bool>();
+  o.config.keep_periodograms = vm["periodograms"].as<bool>();
+  o.config.top_k = vm["top-k"].as<int>();
+  AS_EXPECTS(o.config.top_k >= 1 && o.config.top_k <= 1000, UsageError, "--top-k must be between 1 and 1000");
+  o.config.peak_separation = vm["peak-separation"].as<double>();
+  AS_EXPECTS(o.config.peak_separation >= 0, UsageError, "--peak-separation must be >= 0");
+  o.quiet = vm["quiet"].as<bool>();
+  o.progress_interval = vm["progress-interval"].as<double>();
+  o.config.model = parse_model(vm["model"].as<std::string>());
+  o.config.normalization = parse_normalization(vm["normalization"].as<std::string>());
+  o.config.precision = parse_precision(vm["precision"].as<std::string>());
+  const double scale = vm["angular"].as<bool>() ? 1.0 / (2 * std::numbers::pi) : 1.0;
+  if (auto f = optional_value<double>(vm, "fmin")) o.grid.fmin = *f * scale;
+  if (auto f = optional_value<double>(vm, "fmax")) o.grid.fmax = *f * scale;
+  o.grid.pmin = optional_value<double>(vm, "pmin");
+  o.grid.pmax = optional_value<double>(vm, "pmax");
+  o.grid.n_freq = optional_value<std::int64_t>(vm, "n-freq");
+  o.grid.samples_per_peak = vm["samples-per-peak"].as<double>();
+  o.grid.nyquist_factor = vm["nyquist-factor"].as<double>();
+  o.backend.kind = parse_backend(vm["backend"].as<std::string>());
+  o.backend.threads = vm["threads"].as<int>();
+  AS_EXPECTS(o.backend.threads >= 0, UsageError, "--threads must be >= 0");
+  const double budget = vm["memory-budget-mb"].as<double>();
+  AS_EXPECTS(budget >= 1, UsageError, "--memory-budget-mb must be >= 1");
+  o.backend.memory_budget = static_cast<std::uint64_t>(budget * 1024 * 1024);
+  return o;
+}
+
+}  // namespace
+
+int period_command(const std::vector<std::string>& args, MPI_Comm comm) {
+  const auto desc = period_options();
+  po::variables_map vm;
+  PeriodOptions options;
+  try {  // every rank parses the same arguments: a parsing error is the same everywhere
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    if (vm.count("config")) {
+      const auto path = vm["config"].as<std::string>();
+      std::ifstream in(path);
+      AS_EXPECTS(in.good(), InputError, "cannot read parameter file '" + path + "'", "check the path given to --config");
+      // Command-line values were stored first and win over the file's.
+      po::store(po::parse_config_file(in, desc), vm);
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string("period: ") + e.what(), "see astrosweep period --help");
+  }
+  if (vm.count("help")) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) std::cout << desc << "\n";
+    return 0;
+  }
+  options = to_options(vm);
+  } catch (const Error& e) {
+    throw mpi::SharedError(e.code(), e.what(), e.hint());
+  }
+  options.command_line = "astrosweep period";
+  for (const auto& a : args) options.command_line += " " + a;
+  run_period_job(options, comm);
+  return 0;
+}
+
+}  // namespace astrosweep::period

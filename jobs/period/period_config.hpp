@@ -1,0 +1,56 @@
+#pragma once
+// Everything that defines one period search, shared by the job, the backends and the product.
+
+#include <cstdint>
+#include <string>
+
+namespace astrosweep::period {
+
+/// standard: classical Lomb-Scargle on mean-subtracted data, no uncertainties (scipy, culsp;
+///           astropy fit_mean=False, center_data=True, dy=None).
+/// generalized: floating mean and weights 1/dy^2 (Zechmeister & Kuerster 2009; astropy
+///           fit_mean=True, center_data=True, dy given).
+enum class Model { standard, generalized };
+/// astropy's normalizations: standard (p/YY), model (p/(YY-p)), log (-ln(1-p/YY)), psd.
+enum class Normalization { standard, model, log, psd };
+enum class Precision { fp32, fp64 };
+
+Model parse_model(const std::string& s);
+Normalization parse_normalization(const std::string& s);
+Precision parse_precision(const std::string& s);
+const char* name_of(Model m);
+const char* name_of(Normalization n);
+const char* name_of(Precision p);
+
+/// Uniform grid of cyclic frequencies (1/day): f_k = f0 + k * df, k = 0 .. n-1.
+struct FrequencyGrid {
+  double f0 = 0;
+  double df = 0;
+  std::uint64_t n = 0;
+  [[nodiscard]] double at(std::uint64_t k) const noexcept { return f0 + static_cast<double>(k) * df; }
+  [[nodiscard]] double last() const noexcept { return at(n - 1); }
+};
+
+struct PeriodConfig {
+  FrequencyGrid grid;
+  Model model = Model::generalized;
+  Normalization normalization = Normalization::standard;
+  Precision precision = Precision::fp64;
+  int top_k = 3;                 ///< distinct peaks kept per object
+  double peak_separation = 1.0;  ///< minimum distance of kept peaks, in units of 1/baseline
+  bool keep_periodograms = false;
+};
+
+/// Per-object status bits stored in the product (docs/formats.md).
+enum StatusBits : std::uint32_t {
+  status_ok = 0,
+  status_nonfinite_removed = 1u << 0,   ///< points with a non-finite t, y or dy were dropped
+  status_bad_errors_removed = 1u << 1,  ///< points with dy <= 0 were dropped (generalized model)
+  status_flagged_removed = 1u << 2,     ///< cadences with quality flags were dropped on reading
+  status_too_few_points = 1u << 3,      ///< fewer than 3 usable points: no periodogram
+  status_zero_variance = 1u << 4,       ///< all usable y equal: no periodogram
+};
+inline constexpr std::uint32_t status_not_computed = status_too_few_points | status_zero_variance;
+inline constexpr std::uint32_t min_points = 3;
+
+}  // namespace astrosweep::period

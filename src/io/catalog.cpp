@@ -1,0 +1,166 @@
+#include "io/catalog.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "io/csv_light_curves.hpp"
+#include "io/h5.hpp"
+#include "io/h5_catalog.hpp"
+
+namespace astrosweep::io {
+
+InputFormat parse_input_format(const std::string& name) {
+  if (name == "auto") return InputFormat::automatic;
+  if (name == "csv") return InputFormat::csv;
+  if (name == "fits") return InputFormat::fits;
+  if (name == "hdf5") return InputFormat::hdf5;
+  throw UsageError("unknown input format '" + name + "'", "use one of auto, csv, fits, hdf5");
+}
+
+const char* input_format_name(InputFormat format) {
+  switch (format) {
+    case InputFormat::automatic: return "auto";
+    case InputFormat::csv: return "csv";
+    case InputFormat::fits: return "fits";
+    case InputFormat::hdf5: return "hdf5";
+  }
+  return "?";
+}
+
+namespace {
+
+std::vector<std::string> read_list_file(const std::string& list) {
+  std::ifstream in(list);
+  AS_EXPECTS(in.good(), InputError, "cannot read the input list '" + list + "'", "check the path after '@'");
+  std::vector<std::string> paths;
+  const auto dir = std::filesystem::path(list).parent_path();
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty() || line.front() == '#') continue;
+    const std::filesystem::path p(line);
+    paths.push_back(p.is_absolute() ? line : (dir / p).string());
+  }
+  AS_EXPECTS(!paths.empty(), InputError, "the input list '" + list + "' names no files");
+  return paths;
+}
+
+bool looks_like_fits(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[9] = {};
+  in.read(head, 8);
+  return std::string(head) == "SIMPLE  ";
+}
+
+}  // namespace
+
+ResolvedInputs resolve_inputs(const CatalogOptions& options) {
+  AS_EXPECTS(!options.inputs.empty(), UsageError, "no input given", "pass --input PATH (see --help)");
+  ResolvedInputs r{{}, options.format};
+  for (const auto& in : options.inputs) {
+    if (!in.empty() && in.front() == '@') {
+      auto listed = read_list_file(in.substr(1));
+      r.paths.insert(r.paths.end(), listed.begin(), listed.end());
+    } else {
+      r.paths.push_back(in);
+    }
+  }
+  for (const auto& p : r.paths) {
+    std::error_code ec;
+    AS_EXPECTS(std::filesystem::exists(p, ec), InputError, "input '" + p + "' does not exist",
+               "check the path given to --input");
+  }
+  if (r.format == InputFormat::automatic) {
+    const auto& first = r.paths.front();
+    std::error_code ec;
+    if (r.paths.size() == 1 && h5::is_hdf5(first))
+      r.format = InputFormat::hdf5;
+    else if (std::filesystem::is_directory(first, ec) || looks_like_fits(first))
+      r.format = InputFormat::fits;
+    else
+      r.format = InputFormat::csv;
+  }
+  AS_EXPECTS(r.format == InputFormat::fits || r.paths.size() == 1, UsageError,
+             std::string("the ") + input_format_name(r.format) + " format reads one input file, " +
+                 std::to_string(r.paths.size()) + " were given",
+             "merge them, or convert them into one HDF5 catalog with 'astrosweep convert'");
+  return r;
+}
+
+SerialRead read_serial(const ResolvedInputs& inputs, const CatalogOptions& options) {
+  SerialRead out;
+  if (inputs.format == InputFormat::csv) {
+    auto csv = read_csv_light_curves(inputs.paths.front());
+    out.block = std::move(csv.block);
+    out.identity = std::move(csv.identity);
+  } else if (inputs.format == InputFormat::fits) {
+    auto fits = read_fits_light_curves(expand_fits_inputs(inputs.paths), options.fits);
+    out.block = std::move(fits.block);
+    out.identity = std::move(fits.identity);
+    out.time_reference = std::move(fits.time_reference);
+  } else {
+    throw InternalError("read_serial called for an HDF5 catalog");
+  }
+  if (!options.time_reference.empty()) out.time_reference = options.time_reference;
+  require_unique_ids(out.block.ids, inputs.paths.front());
+  return out;
+}
+
+Catalog::Catalog(const CatalogOptions& options, MPI_Comm comm) {
+  ResolvedInputs inputs;
+  mpi::on_root_then_share_failure(comm, [&] { inputs = resolve_inputs(options); });
+  int fmt = static_cast<int>(inputs.format);
+  mpi::broadcast_value(comm, fmt);
+  format_ = static_cast<InputFormat>(fmt);
+
+  if (format_ == InputFormat::hdf5) {
+    std::string path = inputs.paths.empty() ? std::string() : inputs.paths.front();
+    mpi::broadcast_string(comm, path);
+    h5_ = std::make_unique<H5Catalog>(path, comm);  // every rank opens: collective
+    mpi::on_root_then_share_failure(comm, [&] {
+      index_ = h5_->read_index();
+      if (!options.time_reference.empty()) index_.time_reference = options.time_reference;
+      identity_ = h5_->identity(index_);
+    });
+    return;
+  }
+
+  LightCurveBlock block;
+  mpi::on_root_then_share_failure(comm, [&] {
+    auto read = read_serial(inputs, options);
+    index_ = index_of(read.block, read.time_reference);
+    identity_ = std::move(read.identity);
+    block = std::move(read.block);
+  });
+  mpi::broadcast_vector(comm, block.ids);
+  mpi::broadcast_vector(comm, block.counts);
+  mpi::broadcast_vector(comm, block.n_flagged);
+  mpi::broadcast_vector(comm, block.t);
+  mpi::broadcast_vector(comm, block.y);
+  mpi::broadcast_vector(comm, block.dy);
+  memory_ = std::move(block);
+}
+
+Catalog::~Catalog() = default;
+
+LightCurveBlock Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
+                              std::uint64_t n_rows) const {
+  if (h5_) return h5_->read(first_object, n_objects, first_row, n_rows);
+  const auto& m = *memory_;
+  AS_ASSERT(first_object + n_objects <= m.n_objects() && first_row + n_rows <= m.t.size());
+  LightCurveBlock b;
+  auto slice = [](const auto& v, std::uint64_t first, std::uint64_t n) {
+    return std::decay_t<decltype(v)>(v.begin() + static_cast<std::ptrdiff_t>(first),
+                                     v.begin() + static_cast<std::ptrdiff_t>(first + n));
+  };
+  b.ids = slice(m.ids, first_object, n_objects);
+  b.counts = slice(m.counts, first_object, n_objects);
+  b.n_flagged = slice(m.n_flagged, first_object, n_objects);
+  b.t = slice(m.t, first_row, n_rows);
+  b.y = slice(m.y, first_row, n_rows);
+  if (m.has_errors()) b.dy = slice(m.dy, first_row, n_rows);
+  return b;
+}
+
+}  // namespace astrosweep::io

@@ -1,0 +1,71 @@
+#pragma once
+// One entry point for every light-curve input (CSV, TESS/Kepler FITS, HDF5 catalog), opened by all
+// ranks together. CSV and FITS inputs are read by rank 0 and broadcast (they are the small-input
+// paths); the HDF5 catalog is read by each rank for its own rows (the path that scales).
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/fits_light_curves.hpp"
+#include "io/light_curves.hpp"
+
+namespace astrosweep::io {
+
+class H5Catalog;
+
+enum class InputFormat { automatic, csv, fits, hdf5 };
+InputFormat parse_input_format(const std::string& name);
+const char* input_format_name(InputFormat format);
+
+struct CatalogOptions {
+  std::vector<std::string> inputs;  ///< files or directories; "@list.txt" names a file listing paths
+  InputFormat format = InputFormat::automatic;
+  FitsReadOptions fits;
+  std::string time_reference;  ///< overrides/sets the time reference label (CSV has none)
+};
+
+/// Resolves "@list" arguments and the format; throws InputError / UsageError.
+struct ResolvedInputs {
+  std::vector<std::string> paths;
+  InputFormat format;
+};
+ResolvedInputs resolve_inputs(const CatalogOptions& options);
+
+class Catalog {
+ public:
+  /// Collective over `comm`. A bad input ends every rank with the same InputError.
+  Catalog(const CatalogOptions& options, MPI_Comm comm);
+  ~Catalog();
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+
+  /// The index and the input identity; complete on rank 0 only.
+  [[nodiscard]] const CatalogIndex& index() const noexcept { return index_; }
+  [[nodiscard]] const InputIdentity& identity() const noexcept { return identity_; }
+  [[nodiscard]] InputFormat format() const noexcept { return format_; }
+
+  /// Rows of objects [first_object, first_object + n_objects) = rows [first_row, first_row + n_rows).
+  [[nodiscard]] LightCurveBlock read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
+                                     std::uint64_t n_rows) const;
+
+ private:
+  InputFormat format_ = InputFormat::automatic;
+  CatalogIndex index_;
+  InputIdentity identity_;
+  std::optional<LightCurveBlock> memory_;
+  std::unique_ptr<H5Catalog> h5_;
+};
+
+/// Reads CSV or FITS inputs in this process alone (the converter and rank 0 use it).
+struct SerialRead {
+  LightCurveBlock block;
+  InputIdentity identity;
+  std::string time_reference;
+};
+SerialRead read_serial(const ResolvedInputs& inputs, const CatalogOptions& options);
+
+}  // namespace astrosweep::io

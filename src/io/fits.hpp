@@ -1,0 +1,33 @@
+#pragma once
+// RAII ownership of a CFITSIO file handle; the only place fits_open/close are called.
+
+#include <fitsio.h>
+
+#include <optional>
+#include <string>
+
+namespace astrosweep::fits {
+
+class File {
+ public:
+  /// Opens read-only; throws InputError naming the path and CFITSIO's reason.
+  explicit File(const std::string& path);
+  ~File();
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  [[nodiscard]] fitsfile* get() const noexcept { return fptr_; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+  /// Throws InputError "<path>: <what>: <cfitsio text>" when status is non-zero.
+  void check(int status, const std::string& what) const;
+  /// Header keyword of the current HDU, if present.
+  [[nodiscard]] std::optional<std::string> keyword(const std::string& name) const;
+  [[nodiscard]] std::optional<double> keyword_double(const std::string& name) const;
+
+ private:
+  fitsfile* fptr_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace astrosweep::fits

@@ -1,0 +1,196 @@
+#include "io/fits_light_curves.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "io/fits.hpp"
+
+namespace astrosweep::io {
+
+namespace {
+
+bool has_fits_extension(const std::filesystem::path& p) {
+  const std::string name = p.filename().string();
+  auto ends_with = [&](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends_with(".fits") || ends_with(".fit") || ends_with(".fits.gz") || ends_with(".fts");
+}
+
+struct OneFile {
+  std::int64_t id = 0;
+  bool has_id = false;
+  std::vector<double> t, y, dy;
+  std::uint32_t flagged = 0;
+  std::string time_reference;
+};
+
+int find_column(const fits::File& f, const std::string& name) {
+  int status = 0;
+  int col = 0;
+  fits_get_colnum(f.get(), CASEINSEN, const_cast<char*>(name.c_str()), &col, &status);
+  if (status != 0) {
+    fits_clear_errmsg();
+    return 0;
+  }
+  return col;
+}
+
+std::vector<double> read_double_column(const fits::File& f, int col, long n_rows, const std::string& name) {
+  std::vector<double> v(static_cast<std::size_t>(n_rows));
+  if (n_rows == 0) return v;
+  int status = 0;
+  int any_null = 0;
+  double null_value = std::nan("");
+  fits_read_col(f.get(), TDOUBLE, col, 1, 1, n_rows, &null_value, v.data(), &any_null, &status);
+  f.check(status, "reading column " + name);
+  return v;
+}
+
+OneFile read_one(const std::string& path, const FitsReadOptions& options) {
+  fits::File f(path);
+  OneFile out;
+  // Target id lives in the primary header.
+  for (const char* key : {"TICID", "KEPLERID"}) {
+    if (auto v = f.keyword_double(key)) {
+      out.id = static_cast<std::int64_t>(*v);
+      out.has_id = true;
+      break;
+    }
+  }
+  int status = 0;
+  int n_hdus = 0;
+  fits_get_num_hdus(f.get(), &n_hdus, &status);
+  f.check(status, "reading the HDU list");
+  int table_hdu = 0;
+  for (int h = 2; h <= n_hdus && table_hdu == 0; ++h) {
+    int type = 0;
+    fits_movabs_hdu(f.get(), h, &type, &status);
+    f.check(status, "moving to HDU " + std::to_string(h));
+    if (type == BINARY_TBL) table_hdu = h;
+  }
+  AS_EXPECTS(table_hdu != 0, InputError, path + ": no binary table (light-curve extension) found",
+             "give TESS/Kepler light-curve files (*_lc.fits, *llc.fits), not target pixel files or images");
+
+  const int time_col = find_column(f, "TIME");
+  AS_EXPECTS(time_col != 0, InputError, path + ": the light-curve table has no TIME column",
+             "astrosweep reads TESS/Kepler light curves with TIME, PDCSAP_FLUX or SAP_FLUX and their _ERR columns");
+  std::string flux_name = options.flux_column;
+  if (flux_name.empty()) flux_name = find_column(f, "PDCSAP_FLUX") != 0 ? "PDCSAP_FLUX" : "SAP_FLUX";
+  const int flux_col = find_column(f, flux_name);
+  AS_EXPECTS(flux_col != 0, InputError, path + ": the light-curve table has no " + flux_name + " column",
+             options.flux_column.empty() ? "expected PDCSAP_FLUX or SAP_FLUX" : "check --flux-column");
+  const int err_col = find_column(f, flux_name + "_ERR");
+  AS_EXPECTS(err_col != 0, InputError, path + ": the light-curve table has no " + flux_name + "_ERR column",
+             "the generalized periodogram needs flux uncertainties");
+  const int quality_col = options.use_quality ? find_column(f, "QUALITY") : 0;
+
+  long n_rows = 0;
+  fits_get_num_rows(f.get(), &n_rows, &status);
+  f.check(status, "reading the number of rows");
+  auto t = read_double_column(f, time_col, n_rows, "TIME");
+  auto y = read_double_column(f, flux_col, n_rows, flux_name);
+  auto dy = read_double_column(f, err_col, n_rows, flux_name + "_ERR");
+  std::vector<int> quality(static_cast<std::size_t>(n_rows), 0);
+  if (quality_col != 0 && n_rows > 0) {
+    int any_null = 0;
+    int null_value = 0;
+    fits_read_col(f.get(), TINT, quality_col, 1, 1, n_rows, &null_value, quality.data(), &any_null, &status);
+    f.check(status, "reading column QUALITY");
+  }
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    if (quality[r] != 0) {
+      ++out.flagged;
+      continue;
+    }
+    out.t.push_back(t[r]);
+    out.y.push_back(y[r]);
+    out.dy.push_back(dy[r]);
+  }
+  const auto refi = f.keyword_double("BJDREFI");
+  const auto reff = f.keyword_double("BJDREFF");
+  const auto timesys = f.keyword("TIMESYS");
+  if (refi) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "BJD - %.6f (%s)", *refi + reff.value_or(0.0), timesys.value_or("TDB").c_str());
+    out.time_reference = buf;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_fits_inputs(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    AS_EXPECTS(fs::exists(in, ec), InputError, "input '" + in + "' does not exist", "check the path given to --input");
+    if (!fs::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(in, ec))
+      if (entry.is_regular_file() && has_fits_extension(entry.path())) found.push_back(entry.path().string());
+    AS_EXPECTS(!ec, InputError, "cannot list directory '" + in + "': " + ec.message());
+    AS_EXPECTS(!found.empty(), InputError, "directory '" + in + "' contains no FITS files (*.fits, *.fit, *.fits.gz)");
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+FitsRead read_fits_light_curves(const std::vector<std::string>& files, const FitsReadOptions& options) {
+  AS_EXPECTS(!files.empty(), InputError, "no FITS light-curve files given");
+  FitsRead result;
+  result.identity.format = "fits";
+  Fnv1a64 digest;
+  // Objects in order of first appearance; files of one target are merged.
+  std::vector<OneFile> objects;
+  std::map<std::int64_t, std::size_t> slot_of;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    OneFile one = read_one(files[i], options);
+    std::error_code ec;
+    result.identity.bytes += std::filesystem::file_size(files[i], ec);
+    result.identity.paths += (i ? "\n" : "") + files[i];
+    digest.update(one.t.data(), one.t.size() * sizeof(double));
+    digest.update(one.y.data(), one.y.size() * sizeof(double));
+    if (result.time_reference.empty()) result.time_reference = one.time_reference;
+    if (!one.has_id) one.id = static_cast<std::int64_t>(i);  // no TICID/KEPLERID: position in the list
+    auto [it, inserted] = slot_of.emplace(one.id, objects.size());
+    if (inserted) {
+      objects.push_back(std::move(one));
+      continue;
+    }
+    OneFile& target = objects[it->second];
+    target.t.insert(target.t.end(), one.t.begin(), one.t.end());
+    target.y.insert(target.y.end(), one.y.begin(), one.y.end());
+    target.dy.insert(target.dy.end(), one.dy.begin(), one.dy.end());
+    target.flagged += one.flagged;
+  }
+  result.identity.digest = digest.hex();
+  for (auto& o : objects) {
+    // Sectors/quarters may arrive in any order: sort cadences by time (stable for equal times).
+    std::vector<std::size_t> order(o.t.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+      if (std::isnan(o.t[a])) return false;  // NaN times last: a strict weak order
+      return std::isnan(o.t[b]) || o.t[a] < o.t[b];
+    });
+    std::vector<double> t(order.size()), y(order.size()), dy(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      t[k] = o.t[order[k]];
+      y[k] = o.y[order[k]];
+      dy[k] = o.dy[order[k]];
+    }
+    result.block.append(o.id, t, y, dy, o.flagged);
+  }
+  return result;
+}
+
+}  // namespace astrosweep::io

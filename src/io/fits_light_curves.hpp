@@ -1,0 +1,32 @@
+#pragma once
+// Reader for TESS and Kepler/K2 light-curve files (SPOC/Kepler pipeline layout): the first binary
+// table (EXTNAME LIGHTCURVE) with TIME, a flux column (PDCSAP_FLUX by default, SAP_FLUX when it is
+// missing) with its _ERR column, and QUALITY. Cadences with a non-zero QUALITY are dropped and
+// counted; non-finite values are kept so the job counts and drops them per object.
+
+#include <string>
+#include <vector>
+
+#include "io/light_curves.hpp"
+
+namespace astrosweep::io {
+
+struct FitsReadOptions {
+  std::string flux_column;        ///< empty: PDCSAP_FLUX, else SAP_FLUX
+  bool use_quality = true;        ///< drop cadences whose QUALITY is non-zero
+};
+
+struct FitsRead {
+  LightCurveBlock block;
+  InputIdentity identity;
+  std::string time_reference;
+};
+
+/// Expands a mix of files and directories (directories: their *.fits, *.fit, *.fits.gz, sorted).
+std::vector<std::string> expand_fits_inputs(const std::vector<std::string>& inputs);
+
+/// Reads every file; files of the same target (TICID / KEPLERID) become one object, their cadences
+/// concatenated in time order, in order of first appearance. Throws InputError naming the file.
+FitsRead read_fits_light_curves(const std::vector<std::string>& files, const FitsReadOptions& options);
+
+}  // namespace astrosweep::io

@@ -1,0 +1,240 @@
+#include "io/h5.hpp"
+
+#include <filesystem>
+
+#include "core/error.hpp"
+
+namespace astrosweep::h5 {
+
+namespace {
+herr_t close_any(hid_t id) {
+  switch (H5Iget_type(id)) {
+    case H5I_FILE: return H5Fclose(id);
+    case H5I_GROUP: return H5Gclose(id);
+    case H5I_DATASET: return H5Dclose(id);
+    case H5I_DATASPACE: return H5Sclose(id);
+    case H5I_DATATYPE: return H5Tclose(id);
+    case H5I_ATTR: return H5Aclose(id);
+    case H5I_GENPROP_LST: return H5Pclose(id);
+    default: return H5Idec_ref(id);
+  }
+}
+}  // namespace
+
+void check(herr_t status, const char* what) {
+  if (status < 0) throw Error(ExitCode::internal, std::string("HDF5 operation failed: ") + what);
+}
+
+void silence_library_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+Id::Id(hid_t id) : id_(id) {
+  if (id < 0) throw Error(ExitCode::internal, "HDF5 returned an invalid identifier");
+}
+Id::~Id() { reset(); }
+Id::Id(Id&& other) noexcept : id_(other.id_) { other.id_ = H5I_INVALID_HID; }
+Id& Id::operator=(Id&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = other.id_;
+    other.id_ = H5I_INVALID_HID;
+  }
+  return *this;
+}
+void Id::reset() noexcept {
+  if (id_ >= 0) close_any(id_);
+  id_ = H5I_INVALID_HID;
+}
+
+template <> hid_t native_type<double>() { return H5T_NATIVE_DOUBLE; }
+template <> hid_t native_type<float>() { return H5T_NATIVE_FLOAT; }
+template <> hid_t native_type<std::int64_t>() { return H5T_NATIVE_INT64; }
+template <> hid_t native_type<std::uint64_t>() { return H5T_NATIVE_UINT64; }
+template <> hid_t native_type<std::int32_t>() { return H5T_NATIVE_INT32; }
+template <> hid_t native_type<std::uint32_t>() { return H5T_NATIVE_UINT32; }
+template <> hid_t native_type<std::uint8_t>() { return H5T_NATIVE_UINT8; }
+
+bool is_hdf5(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  return H5Fis_hdf5(path.c_str()) > 0;
+}
+
+Id open_file(const std::string& path, Access access, MPI_Comm comm) {
+  silence_library_errors();
+  Id fapl(H5Pcreate(H5P_FILE_ACCESS));
+  if (comm != MPI_COMM_NULL) {
+    check(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
+    // Metadata is flushed collectively at close. Metadata *reads* stay independent: ranks open
+    // datasets and read rows on their own schedule, and collective reads would deadlock that.
+    check(H5Pset_coll_metadata_write(fapl.get(), true), "H5Pset_coll_metadata_write");
+  }
+  hid_t id = H5I_INVALID_HID;
+  if (access == Access::read) {
+    id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
+    if (id < 0)
+      throw InputError("cannot open HDF5 file '" + path + "'",
+                       "check that it exists, is readable and is an HDF5 file");
+  } else {
+    Id fcpl(H5Pcreate(H5P_FILE_CREATE));
+    // Attribute order tracking off and no timestamps: identical runs give identical bytes.
+    id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get());
+    if (id < 0)
+      throw OutputError("cannot create output file '" + path + "'",
+                        "check that the directory exists and is writable and that there is free space");
+  }
+  return Id(id);
+}
+
+bool exists(hid_t loc, const std::string& path) {
+  // Walk the path so a missing intermediate group is "does not exist", not an error.
+  std::string partial;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const auto slash = path.find('/', start);
+    partial = path.substr(0, slash);
+    if (!partial.empty() && H5Lexists(loc, partial.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return true;
+}
+
+Id create_group(hid_t loc, const std::string& name) {
+  return Id(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+}
+
+Id open_group(hid_t loc, const std::string& name) {
+  hid_t id = H5Gopen2(loc, name.c_str(), H5P_DEFAULT);
+  if (id < 0) throw InputError("HDF5 group '" + name + "' is missing");
+  return Id(id);
+}
+
+Id create_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& d) {
+  std::vector<hsize_t> hd(d.begin(), d.end());
+  Id space(H5Screate_simple(static_cast<int>(hd.size()), hd.data(), nullptr));
+  Id dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
+  check(H5Pset_obj_track_times(dcpl.get(), false), "H5Pset_obj_track_times");
+  // Never filled: every row is written by the rank that computed it.
+  check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
+  hid_t id = H5Dcreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT);
+  if (id < 0) throw OutputError("cannot create dataset '" + name + "' (disk full or file not writable?)");
+  return Id(id);
+}
+
+Id open_dataset(hid_t loc, const std::string& name) {
+  hid_t id = H5Dopen2(loc, name.c_str(), H5P_DEFAULT);
+  if (id < 0) throw InputError("HDF5 dataset '" + name + "' is missing");
+  return Id(id);
+}
+
+std::vector<std::uint64_t> dims(hid_t dataset) {
+  Id space(H5Dget_space(dataset));
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  check(rank, "H5Sget_simple_extent_ndims");
+  std::vector<hsize_t> d(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), d.data(), nullptr);
+  return {d.begin(), d.end()};
+}
+
+namespace {
+// Selects [row0, row0+n_rows) x [col0, col0+n_cols) (or the row range of a 1-D dataset).
+std::pair<Id, Id> select(hid_t dataset, std::uint64_t row0, std::uint64_t n_rows, std::uint64_t col0,
+                         std::optional<std::uint64_t> n_cols) {
+  Id file_space(H5Dget_space(dataset));
+  const int rank = H5Sget_simple_extent_ndims(file_space.get());
+  std::vector<hsize_t> full(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(file_space.get(), full.data(), nullptr);
+  std::vector<hsize_t> start(full.size(), 0), count(full);
+  start[0] = row0;
+  count[0] = n_rows;
+  if (rank == 2) {
+    start[1] = col0;
+    count[1] = n_cols.value_or(full[1]);
+  }
+  if (n_rows == 0) {
+    check(H5Sselect_none(file_space.get()), "H5Sselect_none");
+  } else {
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+          "H5Sselect_hyperslab");
+  }
+  hsize_t n_mem = 1;
+  for (auto c : count) n_mem *= c;
+  Id mem_space(H5Screate_simple(1, &n_mem, nullptr));
+  if (n_mem == 0) check(H5Sselect_none(mem_space.get()), "H5Sselect_none");
+  return {std::move(file_space), std::move(mem_space)};
+}
+}  // namespace
+
+void write_block(hid_t dataset, hid_t type, std::uint64_t row0, std::uint64_t n_rows, std::uint64_t col0,
+                 std::uint64_t n_cols, const void* data) {
+  auto [file_space, mem_space] = select(dataset, row0, n_rows, col0, n_cols);
+  if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
+    throw OutputError("writing to the output product failed (disk full or file system error?)");
+}
+
+void write_rows(hid_t dataset, hid_t type, std::uint64_t first_row, std::uint64_t n_rows, const void* data) {
+  auto [file_space, mem_space] = select(dataset, first_row, n_rows, 0, std::nullopt);
+  if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
+    throw OutputError("writing to the output product failed (disk full or file system error?)");
+}
+
+void read_rows(hid_t dataset, hid_t type, std::uint64_t first_row, std::uint64_t n_rows, void* data) {
+  auto [file_space, mem_space] = select(dataset, first_row, n_rows, 0, std::nullopt);
+  if (H5Dread(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
+    throw InputError("reading an HDF5 dataset failed (truncated or corrupted file?)");
+}
+
+namespace {
+void write_attribute(hid_t loc, const std::string& name, hid_t type, const void* value) {
+  if (H5Aexists(loc, name.c_str()) > 0) check(H5Adelete(loc, name.c_str()), "H5Adelete");
+  Id space(H5Screate(H5S_SCALAR));
+  Id attr(H5Acreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  check(H5Awrite(attr.get(), type, value), "H5Awrite");
+}
+}  // namespace
+
+void set_attribute(hid_t loc, const std::string& name, const std::string& value) {
+  // Fixed-length strings: readable by h5py and astropy, and writable collectively in parallel files.
+  Id type(H5Tcopy(H5T_C_S1));
+  check(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), "H5Tset_size");
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "H5Tset_strpad");
+  write_attribute(loc, name, type.get(), value.empty() ? "" : value.data());
+}
+void set_attribute(hid_t loc, const std::string& name, double value) {
+  write_attribute(loc, name, H5T_NATIVE_DOUBLE, &value);
+}
+void set_attribute(hid_t loc, const std::string& name, std::int64_t value) {
+  write_attribute(loc, name, H5T_NATIVE_INT64, &value);
+}
+
+std::optional<std::string> string_attribute(hid_t loc, const std::string& name) {
+  if (H5Aexists(loc, name.c_str()) <= 0) return std::nullopt;
+  Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
+  Id type(H5Aget_type(attr.get()));
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) return std::nullopt;
+  std::string value(H5Tget_size(type.get()), '\0');
+  Id mem(H5Tcopy(H5T_C_S1));
+  check(H5Tset_size(mem.get(), value.size()), "H5Tset_size");
+  check(H5Aread(attr.get(), mem.get(), value.data()), "H5Aread");
+  value.resize(value.find('\0') == std::string::npos ? value.size() : value.find('\0'));
+  return value;
+}
+
+std::optional<double> double_attribute(hid_t loc, const std::string& name) {
+  if (H5Aexists(loc, name.c_str()) <= 0) return std::nullopt;
+  Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
+  double v = 0;
+  check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v), "H5Aread");
+  return v;
+}
+
+std::optional<std::int64_t> int_attribute(hid_t loc, const std::string& name) {
+  if (H5Aexists(loc, name.c_str()) <= 0) return std::nullopt;
+  Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
+  std::int64_t v = 0;
+  check(H5Aread(attr.get(), H5T_NATIVE_INT64, &v), "H5Aread");
+  return v;
+}
+
+}  // namespace astrosweep::h5

@@ -1,0 +1,94 @@
+#pragma once
+// RAII ownership of HDF5 identifiers and the small set of typed operations astrosweep needs
+// (files opened serially or through MPI-IO, fixed-size datasets, row-range reads and writes,
+// attributes). Raw H5*close calls live only in h5.cpp.
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace astrosweep::h5 {
+
+/// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Id {
+ public:
+  Id() = default;
+  explicit Id(hid_t id);  // takes ownership; throws when id < 0
+  ~Id();
+  Id(Id&& other) noexcept;
+  Id& operator=(Id&& other) noexcept;
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  [[nodiscard]] hid_t get() const noexcept { return id_; }
+  [[nodiscard]] bool valid() const noexcept { return id_ >= 0; }
+
+ private:
+  void reset() noexcept;
+  hid_t id_ = H5I_INVALID_HID;
+};
+
+template <class T>
+hid_t native_type();
+
+enum class Access { read, create_truncate };
+
+/// Opens or creates a file; with a communicator other than MPI_COMM_NULL, through MPI-IO (every rank
+/// of the communicator must call). Throws InputError (read) or OutputError (create) naming the path.
+Id open_file(const std::string& path, Access access, MPI_Comm comm = MPI_COMM_NULL);
+/// True when `path` exists and is an HDF5 file.
+bool is_hdf5(const std::string& path);
+
+Id create_group(hid_t loc, const std::string& name);
+Id open_group(hid_t loc, const std::string& name);
+bool exists(hid_t loc, const std::string& path);
+
+/// A fixed-size dataset with its storage allocated at creation, so ranks can later write rows
+/// independently without touching metadata. dims has 1 or 2 entries.
+Id create_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& dims);
+Id open_dataset(hid_t loc, const std::string& name);
+std::vector<std::uint64_t> dims(hid_t dataset);
+
+/// Writes rows [first_row, first_row + n_rows) of a 1-D or 2-D dataset (all columns) from `data`;
+/// independent I/O: a rank calls it alone. n_rows == 0 is allowed.
+void write_rows(hid_t dataset, hid_t type, std::uint64_t first_row, std::uint64_t n_rows, const void* data);
+/// Writes one rectangular block [row0, row0+n_rows) x [col0, col0+n_cols) of a 2-D dataset.
+void write_block(hid_t dataset, hid_t type, std::uint64_t row0, std::uint64_t n_rows, std::uint64_t col0,
+                 std::uint64_t n_cols, const void* data);
+void read_rows(hid_t dataset, hid_t type, std::uint64_t first_row, std::uint64_t n_rows, void* data);
+
+template <class T>
+void write_rows(hid_t dataset, std::uint64_t first_row, std::span<const T> rows, std::uint64_t row_len = 1) {
+  write_rows(dataset, native_type<T>(), first_row, rows.size() / row_len, rows.data());
+}
+template <class T>
+std::vector<T> read_rows(hid_t dataset, std::uint64_t first_row, std::uint64_t n_rows) {
+  std::vector<T> out(n_rows);
+  read_rows(dataset, native_type<T>(), first_row, n_rows, out.data());
+  return out;
+}
+template <class T>
+std::vector<T> read_all(hid_t loc, const std::string& name) {
+  Id ds = open_dataset(loc, name);
+  auto d = dims(ds.get());
+  return read_rows<T>(ds.get(), 0, d.empty() ? 0 : d[0]);
+}
+
+// Attributes (scalar). In parallel files, every rank must write the same attribute value.
+void set_attribute(hid_t loc, const std::string& name, const std::string& value);
+void set_attribute(hid_t loc, const std::string& name, double value);
+void set_attribute(hid_t loc, const std::string& name, std::int64_t value);
+std::optional<std::string> string_attribute(hid_t loc, const std::string& name);
+std::optional<double> double_attribute(hid_t loc, const std::string& name);
+std::optional<std::int64_t> int_attribute(hid_t loc, const std::string& name);
+
+/// Raises an error when an HDF5 call returned a negative status; hides HDF5's own error stack
+/// printing (we report one message).
+void check(herr_t status, const char* what);
+void silence_library_errors();
+
+}  // namespace astrosweep::h5

@@ -1,0 +1,121 @@
+#include "io/h5_catalog.hpp"
+
+#include <filesystem>
+
+#include "core/error.hpp"
+
+namespace astrosweep::io {
+
+void write_h5_catalog(const std::string& path, const LightCurveBlock& block, const std::string& time_reference,
+                      const InputIdentity& source) {
+  const CatalogIndex index = index_of(block, time_reference);
+  h5::Id file = h5::open_file(path, h5::Access::create_truncate);
+  h5::set_attribute(file.get(), "format", std::string(catalog_format_name));
+  h5::set_attribute(file.get(), "format_version", catalog_format_version);
+  h5::set_attribute(file.get(), "time_unit", std::string("d"));
+  h5::set_attribute(file.get(), "time_reference", time_reference);
+  h5::set_attribute(file.get(), "source_format", source.format);
+  h5::set_attribute(file.get(), "source_paths", source.paths);
+  h5::set_attribute(file.get(), "source_digest", source.digest);
+
+  const std::uint64_t n = block.n_objects();
+  std::vector<std::uint64_t> offsets(n);
+  std::uint64_t row = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    offsets[i] = row;
+    row += block.counts[i];
+  }
+  h5::Id objects = h5::create_group(file.get(), "objects");
+  auto put = [&](hid_t loc, const char* name, auto const& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    h5::Id ds = h5::create_dataset(loc, name, h5::native_type<T>(), {v.size()});
+    h5::write_rows<T>(ds.get(), 0, std::span<const T>(v));
+  };
+  put(objects.get(), "id", block.ids);
+  put(objects.get(), "offset", offsets);
+  put(objects.get(), "count", block.counts);
+  put(objects.get(), "t_min", index.t_min);
+  put(objects.get(), "t_max", index.t_max);
+  put(objects.get(), "n_flagged", block.n_flagged);
+  h5::Id points = h5::create_group(file.get(), "points");
+  put(points.get(), "t", block.t);
+  put(points.get(), "y", block.y);
+  if (block.has_errors()) put(points.get(), "dy", block.dy);
+}
+
+H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
+    : path_(path), file_(h5::open_file(path, h5::Access::read, comm)) {
+  const auto format = h5::string_attribute(file_.get(), "format");
+  AS_EXPECTS(format && *format == catalog_format_name, InputError,
+             "'" + path + "' is an HDF5 file but not an astrosweep light-curve catalog",
+             "convert CSV or FITS inputs with 'astrosweep convert' (docs/formats.md has the layout)");
+  const auto version = h5::int_attribute(file_.get(), "format_version");
+  AS_EXPECTS(version && *version == catalog_format_version, InputError,
+             "'" + path + "': unsupported catalog format_version", "re-create it with this astrosweep's convert");
+  for (const char* name : {"objects/id", "objects/offset", "objects/count", "objects/t_min", "objects/t_max",
+                           "points/t", "points/y"})
+    AS_EXPECTS(h5::exists(file_.get(), name), InputError, "'" + path + "': catalog dataset /" + std::string(name) +
+                                                              " is missing");
+  ids_ = h5::open_dataset(file_.get(), "objects/id");
+  counts_ = h5::open_dataset(file_.get(), "objects/count");
+  if (h5::exists(file_.get(), "objects/n_flagged")) n_flagged_ = h5::open_dataset(file_.get(), "objects/n_flagged");
+  t_ = h5::open_dataset(file_.get(), "points/t");
+  y_ = h5::open_dataset(file_.get(), "points/y");
+  if (h5::exists(file_.get(), "points/dy")) dy_ = h5::open_dataset(file_.get(), "points/dy");
+}
+
+CatalogIndex H5Catalog::read_index() const {
+  CatalogIndex index;
+  index.ids = h5::read_all<std::int64_t>(file_.get(), "objects/id");
+  index.counts = h5::read_all<std::uint64_t>(file_.get(), "objects/count");
+  index.t_min = h5::read_all<double>(file_.get(), "objects/t_min");
+  index.t_max = h5::read_all<double>(file_.get(), "objects/t_max");
+  const auto offsets = h5::read_all<std::uint64_t>(file_.get(), "objects/offset");
+  index.has_errors = dy_.valid();
+  index.time_reference = h5::string_attribute(file_.get(), "time_reference").value_or("");
+  const std::size_t n = index.ids.size();
+  AS_EXPECTS(index.counts.size() == n && offsets.size() == n && index.t_min.size() == n && index.t_max.size() == n,
+             InputError, "'" + path_ + "': the /objects datasets have different lengths");
+  std::uint64_t row = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    AS_EXPECTS(offsets[i] == row, InputError,
+               "'" + path_ + "': object " + std::to_string(i) + " (id " + std::to_string(index.ids[i]) +
+                   ") does not start where the previous one ends",
+               "objects must be stored contiguously in order; re-create the catalog with 'astrosweep convert'");
+    row += index.counts[i];
+  }
+  const auto d = h5::dims(t_.get());
+  AS_EXPECTS(!d.empty() && d[0] == row, InputError,
+             "'" + path_ + "': /points/t has " + std::to_string(d.empty() ? 0 : d[0]) + " rows but the objects count " +
+                 std::to_string(row));
+  require_unique_ids(index.ids, path_);
+  return index;
+}
+
+InputIdentity H5Catalog::identity(const CatalogIndex& index) const {
+  InputIdentity id;
+  id.format = "hdf5";
+  id.paths = path_;
+  std::error_code ec;
+  id.bytes = std::filesystem::file_size(path_, ec);
+  Fnv1a64 digest;
+  digest.update(index.ids.data(), index.ids.size() * sizeof(std::int64_t));
+  digest.update(index.counts.data(), index.counts.size() * sizeof(std::uint64_t));
+  id.digest = digest.hex();
+  return id;
+}
+
+LightCurveBlock H5Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
+                                std::uint64_t n_rows) const {
+  LightCurveBlock block;
+  block.ids = h5::read_rows<std::int64_t>(ids_.get(), first_object, n_objects);
+  block.counts = h5::read_rows<std::uint64_t>(counts_.get(), first_object, n_objects);
+  block.n_flagged = n_flagged_.valid() ? h5::read_rows<std::uint32_t>(n_flagged_.get(), first_object, n_objects)
+                                       : std::vector<std::uint32_t>(n_objects, 0);
+  block.t = h5::read_rows<double>(t_.get(), first_row, n_rows);
+  block.y = h5::read_rows<double>(y_.get(), first_row, n_rows);
+  if (dy_.valid()) block.dy = h5::read_rows<double>(dy_.get(), first_row, n_rows);
+  return block;
+}
+
+}  // namespace astrosweep::io

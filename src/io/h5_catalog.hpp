@@ -1,0 +1,48 @@
+#pragma once
+// The HDF5 light-curve catalog: the scalable input path. Layout (docs/formats.md):
+//   /            attrs format="astrosweep.lightcurves", format_version=1, time_unit="d",
+//                      time_reference, source_format, source_paths, source_digest
+//   /objects/id        int64  [n_objects]
+//   /objects/offset    uint64 [n_objects]   first row of the object in /points
+//   /objects/count     uint64 [n_objects]   rows of the object
+//   /objects/t_min     float64 [n_objects]  smallest finite time (NaN if none)
+//   /objects/t_max     float64 [n_objects]
+//   /objects/n_flagged uint32 [n_objects]   cadences dropped by quality flags on conversion
+//   /points/t, /points/y float64 [n_rows];  /points/dy float64 [n_rows] (optional)
+// Rows of an object are contiguous and objects follow each other (offset[i+1] = offset[i]+count[i]).
+
+#include <mpi.h>
+
+#include <string>
+
+#include "io/h5.hpp"
+#include "io/light_curves.hpp"
+
+namespace astrosweep::io {
+
+inline constexpr const char* catalog_format_name = "astrosweep.lightcurves";
+inline constexpr std::int64_t catalog_format_version = 1;
+
+/// Writes a whole catalog from one process (the converter).
+void write_h5_catalog(const std::string& path, const LightCurveBlock& block, const std::string& time_reference,
+                      const InputIdentity& source);
+
+/// A catalog opened by every rank through MPI-IO; each rank reads only the rows it works on.
+class H5Catalog {
+ public:
+  H5Catalog(const std::string& path, MPI_Comm comm);
+  /// Reads and validates the index (rank 0 plans with it).
+  [[nodiscard]] CatalogIndex read_index() const;
+  [[nodiscard]] InputIdentity identity(const CatalogIndex& index) const;
+  /// Objects [first_object, first_object + n_objects) whose rows are [first_row, first_row + n_rows).
+  [[nodiscard]] LightCurveBlock read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
+                                     std::uint64_t n_rows) const;
+
+ private:
+  std::string path_;
+  h5::Id file_;
+  // Opened once by all ranks together, then read independently.
+  h5::Id ids_, counts_, n_flagged_, t_, y_, dy_;
+};
+
+}  // namespace astrosweep::io

@@ -1,0 +1,65 @@
+#pragma once
+// In-memory light curves: a ragged block of objects (rows of one object contiguous), the index rank
+// 0 plans work with, and what identifies an input in a product.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace astrosweep::io {
+
+/// A contiguous range of objects and their rows, object after object.
+struct LightCurveBlock {
+  std::vector<std::int64_t> ids;
+  std::vector<std::uint64_t> counts;     ///< rows per object
+  std::vector<std::uint32_t> n_flagged;  ///< cadences dropped by quality flags when read (FITS)
+  std::vector<double> t;                 ///< days, any zero point
+  std::vector<double> y;
+  std::vector<double> dy;                ///< empty when the input has no uncertainties
+
+  [[nodiscard]] std::size_t n_objects() const noexcept { return ids.size(); }
+  [[nodiscard]] bool has_errors() const noexcept { return !dy.empty(); }
+  /// Appends one object; dy must be empty exactly when the block has no errors.
+  void append(std::int64_t id, const std::vector<double>& ot, const std::vector<double>& oy,
+              const std::vector<double>& ody, std::uint32_t flagged = 0);
+};
+
+/// What rank 0 needs to plan and to choose a frequency grid: per object, id, row count and the
+/// span of its finite times.
+struct CatalogIndex {
+  std::vector<std::int64_t> ids;
+  std::vector<std::uint64_t> counts;
+  std::vector<double> t_min;  ///< NaN when the object has no finite time
+  std::vector<double> t_max;
+  bool has_errors = false;
+  std::string time_reference;  ///< free text, e.g. "MJD", "BTJD = BJD - 2457000"
+
+  [[nodiscard]] std::size_t n_objects() const noexcept { return ids.size(); }
+  [[nodiscard]] std::uint64_t n_rows() const noexcept;
+};
+
+/// Builds the index of a block (t_min/t_max over finite times).
+CatalogIndex index_of(const LightCurveBlock& block, std::string time_reference);
+
+/// Throws InputError when an id occurs for two objects (rows of an object must be contiguous).
+void require_unique_ids(const std::vector<std::int64_t>& ids, const std::string& source);
+
+/// Where the data came from: stored with every product so a result can be traced to its input.
+struct InputIdentity {
+  std::string format;       ///< csv, fits, hdf5
+  std::string paths;        ///< newline-separated
+  std::uint64_t bytes = 0;  ///< total size of the input files
+  std::string digest;       ///< FNV-1a 64 of the content read (hex), or of the index for HDF5
+};
+
+/// Incremental FNV-1a 64-bit hash: cheap, stable, enough to tell inputs apart (not cryptographic).
+class Fnv1a64 {
+ public:
+  void update(const void* data, std::size_t n) noexcept;
+  [[nodiscard]] std::string hex() const;
+
+ private:
+  std::uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+
+}  // namespace astrosweep::io

@@ -1,0 +1,90 @@
+// astrosweep: one executable, a subcommand per job. Errors become a message on stderr and a
+// documented exit code (docs/user-guide.md); a rank failing alone stops every rank.
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convert_command.hpp"
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "core/version.hpp"
+#include "period_command.hpp"
+
+namespace {
+
+constexpr const char* usage =
+    "usage: astrosweep <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  period    Lomb-Scargle period search over a catalog of light curves (run under mpirun/srun)\n"
+    "  convert   convert CSV or TESS/Kepler FITS light curves into an HDF5 catalog\n"
+    "  version   print the version\n"
+    "\n"
+    "'astrosweep <command> --help' lists a command's options. Exit codes: 0 ok, 1 internal error,\n"
+    "2 usage error, 3 input error, 4 output error, 5 runtime (MPI/GPU) error.\n";
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+int report(const astrosweep::Error& e, bool shared) {
+  const int rank = world_rank();
+  if (!shared || rank == 0) {
+    std::string where = (!shared && world_size() > 1) ? " (rank " + std::to_string(rank) + ")" : "";
+    std::fprintf(stderr, "astrosweep: %s%s: %s\n", astrosweep::exit_code_name(e.code()), where.c_str(), e.what());
+    if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
+    std::fflush(stderr);
+  }
+  // An error only this rank saw: the others may wait on it forever, so stop them.
+  if (!shared && world_size() > 1) MPI_Abort(MPI_COMM_WORLD, static_cast<int>(e.code()));
+  return static_cast<int>(e.code());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(usage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "version" || args[0] == "--version") {
+    std::printf("astrosweep %s\n", astrosweep::version_string());
+    return 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+
+  std::optional<astrosweep::mpi::Session> session;
+  try {
+    session.emplace(argc, argv);
+    AS_EXPECTS(session->thread_multiple(), astrosweep::RuntimeError,
+               "the MPI library does not provide MPI_THREAD_MULTIPLE, which the work dispatcher needs",
+               "use an MPI built with thread support (OpenMPI >= 3 and MPICH have it)");
+    if (command == "period") return astrosweep::period::period_command(args, MPI_COMM_WORLD);
+    if (command == "convert") {
+      AS_EXPECTS(world_size() == 1, astrosweep::UsageError, "convert runs as a single process");
+      return astrosweep::convert_command(args);
+    }
+    throw astrosweep::UsageError("unknown command '" + command + "'", "run 'astrosweep --help' for the commands");
+  } catch (const astrosweep::mpi::SharedError& e) {
+    return report(e, true);
+  } catch (const astrosweep::Error& e) {
+    return report(e, false);
+  } catch (const std::exception& e) {
+    return report(astrosweep::InternalError(e.what()), false);
+  }
+}
