@@ -213,7 +213,8 @@ std::optional<std::string> string_attribute(hid_t loc, const std::string& name) 
   Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
   Id type(H5Aget_type(attr.get()));
   if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) return std::nullopt;
-  std::string value(H5Tget_size(type.get()), '\0');
+  // One byte more than stored, so a NUL-terminated read never cuts the last character.
+  std::string value(H5Tget_size(type.get()) + 1, '\0');
   Id mem(H5Tcopy(H5T_C_S1));
   check(H5Tset_size(mem.get(), value.size()), "H5Tset_size");
   check(H5Aread(attr.get(), mem.get(), value.data()), "H5Aread");

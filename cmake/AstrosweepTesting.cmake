@@ -1,0 +1,52 @@
+# Test helpers: one place that knows how to run a test under MPI (MPIEXEC_* from FindMPI), with
+# the environment OpenMPI needs in containers and as root.
+
+set(ASTROSWEEP_MPI_TEST_ENV
+  OMPI_ALLOW_RUN_AS_ROOT=1
+  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  OMPI_MCA_rmaps_base_oversubscribe=1
+  OMPI_MCA_btl_vader_single_copy_mechanism=none
+  OMP_NUM_THREADS=2)
+
+# astrosweep_add_gtest(name source...): a GoogleTest program run as one MPI rank.
+function(astrosweep_add_gtest name)
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE astrosweep_test_main)
+  astrosweep_warnings(${name})
+  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${MPIEXEC_PREFLAGS}
+           $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "unit" TIMEOUT 900)
+endfunction()
+
+# astrosweep_add_mpi_run(name NP n [LABELS ...] [FIXTURES_SETUP f] [FIXTURES_REQUIRED f] COMMAND exe args...)
+function(astrosweep_add_mpi_run name)
+  cmake_parse_arguments(A "" "NP;FIXTURES_SETUP;FIXTURES_REQUIRED" "COMMAND;LABELS" ${ARGN})
+  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${A_NP} ${MPIEXEC_PREFLAGS}
+           ${A_COMMAND} ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;${A_LABELS}" TIMEOUT 900)
+  if(A_FIXTURES_SETUP)
+    set_tests_properties(${name} PROPERTIES FIXTURES_SETUP ${A_FIXTURES_SETUP})
+  endif()
+  if(A_FIXTURES_REQUIRED)
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${A_FIXTURES_REQUIRED})
+  endif()
+endfunction()
+
+# astrosweep_add_failure_test(name NP n CODE c MATCH regex COMMAND args...): runs astrosweep with a bad
+# input and checks its exit code and that stderr explains the problem.
+function(astrosweep_add_failure_test name)
+  cmake_parse_arguments(A "" "NP;CODE;MATCH;FIXTURES_REQUIRED" "COMMAND" ${ARGN})
+  if(NOT A_NP)
+    set(A_NP 1)
+  endif()
+  string(REPLACE ";" "|" escaped "${A_COMMAND}")  # a list cannot cross the command line
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND}
+    -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNP=${A_NP} -DEXE=$<TARGET_FILE:astrosweep>
+    "-DARGS=${escaped}" -DCODE=${A_CODE} "-DMATCH=${A_MATCH}"
+    -P ${PROJECT_SOURCE_DIR}/tests/cli/expect_failure.cmake)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "bad-input" TIMEOUT 300
+                       SKIP_REGULAR_EXPRESSION "astrosweep-test-skipped")
+  if(A_FIXTURES_REQUIRED)
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${A_FIXTURES_REQUIRED})
+  endif()
+endfunction()

@@ -1,0 +1,88 @@
+# End-to-end runs of `astrosweep` under mpirun: products from 1, 2 and 3 ranks must be identical,
+# every input format must work, and every bad input must fail with its documented exit code.
+set(exe $<TARGET_FILE:astrosweep>)
+set(out ${CMAKE_CURRENT_BINARY_DIR}/products)
+set(lc ${ASTROSWEEP_TEST_DATA}/lightcurves)
+file(MAKE_DIRECTORY ${out})
+set(sdss_grid --fmin 0.5 --fmax 24 --n-freq 30000 --periodograms --top-k 4 --progress-interval 1000 --quiet)
+
+# --- identical products for 1, 2 and 3 ranks, FP64 and FP32 ---
+foreach(np 1 2 3)
+  foreach(prec fp64 fp32)
+    astrosweep_add_mpi_run(period_sdss_${prec}_np${np} NP ${np} FIXTURES_SETUP products_${prec}
+      COMMAND ${exe} period -i ${lc}/sdss_stripe82_z.csv -o ${out}/sdss_${prec}_np${np}.h5 --overwrite
+              --precision ${prec} ${sdss_grid})
+  endforeach()
+endforeach()
+foreach(prec fp64 fp32)
+  foreach(np 2 3)
+    add_test(NAME products_identical_${prec}_np1_np${np}
+             COMMAND compare_products ${out}/sdss_${prec}_np1.h5 ${out}/sdss_${prec}_np${np}.h5)
+    set_tests_properties(products_identical_${prec}_np1_np${np} PROPERTIES FIXTURES_REQUIRED products_${prec}
+                         ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi")
+  endforeach()
+endforeach()
+
+# --- the HDF5 catalog path gives the same datasets as the CSV path ---
+add_test(NAME convert_sdss_to_catalog
+         COMMAND ${exe} convert -i ${lc}/sdss_stripe82_z.csv -o ${out}/sdss_catalog.h5 --overwrite --time-reference MJD)
+set_tests_properties(convert_sdss_to_catalog PROPERTIES FIXTURES_SETUP catalog ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}")
+astrosweep_add_mpi_run(period_sdss_catalog_np3 NP 3 FIXTURES_REQUIRED catalog FIXTURES_SETUP products_catalog
+  COMMAND ${exe} period -i ${out}/sdss_catalog.h5 -o ${out}/sdss_catalog_np3.h5 --overwrite ${sdss_grid})
+add_test(NAME products_identical_csv_vs_catalog
+         COMMAND compare_products ${out}/sdss_fp64_np1.h5 ${out}/sdss_catalog_np3.h5 --datasets-only)
+set_tests_properties(products_identical_csv_vs_catalog PROPERTIES FIXTURES_REQUIRED "products_fp64;products_catalog"
+                     ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi")
+
+# --- FITS light curves (written by make_fits_fixtures), a parameter file, the automatic grid ---
+set(fits ${CMAKE_CURRENT_BINARY_DIR}/fits)
+add_test(NAME make_fits_fixtures COMMAND make_fits_fixtures ${fits})
+set_tests_properties(make_fits_fixtures PROPERTIES FIXTURES_SETUP fits)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/fits.conf "# a parameter file\nmodel = generalized\nprecision = fp32\npmin = 0.2\npmax = 5\n")
+astrosweep_add_mpi_run(period_fits_directory NP 2 FIXTURES_REQUIRED fits
+  COMMAND ${exe} period -i ${fits}/good -o ${out}/fits.h5 --overwrite --config ${CMAKE_CURRENT_BINARY_DIR}/fits.conf)
+set_tests_properties(period_fits_directory PROPERTIES PASS_REGULAR_EXPRESSION "101 +1[0-9]+ +0.588")
+astrosweep_add_mpi_run(period_ida_auto_grid NP 1
+  COMMAND ${exe} period -i ${lc}/ztf_243ida_r.csv -o ${out}/ida_auto.h5 --overwrite --model standard)
+
+# --- bad inputs: exit code and a message that says what is wrong ---
+set(bad ${CMAKE_CURRENT_BINARY_DIR}/bad)
+file(MAKE_DIRECTORY ${bad})
+file(WRITE ${bad}/malformed.csv "1, 1.0, 2.0\n1, 2.0, 3.0\n1, 3.0, x4\n")
+file(WRITE ${bad}/duplicates.csv "1, 1.0, 2.0\n1, 2.0, 3.0\n2, 1.0, 2.0\n1, 3.0, 4.0\n")
+file(WRITE ${bad}/unreadable.csv "1, 1.0, 2.0\n")
+file(CHMOD ${bad}/unreadable.csv PERMISSIONS OWNER_WRITE)  # unreadable (except to root)
+file(WRITE ${bad}/empty.csv "")
+file(WRITE ${bad}/list.txt "good/tess_a_lc.fits\nnoerr.fits\n")
+set(grid --fmin 0.5 --fmax 24 --n-freq 1000)
+astrosweep_add_failure_test(bad_csv_line CODE 3 MATCH "malformed.csv:3" COMMAND period -i ${bad}/malformed.csv -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_duplicate_ids NP 2 CODE 3 MATCH "duplicates.csv:4.*contiguous"
+  COMMAND period -i ${bad}/duplicates.csv -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_missing_file NP 2 CODE 3 MATCH "does not exist" COMMAND period -i ${bad}/nope.csv -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_empty_file CODE 3 MATCH "no data lines" COMMAND period -i ${bad}/empty.csv -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_directory_as_csv CODE 3 MATCH "is a directory" COMMAND period -i ${bad} --format csv -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_unreadable_file CODE 3 MATCH "cannot read"
+  COMMAND period -i ${bad}/unreadable.csv -o ${bad}/o.h5 ${grid} @NONROOT@)
+astrosweep_add_failure_test(bad_fits_missing_columns NP 2 CODE 3 MATCH "noerr.fits.*PDCSAP_FLUX_ERR" FIXTURES_REQUIRED fits
+  COMMAND period -i @${bad}/list_abs.txt -o ${bad}/o.h5 ${grid})
+file(WRITE ${bad}/list_abs.txt "${fits}/good/tess_a_lc.fits\n${fits}/noerr.fits\n")
+astrosweep_add_failure_test(bad_fits_truncated CODE 3 MATCH "truncated.fits" FIXTURES_REQUIRED fits
+  COMMAND period -i ${fits}/truncated.fits -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_not_a_catalog CODE 3 MATCH "not an astrosweep light-curve catalog" FIXTURES_REQUIRED products_fp64
+  COMMAND period -i ${out}/sdss_fp64_np1.h5 -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_fmin_ge_fmax NP 2 CODE 2 MATCH "fmin must be smaller than fmax"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 5 --fmax 1 --n-freq 10)
+astrosweep_add_failure_test(bad_n_freq_zero CODE 2 MATCH "number of frequencies must be > 0"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq 0)
+astrosweep_add_failure_test(bad_n_freq_negative CODE 2 MATCH "number of frequencies must be > 0"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq -3)
+astrosweep_add_failure_test(bad_existing_output NP 2 CODE 4 MATCH "already exists.*--overwrite" FIXTURES_REQUIRED products_fp64
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${out}/sdss_fp64_np1.h5 ${grid})
+astrosweep_add_failure_test(bad_output_directory CODE 4 MATCH "does not exist"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/no/such/dir/o.h5 ${grid})
+astrosweep_add_failure_test(bad_more_ranks_than_work NP 2 CODE 2 MATCH "more MPI ranks \\(2\\) than objects \\(1\\)"
+  COMMAND period -i ${lc}/ztf_243ida_r.csv -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_unknown_option NP 2 CODE 2 MATCH "unrecognised option|unrecognized option"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --frequency-max 3)
+astrosweep_add_failure_test(bad_model_name CODE 2 MATCH "unknown --model"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --model fancy ${grid})

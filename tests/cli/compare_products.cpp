@@ -1,0 +1,103 @@
+// compare_products A B [--datasets-only]: exits 0 when two period products hold the same bytes in
+// every dataset and the same root attributes (except command_line, which names the output), and 1
+// with the first difference otherwise. Used to check that products do not depend on rank counts.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "io/h5.hpp"
+
+namespace h5 = astrosweep::h5;
+
+namespace {
+
+// The product schema's datasets (docs/formats.md); listed rather than visited because the HDF5
+// visit API differs between 1.10 and 1.12.
+std::vector<std::string> datasets_of(hid_t file) {
+  std::vector<std::string> names;
+  for (const char* n : {"objects/id", "objects/status", "objects/n_points", "objects/n_nonfinite",
+                        "objects/n_bad_errors", "objects/n_flagged", "objects/t_ref", "objects/baseline",
+                        "objects/best_frequency", "objects/best_period", "objects/best_power", "objects/fap",
+                        "peaks/frequency", "peaks/power", "periodogram/power"})
+    if (h5::exists(file, n)) names.emplace_back(n);
+  return names;
+}
+
+std::vector<char> raw(hid_t file, const std::string& name) {
+  h5::Id ds = h5::open_dataset(file, name);
+  h5::Id type(H5Dget_type(ds.get()));
+  std::size_t n = H5Tget_size(type.get());
+  for (auto d : h5::dims(ds.get())) n *= d;
+  std::vector<char> bytes(n);
+  if (n) h5::check(H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()), "H5Dread");
+  return bytes;
+}
+
+std::vector<std::string> attribute_names(hid_t loc) {
+  std::vector<std::string> names;
+  H5Aiterate2(loc, H5_INDEX_NAME, H5_ITER_INC, nullptr,
+              [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+                static_cast<std::vector<std::string>*>(out)->push_back(name);
+                return 0;
+              },
+              &names);
+  return names;
+}
+
+std::string attribute_text(hid_t loc, const std::string& name) {
+  if (auto s = h5::string_attribute(loc, name)) return *s;
+  h5::Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
+  h5::Id type(H5Aget_type(attr.get()));
+  if (H5Tget_class(type.get()) == H5T_FLOAT) return std::to_string(*h5::double_attribute(loc, name));
+  return std::to_string(*h5::int_attribute(loc, name));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  astrosweep::mpi::Session session(argc, argv);
+  const bool datasets_only = argc == 4 && std::strcmp(argv[3], "--datasets-only") == 0;
+  if (argc != 3 && !datasets_only) {
+    std::fprintf(stderr, "usage: compare_products A.h5 B.h5 [--datasets-only]\n");
+    return 2;
+  }
+  try {
+    h5::Id a = h5::open_file(argv[1], h5::Access::read);
+    h5::Id b = h5::open_file(argv[2], h5::Access::read);
+    const auto names = datasets_of(a.get());
+    if (names != datasets_of(b.get())) {
+      std::printf("different dataset lists\n");
+      return 1;
+    }
+    for (const auto& n : names) {
+      if (raw(a.get(), n) != raw(b.get(), n)) {
+        std::printf("dataset %s differs\n", n.c_str());
+        return 1;
+      }
+    }
+    if (datasets_only) {
+      std::printf("identical: %zu datasets\n", names.size());
+      return 0;
+    }
+    const auto attrs = attribute_names(a.get());
+    if (attrs != attribute_names(b.get())) {
+      std::printf("different root attributes\n");
+      return 1;
+    }
+    for (const auto& n : attrs) {
+      if (n == "command_line") continue;
+      if (attribute_text(a.get(), n) != attribute_text(b.get(), n)) {
+        std::printf("attribute %s differs\n", n.c_str());
+        return 1;
+      }
+    }
+    std::printf("identical: %zu datasets, %zu attributes\n", names.size(), attrs.size());
+    return 0;
+  } catch (const astrosweep::Error& e) {
+    std::fprintf(stderr, "compare_products: %s\n", e.what());
+    return 2;
+  }
+}

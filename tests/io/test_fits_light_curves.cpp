@@ -1,0 +1,136 @@
+// The TESS/Kepler FITS reader on files written here with CFITSIO in the SPOC layout.
+#include <gtest/gtest.h>
+#include <fitsio.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "io/fits_light_curves.hpp"
+#include "test_data.hpp"
+
+namespace astrosweep::io {
+namespace {
+
+struct Cadence {
+  double t, flux, err;
+  int quality;
+};
+
+// A minimal SPOC-like light-curve file: primary header with TICID and BJDREFI/F, then a
+// LIGHTCURVE binary table.
+void write_light_curve(const std::string& path, long ticid, const std::vector<Cadence>& rows,
+                       bool with_pdcsap = true, bool with_err = true) {
+  int status = 0;
+  fitsfile* f = nullptr;
+  fits_create_file(&f, ("!" + path).c_str(), &status);
+  fits_create_img(f, 8, 0, nullptr, &status);
+  fits_write_key(f, TLONG, "TICID", &ticid, "TESS input catalog id", &status);
+  std::vector<std::string> names{"TIME", "QUALITY"};
+  if (with_pdcsap) names.push_back("PDCSAP_FLUX");
+  if (with_pdcsap && with_err) names.push_back("PDCSAP_FLUX_ERR");
+  names.push_back("SAP_FLUX");
+  std::vector<char*> ttype, tform;
+  std::vector<std::string> forms;
+  for (auto& n : names) forms.push_back(n == "TIME" ? "1D" : n == "QUALITY" ? "1J" : "1E");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    ttype.push_back(names[i].data());
+    tform.push_back(forms[i].data());
+  }
+  char extname[] = "LIGHTCURVE";
+  fits_create_tbl(f, BINARY_TBL, 0, static_cast<int>(names.size()), ttype.data(), tform.data(), nullptr, extname,
+                  &status);
+  long refi = 2457000;
+  double reff = 0.0;
+  fits_write_key(f, TLONG, "BJDREFI", &refi, nullptr, &status);
+  fits_write_key(f, TDOUBLE, "BJDREFF", &reff, nullptr, &status);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto row = static_cast<LONGLONG>(r + 1);
+    double t = rows[r].t;
+    float flux = static_cast<float>(rows[r].flux), err = static_cast<float>(rows[r].err);
+    int q = rows[r].quality;
+    int col = 1;
+    fits_write_col(f, TDOUBLE, col++, row, 1, 1, &t, &status);
+    fits_write_col(f, TINT, col++, row, 1, 1, &q, &status);
+    if (with_pdcsap) fits_write_col(f, TFLOAT, col++, row, 1, 1, &flux, &status);
+    if (with_pdcsap && with_err) fits_write_col(f, TFLOAT, col++, row, 1, 1, &err, &status);
+    fits_write_col(f, TFLOAT, col++, row, 1, 1, &flux, &status);
+  }
+  fits_close_file(f, &status);
+  ASSERT_EQ(status, 0) << "writing the fixture failed";
+}
+
+TEST(FitsLightCurves, DropsFlaggedCadencesAndKeepsNaNsForCounting) {
+  test::TempDir dir;
+  const auto path = dir.path("tess_s1_lc.fits");
+  write_light_curve(path, 12345, {{1000.0, 10, 1, 0}, {1000.1, 11, 1, 128}, {1000.2, NAN, 1, 0}, {1000.3, 12, 1, 0}});
+  const auto r = read_fits_light_curves({path}, {});
+  ASSERT_EQ(r.block.n_objects(), 1u);
+  EXPECT_EQ(r.block.ids[0], 12345);
+  EXPECT_EQ(r.block.counts[0], 3u);
+  EXPECT_EQ(r.block.n_flagged[0], 1u);
+  EXPECT_TRUE(std::isnan(r.block.y[1]));
+  EXPECT_NE(r.time_reference.find("2457000"), std::string::npos);
+}
+
+TEST(FitsLightCurves, SectorsOfOneTargetMergeInTimeOrder) {
+  test::TempDir dir;
+  write_light_curve(dir.path("b_s2.fits"), 7, {{2000.0, 1, 1, 0}, {2000.5, 2, 1, 0}});
+  write_light_curve(dir.path("a_s1.fits"), 7, {{1000.0, 3, 1, 0}});
+  write_light_curve(dir.path("c_other.fits"), 8, {{1500.0, 4, 1, 0}});
+  const auto files = expand_fits_inputs({dir.path("")});
+  ASSERT_EQ(files.size(), 3u);
+  const auto r = read_fits_light_curves(files, {});
+  ASSERT_EQ(r.block.n_objects(), 2u);
+  EXPECT_EQ(r.block.ids[0], 7);
+  EXPECT_EQ(r.block.counts[0], 3u);
+  EXPECT_DOUBLE_EQ(r.block.t[0], 1000.0);
+  EXPECT_DOUBLE_EQ(r.block.t[2], 2000.5);
+}
+
+TEST(FitsLightCurves, FallsBackToSapFluxAndHonoursFluxColumn) {
+  test::TempDir dir;
+  const auto path = dir.path("sap.fits");
+  write_light_curve(path, 1, {{1.0, 5, 1, 0}}, /*with_pdcsap=*/false);
+  FitsReadOptions options;
+  EXPECT_THROW(read_fits_light_curves({path}, options), InputError);  // SAP_FLUX has no _ERR here
+  options.flux_column = "PDCSAP_FLUX";
+  try {
+    read_fits_light_curves({path}, options);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("PDCSAP_FLUX"), std::string::npos);
+  }
+}
+
+TEST(FitsLightCurves, MissingErrorColumnIsAnError) {
+  test::TempDir dir;
+  const auto path = dir.path("noerr.fits");
+  write_light_curve(path, 1, {{1.0, 5, 1, 0}}, true, /*with_err=*/false);
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("PDCSAP_FLUX_ERR"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("noerr.fits"), std::string::npos);
+  }
+}
+
+TEST(FitsLightCurves, TruncatedNotFitsAndEmptyDirectory) {
+  test::TempDir dir;
+  const auto good = dir.path("good.fits");
+  write_light_curve(good, 1, std::vector<Cadence>(500, {1.0, 2, 1, 0}));
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  const auto cut = dir.path("cut.fits");
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  EXPECT_THROW(read_fits_light_curves({cut}, {}), InputError);
+  const auto text = dir.path("text.fits");
+  std::ofstream(text) << "not a fits file\n";
+  EXPECT_THROW(read_fits_light_curves({text}, {}), InputError);
+  test::TempDir empty;
+  EXPECT_THROW(expand_fits_inputs({empty.path("")}), InputError);
+}
+
+}  // namespace
+}  // namespace astrosweep::io

@@ -1,0 +1,61 @@
+#include "test_data.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "io/csv_light_curves.hpp"
+
+namespace astrosweep::test {
+
+std::string data_path(const std::string& relative) { return std::string(ASTROSWEEP_TEST_DATA) + "/" + relative; }
+
+io::LightCurveBlock light_curves(const std::string& file) {
+  return io::read_csv_light_curves(data_path("lightcurves/" + file)).block;
+}
+
+Series object(const io::LightCurveBlock& block, std::size_t i) {
+  std::size_t row = 0;
+  for (std::size_t k = 0; k < i; ++k) row += block.counts[k];
+  const auto n = block.counts[i];
+  auto slice = [&](const std::vector<double>& v) {
+    return v.empty() ? std::vector<double>{} : std::vector<double>(v.begin() + row, v.begin() + row + n);
+  };
+  return {block.ids[i], slice(block.t), slice(block.y), slice(block.dy)};
+}
+
+std::vector<std::map<std::string, std::string>> read_table(const std::string& relative) {
+  std::ifstream in(data_path(relative));
+  if (!in) throw std::runtime_error("missing test data " + relative);
+  std::vector<std::string> header;
+  std::vector<std::map<std::string, std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::stringstream ss(line);
+    for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
+    if (header.empty()) {
+      header = fields;
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "astrosweep-test-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+}  // namespace astrosweep::test
