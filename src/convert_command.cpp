@@ -15,15 +15,16 @@ namespace po = boost::program_options;
 
 int convert_command(const std::vector<std::string>& args) {
   po::options_description desc("astrosweep convert: light curves (CSV or TESS/Kepler FITS) -> HDF5 catalog");
-  desc.add_options()
-    ("input,i", po::value<std::vector<std::string>>()->multitoken(), "CSV file, FITS files/directories, or @LIST")
-    ("format", po::value<std::string>()->default_value("auto"), "auto, csv or fits")
-    ("output,o", po::value<std::string>(), "HDF5 catalog to write")
-    ("overwrite", po::bool_switch(), "replace an existing output")
-    ("flux-column", po::value<std::string>()->default_value(""), "FITS flux column (default PDCSAP_FLUX, else SAP_FLUX)")
-    ("no-quality-mask", po::bool_switch(), "FITS: keep cadences with non-zero QUALITY")
-    ("time-reference", po::value<std::string>()->default_value(""), "label of the time zero point (e.g. MJD)")
-    ("help,h", "show this help");
+  desc.add_options()("input,i", po::value<std::vector<std::string>>()->multitoken(),
+                     "CSV file, FITS files/directories, or @LIST")(
+      "format", po::value<std::string>()->default_value("auto"), "auto, csv or fits")(
+      "output,o", po::value<std::string>(), "HDF5 catalog to write")("overwrite", po::bool_switch(),
+                                                                     "replace an existing output")(
+      "flux-column", po::value<std::string>()->default_value(""),
+      "FITS flux column (default PDCSAP_FLUX, else SAP_FLUX)")("no-quality-mask", po::bool_switch(),
+                                                               "FITS: keep cadences with non-zero QUALITY")(
+      "time-reference", po::value<std::string>()->default_value(""), "label of the time zero point (e.g. MJD)")(
+      "help,h", "show this help");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(desc).run(), vm);

@@ -101,10 +101,14 @@ int main(int argc, char** argv) {
   double astropy_seconds = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--data") data = argv[i + 1];
-    else if (a == "--threads") threads = std::atoi(argv[i + 1]);
-    else if (a == "--repeat") repeat = std::atoi(argv[i + 1]);
-    else if (a == "--astropy") astropy_seconds = std::atof(argv[i + 1]);
+    if (a == "--data")
+      data = argv[i + 1];
+    else if (a == "--threads")
+      threads = std::atoi(argv[i + 1]);
+    else if (a == "--repeat")
+      repeat = std::atoi(argv[i + 1]);
+    else if (a == "--astropy")
+      astropy_seconds = std::atof(argv[i + 1]);
   }
   const period::FrequencyGrid paper{0.5, 23.5 / 1e5, 100000};
   std::vector<Workload> workloads;
@@ -112,8 +116,10 @@ int main(int argc, char** argv) {
                                    std::pair{"synthetic_8205 (1 obj, 3555 pts)", "synthetic_8205.csv"},
                                    std::pair{"sdss_stripe82 (136 obj)", "sdss_stripe82_z.csv"}})
     workloads.push_back({name, data + "/" + file, io::read_csv_light_curves(data + "/" + file).block, paper});
-  Workload lsst{"lsst-like (1000 obj)", "/tmp/astrosweep_bench_lsst.csv",
-                lsst_like(data + "/synthetic_asteroids_truth.dat"), {0.5, 23.5 / 2e5, 200000}};
+  Workload lsst{"lsst-like (1000 obj)",
+                "/tmp/astrosweep_bench_lsst.csv",
+                lsst_like(data + "/synthetic_asteroids_truth.dat"),
+                {0.5, 23.5 / 2e5, 200000}};
   write_csv(lsst.block, lsst.csv);
   workloads.push_back(std::move(lsst));
 

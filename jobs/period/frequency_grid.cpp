@@ -21,19 +21,21 @@ FrequencyGrid make_frequency_grid(const GridRequest& r, const io::CatalogIndex& 
   std::optional<double> fmin = r.fmin;
   std::optional<double> fmax = r.fmax;
   if (r.pmin || r.pmax) {
-    AS_EXPECTS(!r.fmin && !r.fmax, UsageError, "give either a frequency range (--fmin/--fmax) or a period range "
-                                               "(--pmin/--pmax), not both");
+    AS_EXPECTS(!r.fmin && !r.fmax, UsageError,
+               "give either a frequency range (--fmin/--fmax) or a period range "
+               "(--pmin/--pmax), not both");
     AS_EXPECTS(r.pmin && r.pmax, UsageError, "a period range needs both --pmin and --pmax");
     AS_EXPECTS(*r.pmin > 0 && *r.pmin < *r.pmax, UsageError,
                "need 0 < pmin < pmax, got pmin=" + num(*r.pmin) + ", pmax=" + num(*r.pmax));
     fmin = 1.0 / *r.pmax;
     fmax = 1.0 / *r.pmin;
   }
-  if (fmin) AS_EXPECTS(std::isfinite(*fmin) && *fmin > 0, UsageError, "fmin must be > 0, got " + num(*fmin),
-                       "the Lomb-Scargle periodogram is undefined at zero frequency");
+  if (fmin)
+    AS_EXPECTS(std::isfinite(*fmin) && *fmin > 0, UsageError, "fmin must be > 0, got " + num(*fmin),
+               "the Lomb-Scargle periodogram is undefined at zero frequency");
   if (fmin && fmax)
-    AS_EXPECTS(*fmin < *fmax, UsageError, "fmin must be smaller than fmax, got fmin=" + num(*fmin) +
-                                              " >= fmax=" + num(*fmax));
+    AS_EXPECTS(*fmin < *fmax, UsageError,
+               "fmin must be smaller than fmax, got fmin=" + num(*fmin) + " >= fmax=" + num(*fmax));
 
   FrequencyGrid g;
   if (r.n_freq) {

@@ -39,7 +39,7 @@ struct CpuSeries {
   CpuSeries(const PreparedSeries& series, const FrequencyGrid& grid);
   const PreparedSeries* series;
   std::vector<T> w, wy;
-  std::vector<T> step_cos, step_sin;    // rotation by 2 pi df t_j
+  std::vector<T> step_cos, step_sin;       // rotation by 2 pi df t_j
   std::vector<double> lane_cos, lane_sin;  // rotation by 2 pi (steps df) t_j, for seeding lanes
 };
 

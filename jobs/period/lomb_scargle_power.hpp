@@ -58,10 +58,10 @@ AS_HOST_DEVICE inline double raw_power(TrigSums m, bool fit_mean, double rel_eps
 /// astropy's normalisations. yy = sum w y^2 of the centred data; psd_scale = sum dy^-2 (or N).
 AS_HOST_DEVICE inline double normalise_power(double p, int normalization, double yy, double psd_scale) {
   switch (normalization) {
-    case 0: return p / yy;                     // standard
-    case 1: return p / (yy - p);               // model
-    case 2: return -std::log(1 - p / yy);      // log
-    default: return p * 0.5 * psd_scale;       // psd
+    case 0: return p / yy;                 // standard
+    case 1: return p / (yy - p);           // model
+    case 2: return -std::log(1 - p / yy);  // log
+    default: return p * 0.5 * psd_scale;   // psd
   }
 }
 

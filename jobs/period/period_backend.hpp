@@ -54,9 +54,9 @@ BackendKind parse_backend(const std::string& name);
 
 struct BackendOptions {
   BackendKind kind = BackendKind::automatic;
-  int threads = 0;                          ///< OpenMP threads; 0: OMP_NUM_THREADS or all cores
-  std::uint64_t memory_budget = 1ULL << 30; ///< bytes of periodogram buffers a rank may hold
-  int node_local_rank = 0;                  ///< picks the GPU when there is one
+  int threads = 0;                           ///< OpenMP threads; 0: OMP_NUM_THREADS or all cores
+  std::uint64_t memory_budget = 1ULL << 30;  ///< bytes of periodogram buffers a rank may hold
+  int node_local_rank = 0;                   ///< picks the GPU when there is one
 };
 
 std::unique_ptr<PeriodBackend> make_period_backend(const BackendOptions& options);

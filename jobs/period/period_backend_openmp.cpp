@@ -125,7 +125,8 @@ class OpenMpBackend final : public PeriodBackend {
           std::vector<ChunkPeaks> chunks;
           for (std::uint64_t k0 = 0; k0 < grid.n; k0 += chunk_freqs) {
             const std::uint64_t len = std::min(chunk_freqs, grid.n - k0);
-            std::span<T> out = sink ? std::span<T>(rows.data() + gi * grid.n + k0, len) : std::span<T>(scratch.data(), len);
+            std::span<T> out =
+                sink ? std::span<T>(rows.data() + gi * grid.n + k0, len) : std::span<T>(scratch.data(), len);
             lomb_scargle_cpu<T>(kernel, grid, cfg.model, cfg.normalization, k0, out);
             chunks.push_back(summarize_chunk<T>(k0, out, candidates_per_chunk(cfg.top_k)));
           }
@@ -160,7 +161,8 @@ class OpenMpBackend final : public PeriodBackend {
         for (std::uint64_t c = c0; c < c1; ++c) {
           const std::uint64_t k0 = c * chunk_freqs;
           const std::uint64_t len = std::min(chunk_freqs, grid.n - k0);
-          std::span<T> out = sink ? std::span<T>(buffer.data() + (c - c0) * chunk_freqs, len) : std::span<T>(scratch.data(), len);
+          std::span<T> out =
+              sink ? std::span<T>(buffer.data() + (c - c0) * chunk_freqs, len) : std::span<T>(scratch.data(), len);
           lomb_scargle_cpu<T>(kernel, grid, cfg.model, cfg.normalization, k0, out);
           chunks[c] = summarize_chunk<T>(k0, out, candidates_per_chunk(cfg.top_k));
         }

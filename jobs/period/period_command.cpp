@@ -19,45 +19,48 @@ namespace {
 
 po::options_description period_options() {
   po::options_description input("Input");
-  input.add_options()
-    ("input,i", po::value<std::vector<std::string>>()->multitoken(),
-     "light curves: a CSV file (id, t, y[, dy]), an astrosweep HDF5 catalog, TESS/Kepler FITS files or "
-     "directories of them, or @LIST (a file naming one path per line)")
-    ("format", po::value<std::string>()->default_value("auto"), "input format: auto, csv, fits, hdf5")
-    ("flux-column", po::value<std::string>()->default_value(""), "FITS flux column (default PDCSAP_FLUX, else SAP_FLUX)")
-    ("no-quality-mask", po::bool_switch(), "FITS: keep cadences with non-zero QUALITY")
-    ("time-reference", po::value<std::string>()->default_value(""), "label of the time zero point (e.g. MJD), stored in the product");
+  input.add_options()(
+      "input,i", po::value<std::vector<std::string>>()->multitoken(),
+      "light curves: a CSV file (id, t, y[, dy]), an astrosweep HDF5 catalog, TESS/Kepler FITS files or "
+      "directories of them, or @LIST (a file naming one path per line)")(
+      "format", po::value<std::string>()->default_value("auto"), "input format: auto, csv, fits, hdf5")(
+      "flux-column", po::value<std::string>()->default_value(""),
+      "FITS flux column (default PDCSAP_FLUX, else SAP_FLUX)")("no-quality-mask", po::bool_switch(),
+                                                               "FITS: keep cadences with non-zero QUALITY")(
+      "time-reference", po::value<std::string>()->default_value(""),
+      "label of the time zero point (e.g. MJD), stored in the product");
   po::options_description output("Output");
-  output.add_options()
-    ("output,o", po::value<std::string>(), "product file (HDF5)")
-    ("overwrite", po::bool_switch(), "replace an existing product")
-    ("periodograms", po::bool_switch(), "store every full periodogram in the product")
-    ("top-k", po::value<int>()->default_value(3), "distinct peaks stored per object")
-    ("peak-separation", po::value<double>()->default_value(1.0), "minimum distance of stored peaks, in units of 1/baseline")
-    ("quiet,q", po::bool_switch(), "no result table on stdout")
-    ("progress-interval", po::value<double>()->default_value(10.0), "seconds between progress lines on stderr");
+  output.add_options()("output,o", po::value<std::string>(), "product file (HDF5)")(
+      "overwrite", po::bool_switch(), "replace an existing product")("periodograms", po::bool_switch(),
+                                                                     "store every full periodogram in the product")(
+      "top-k", po::value<int>()->default_value(3), "distinct peaks stored per object")(
+      "peak-separation", po::value<double>()->default_value(1.0),
+      "minimum distance of stored peaks, in units of 1/baseline")("quiet,q", po::bool_switch(),
+                                                                  "no result table on stdout")(
+      "progress-interval", po::value<double>()->default_value(10.0), "seconds between progress lines on stderr");
   po::options_description model("Periodogram");
-  model.add_options()
-    ("model", po::value<std::string>()->default_value("generalized"), "standard (classical, no errors) or generalized (floating mean, 1/dy^2 weights)")
-    ("normalization", po::value<std::string>()->default_value("standard"), "standard, model, log or psd (astropy's)")
-    ("precision", po::value<std::string>()->default_value("fp64"), "fp64 or fp32");
+  model.add_options()("model", po::value<std::string>()->default_value("generalized"),
+                      "standard (classical, no errors) or generalized (floating mean, 1/dy^2 weights)")(
+      "normalization", po::value<std::string>()->default_value("standard"), "standard, model, log or psd (astropy's)")(
+      "precision", po::value<std::string>()->default_value("fp64"), "fp64 or fp32");
   po::options_description grid("Frequency grid (cyclic frequency in 1/day; one grid for the whole run)");
-  grid.add_options()
-    ("fmin", po::value<double>(), "lowest frequency")
-    ("fmax", po::value<double>(), "highest frequency (excluded when --n-freq is given)")
-    ("n-freq", po::value<std::int64_t>(), "number of frequencies: f_k = fmin + k (fmax - fmin) / n_freq")
-    ("pmin", po::value<double>(), "shortest period (days), instead of --fmax")
-    ("pmax", po::value<double>(), "longest period (days), instead of --fmin")
-    ("angular", po::bool_switch(), "--fmin/--fmax are angular frequencies (rad/day) as in gpu_lomb_scargle; divided by 2 pi")
-    ("samples-per-peak", po::value<double>()->default_value(5.0), "automatic grid: samples per peak width 1/baseline")
-    ("nyquist-factor", po::value<double>()->default_value(5.0), "automatic grid: multiple of the average Nyquist frequency");
+  grid.add_options()("fmin", po::value<double>(), "lowest frequency")(
+      "fmax", po::value<double>(), "highest frequency (excluded when --n-freq is given)")(
+      "n-freq", po::value<std::int64_t>(), "number of frequencies: f_k = fmin + k (fmax - fmin) / n_freq")(
+      "pmin", po::value<double>(), "shortest period (days), instead of --fmax")(
+      "pmax", po::value<double>(), "longest period (days), instead of --fmin")(
+      "angular", po::bool_switch(),
+      "--fmin/--fmax are angular frequencies (rad/day) as in gpu_lomb_scargle; divided by 2 pi")(
+      "samples-per-peak", po::value<double>()->default_value(5.0), "automatic grid: samples per peak width 1/baseline")(
+      "nyquist-factor", po::value<double>()->default_value(5.0),
+      "automatic grid: multiple of the average Nyquist frequency");
   po::options_description run("Run");
-  run.add_options()
-    ("backend", po::value<std::string>()->default_value("auto"), "auto (GPU when there is one), cpu, cuda")
-    ("threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: OMP_NUM_THREADS or all cores)")
-    ("memory-budget-mb", po::value<double>()->default_value(1024), "periodogram buffer memory per rank, MiB")
-    ("config", po::value<std::string>(), "parameter file: 'name = value' lines with the long option names")
-    ("help,h", "show this help");
+  run.add_options()("backend", po::value<std::string>()->default_value("auto"),
+                    "auto (GPU when there is one), cpu, cuda")(
+      "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: OMP_NUM_THREADS or all cores)")(
+      "memory-budget-mb", po::value<double>()->default_value(1024), "periodogram buffer memory per rank, MiB")(
+      "config", po::value<std::string>(), "parameter file: 'name = value' lines with the long option names")(
+      "help,h", "show this help");
   po::options_description all("astrosweep period: Lomb-Scargle period search over a catalog of light curves");
   all.add(input).add(output).add(model).add(grid).add(run);
   return all;
@@ -114,26 +117,27 @@ int period_command(const std::vector<std::string>& args, MPI_Comm comm) {
   po::variables_map vm;
   PeriodOptions options;
   try {  // every rank parses the same arguments: a parsing error is the same everywhere
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    if (vm.count("config")) {
-      const auto path = vm["config"].as<std::string>();
-      std::ifstream in(path);
-      AS_EXPECTS(in.good(), InputError, "cannot read parameter file '" + path + "'", "check the path given to --config");
-      // Command-line values were stored first and win over the file's.
-      po::store(po::parse_config_file(in, desc), vm);
+    try {
+      po::store(po::command_line_parser(args).options(desc).run(), vm);
+      if (vm.count("config")) {
+        const auto path = vm["config"].as<std::string>();
+        std::ifstream in(path);
+        AS_EXPECTS(in.good(), InputError, "cannot read parameter file '" + path + "'",
+                   "check the path given to --config");
+        // Command-line values were stored first and win over the file's.
+        po::store(po::parse_config_file(in, desc), vm);
+      }
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw UsageError(std::string("period: ") + e.what(), "see astrosweep period --help");
     }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(std::string("period: ") + e.what(), "see astrosweep period --help");
-  }
-  if (vm.count("help")) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) std::cout << desc << "\n";
-    return 0;
-  }
-  options = to_options(vm);
+    if (vm.count("help")) {
+      int rank = 0;
+      MPI_Comm_rank(comm, &rank);
+      if (rank == 0) std::cout << desc << "\n";
+      return 0;
+    }
+    options = to_options(vm);
   } catch (const Error& e) {
     throw mpi::SharedError(e.code(), e.what(), e.hint());
   }

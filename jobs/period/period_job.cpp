@@ -62,8 +62,7 @@ void print_summary(const std::vector<RankStats>& stats, const std::vector<Object
       std::printf("%12lld %8u %14.8g %14.8g %12.6g %10.3g %6u\n", static_cast<long long>(r.id), r.n_points,
                   r.best_frequency, r.best_period, r.best_power, r.fap, r.status);
     if (n_objects > sample.size())
-      std::printf("... %llu more objects in the product\n",
-                  static_cast<unsigned long long>(n_objects - sample.size()));
+      std::printf("... %llu more objects in the product\n", static_cast<unsigned long long>(n_objects - sample.size()));
   }
   std::printf("rank  units  objects       pairs   compute[s]  write[s]\n");
   for (std::size_t r = 0; r < stats.size(); ++r)
@@ -127,30 +126,32 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     WorkClient client(dispatcher);
     UnitReport report;
     while (auto unit = client.next(report)) try {
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto block = catalog.read(unit->first_object, unit->n_objects, unit->first_row, unit->n_rows);
-      std::vector<ObjectResult> results(block.n_objects());
-      auto sink = product.periodogram_sink(unit->first_object);
-      search_block(*backend, block, config, results, sink.get());
-      const auto t1 = std::chrono::steady_clock::now();
-      product.write_results(unit->first_object, results);
-      const auto t2 = std::chrono::steady_clock::now();
-      report = {static_cast<std::int64_t>(unit->id), unit->n_objects, unit->cost,
-                std::chrono::duration<double>(t2 - t0).count()};
-      stats.units += 1;
-      stats.objects += static_cast<double>(unit->n_objects);
-      stats.work += unit->cost;
-      stats.compute_seconds += std::chrono::duration<double>(t1 - t0).count();
-      stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
-      if (unit->first_object == 0) sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
-    } catch (const Error& e) {
-      // Other ranks may be inside collective calls or waiting for work: stop them all now.
-      mpi::abort_all(MPI_COMM_WORLD, e.code(), "astrosweep: error on rank " + std::to_string(comm.rank()) + ": " +
-                                                   e.what() + (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
-    } catch (const std::exception& e) {
-      mpi::abort_all(MPI_COMM_WORLD, ExitCode::internal,
-                     "astrosweep: internal error on rank " + std::to_string(comm.rank()) + ": " + e.what());
-    }
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto block = catalog.read(unit->first_object, unit->n_objects, unit->first_row, unit->n_rows);
+        std::vector<ObjectResult> results(block.n_objects());
+        auto sink = product.periodogram_sink(unit->first_object);
+        search_block(*backend, block, config, results, sink.get());
+        const auto t1 = std::chrono::steady_clock::now();
+        product.write_results(unit->first_object, results);
+        const auto t2 = std::chrono::steady_clock::now();
+        report = {static_cast<std::int64_t>(unit->id), unit->n_objects, unit->cost,
+                  std::chrono::duration<double>(t2 - t0).count()};
+        stats.units += 1;
+        stats.objects += static_cast<double>(unit->n_objects);
+        stats.work += unit->cost;
+        stats.compute_seconds += std::chrono::duration<double>(t1 - t0).count();
+        stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
+        if (unit->first_object == 0)
+          sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
+      } catch (const Error& e) {
+        // Other ranks may be inside collective calls or waiting for work: stop them all now.
+        mpi::abort_all(MPI_COMM_WORLD, e.code(),
+                       "astrosweep: error on rank " + std::to_string(comm.rank()) + ": " + e.what() +
+                           (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
+      } catch (const std::exception& e) {
+        mpi::abort_all(MPI_COMM_WORLD, ExitCode::internal,
+                       "astrosweep: internal error on rank " + std::to_string(comm.rank()) + ": " + e.what());
+      }
     dispatcher.join();
   }
   if (root) progress.print_line(true);

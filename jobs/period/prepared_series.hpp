@@ -17,9 +17,9 @@ struct PreparedSeries {
   std::vector<double> w;  ///< normalised weights
   double t_ref = 0;
   double baseline = 0;
-  double yy = 0;         ///< sum(w y^2) of the centred data
-  double psd_scale = 0;  ///< sum(dy^-2) (N without errors): astropy's psd normalisation
-  double t_variance = 0; ///< weighted variance of t (Baluev's effective baseline)
+  double yy = 0;          ///< sum(w y^2) of the centred data
+  double psd_scale = 0;   ///< sum(dy^-2) (N without errors): astropy's psd normalisation
+  double t_variance = 0;  ///< weighted variance of t (Baluev's effective baseline)
   std::uint32_t n_nonfinite = 0;
   std::uint32_t n_bad_errors = 0;
   std::uint32_t status = status_ok;

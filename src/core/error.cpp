@@ -16,8 +16,8 @@ const char* exit_code_name(ExitCode code) noexcept {
 
 namespace detail {
 void throw_internal(const char* file, int line, const std::string& what) {
-  throw InternalError(std::string("internal check failed at ") + file + ":" + std::to_string(line) +
-                      ": " + what + " (please report this with the command line)");
+  throw InternalError(std::string("internal check failed at ") + file + ":" + std::to_string(line) + ": " + what +
+                      " (please report this with the command line)");
 }
 }  // namespace detail
 

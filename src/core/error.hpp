@@ -34,12 +34,10 @@ class Error : public std::runtime_error {
 };
 
 struct UsageError : Error {
-  explicit UsageError(const std::string& what, std::string hint = {})
-      : Error(ExitCode::usage, what, std::move(hint)) {}
+  explicit UsageError(const std::string& what, std::string hint = {}) : Error(ExitCode::usage, what, std::move(hint)) {}
 };
 struct InputError : Error {
-  explicit InputError(const std::string& what, std::string hint = {})
-      : Error(ExitCode::input, what, std::move(hint)) {}
+  explicit InputError(const std::string& what, std::string hint = {}) : Error(ExitCode::input, what, std::move(hint)) {}
 };
 struct OutputError : Error {
   explicit OutputError(const std::string& what, std::string hint = {})
@@ -60,13 +58,13 @@ namespace detail {
 }  // namespace astrosweep
 
 /// Throws `ErrorType(msg)` unless `cond` holds. For user-facing conditions.
-#define AS_EXPECTS(cond, ErrorType, ...) \
-  do {                                   \
+#define AS_EXPECTS(cond, ErrorType, ...)       \
+  do {                                         \
     if (!(cond)) throw ErrorType(__VA_ARGS__); \
   } while (0)
 
 /// Internal invariant; a failure is a bug and reports file and line.
-#define AS_ASSERT(cond)                                                             \
-  do {                                                                              \
-    if (!(cond)) ::astrosweep::detail::throw_internal(__FILE__, __LINE__, #cond);   \
+#define AS_ASSERT(cond)                                                           \
+  do {                                                                            \
+    if (!(cond)) ::astrosweep::detail::throw_internal(__FILE__, __LINE__, #cond); \
   } while (0)

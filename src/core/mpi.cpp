@@ -10,8 +10,8 @@ void throw_mpi_error(int rc, const char* call, const char* file, int line) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
   MPI_Error_string(rc, text, &len);
-  throw RuntimeError(std::string("MPI call ") + call + " failed at " + file + ":" +
-                     std::to_string(line) + ": " + std::string(text, static_cast<std::size_t>(len)));
+  throw RuntimeError(std::string("MPI call ") + call + " failed at " + file + ":" + std::to_string(line) + ": " +
+                     std::string(text, static_cast<std::size_t>(len)));
 }
 
 Session::Session(int& argc, char**& argv) {

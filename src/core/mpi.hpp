@@ -11,10 +11,10 @@
 
 #include "core/error.hpp"
 
-#define AS_MPI_TRY(call)                                                              \
-  do {                                                                                \
-    if (int as_mpi_rc_ = (call); as_mpi_rc_ != MPI_SUCCESS)                           \
-      ::astrosweep::mpi::throw_mpi_error(as_mpi_rc_, #call, __FILE__, __LINE__);      \
+#define AS_MPI_TRY(call)                                                         \
+  do {                                                                           \
+    if (int as_mpi_rc_ = (call); as_mpi_rc_ != MPI_SUCCESS)                      \
+      ::astrosweep::mpi::throw_mpi_error(as_mpi_rc_, #call, __FILE__, __LINE__); \
   } while (0)
 
 namespace astrosweep::mpi {

@@ -21,7 +21,10 @@ std::string hms(double seconds) {
 
 ProgressReporter::ProgressReporter(std::uint64_t total_objects, double total_work, double interval_seconds,
                                    std::string work_name)
-    : total_objects_(total_objects), total_work_(total_work), interval_(interval_seconds), work_name_(std::move(work_name)) {}
+    : total_objects_(total_objects),
+      total_work_(total_work),
+      interval_(interval_seconds),
+      work_name_(std::move(work_name)) {}
 
 void ProgressReporter::record(const UnitReport& report) {
   objects_ += report.objects;
@@ -73,8 +76,8 @@ void WorkDispatcher::serve() {
         continue;
       }
       UnitReport report;
-      AS_MPI_TRY(MPI_Recv(&report, sizeof report, MPI_BYTE, status.MPI_SOURCE, tag_request, comm_.get(),
-                          MPI_STATUS_IGNORE));
+      AS_MPI_TRY(
+          MPI_Recv(&report, sizeof report, MPI_BYTE, status.MPI_SOURCE, tag_request, comm_.get(), MPI_STATUS_IGNORE));
       if (report.unit >= 0 && progress_) progress_->record(report);
       WorkUnit reply;
       if (next < units_.size()) {

@@ -19,9 +19,9 @@ namespace astrosweep {
 
 /// What a rank reports when it asks for its next unit.
 struct UnitReport {
-  std::int64_t unit = -1;    ///< the unit just finished, -1 on the first request
+  std::int64_t unit = -1;  ///< the unit just finished, -1 on the first request
   std::uint64_t objects = 0;
-  double work = 0;           ///< e.g. N_t x N_f pairs
+  double work = 0;  ///< e.g. N_t x N_f pairs
   double seconds = 0;
 };
 

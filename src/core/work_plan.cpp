@@ -26,9 +26,9 @@ std::vector<WorkUnit> plan_work_units(const std::vector<std::uint64_t>& counts, 
   };
   for (std::size_t i = 0; i < counts.size(); ++i) {
     const double cost = static_cast<double>(counts[i]) * cost_per_row;
-    const bool full = current.n_objects > 0 &&
-                      (current.cost + cost > target || current.n_objects + 1 > limits.max_objects ||
-                       current.n_rows + counts[i] > limits.max_rows);
+    const bool full =
+        current.n_objects > 0 && (current.cost + cost > target || current.n_objects + 1 > limits.max_objects ||
+                                  current.n_rows + counts[i] > limits.max_rows);
     if (full) close();
     current.n_objects += 1;
     current.n_rows += counts[i];

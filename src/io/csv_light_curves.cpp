@@ -91,8 +91,9 @@ CsvRead read_csv_light_curves(const std::string& path) {
       n_columns = n;
     }
     AS_EXPECTS(n == n_columns, InputError,
-               where(line_no) + ": expected " + std::to_string(n_columns) + " columns like the first data line, found " +
-                   std::to_string(n > 5 ? 5 : n) + (n > 5 ? " or more" : ""),
+               where(line_no) + ": expected " + std::to_string(n_columns) +
+                   " columns like the first data line, found " + std::to_string(n > 5 ? 5 : n) +
+                   (n > 5 ? " or more" : ""),
                "every line must have the same columns 'id, t, y[, dy]'");
     std::int64_t id = 0;
     double v[3] = {0, 0, 0};
@@ -100,10 +101,10 @@ CsvRead read_csv_light_curves(const std::string& path) {
                where(line_no) + ": object id '" + std::string(f[0]) + "' is not an integer",
                "ids must be 64-bit integers");
     for (int c = 1; c < n; ++c)
-      AS_EXPECTS(parse(f[c], v[c - 1]), InputError,
-                 where(line_no) + ": column " + std::to_string(c + 1) + " value '" + std::string(f[c]) +
-                     "' is not a number",
-                 "fix or remove the line (nan is accepted and counted as a non-finite value)");
+      AS_EXPECTS(
+          parse(f[c], v[c - 1]), InputError,
+          where(line_no) + ": column " + std::to_string(c + 1) + " value '" + std::string(f[c]) + "' is not a number",
+          "fix or remove the line (nan is accepted and counted as a non-finite value)");
 
     if (block.ids.empty() || block.ids.back() != id) {
       auto [it, inserted] = first_line_of.emplace(id, line_no);

@@ -12,8 +12,8 @@
 namespace astrosweep::io {
 
 struct FitsReadOptions {
-  std::string flux_column;        ///< empty: PDCSAP_FLUX, else SAP_FLUX
-  bool use_quality = true;        ///< drop cadences whose QUALITY is non-zero
+  std::string flux_column;  ///< empty: PDCSAP_FLUX, else SAP_FLUX
+  bool use_quality = true;  ///< drop cadences whose QUALITY is non-zero
 };
 
 struct FitsRead {

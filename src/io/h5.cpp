@@ -45,13 +45,34 @@ void Id::reset() noexcept {
   id_ = H5I_INVALID_HID;
 }
 
-template <> hid_t native_type<double>() { return H5T_NATIVE_DOUBLE; }
-template <> hid_t native_type<float>() { return H5T_NATIVE_FLOAT; }
-template <> hid_t native_type<std::int64_t>() { return H5T_NATIVE_INT64; }
-template <> hid_t native_type<std::uint64_t>() { return H5T_NATIVE_UINT64; }
-template <> hid_t native_type<std::int32_t>() { return H5T_NATIVE_INT32; }
-template <> hid_t native_type<std::uint32_t>() { return H5T_NATIVE_UINT32; }
-template <> hid_t native_type<std::uint8_t>() { return H5T_NATIVE_UINT8; }
+template <>
+hid_t native_type<double>() {
+  return H5T_NATIVE_DOUBLE;
+}
+template <>
+hid_t native_type<float>() {
+  return H5T_NATIVE_FLOAT;
+}
+template <>
+hid_t native_type<std::int64_t>() {
+  return H5T_NATIVE_INT64;
+}
+template <>
+hid_t native_type<std::uint64_t>() {
+  return H5T_NATIVE_UINT64;
+}
+template <>
+hid_t native_type<std::int32_t>() {
+  return H5T_NATIVE_INT32;
+}
+template <>
+hid_t native_type<std::uint32_t>() {
+  return H5T_NATIVE_UINT32;
+}
+template <>
+hid_t native_type<std::uint8_t>() {
+  return H5T_NATIVE_UINT8;
+}
 
 bool is_hdf5(const std::string& path) {
   std::error_code ec;
@@ -72,8 +93,7 @@ Id open_file(const std::string& path, Access access, MPI_Comm comm) {
   if (access == Access::read) {
     id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
     if (id < 0)
-      throw InputError("cannot open HDF5 file '" + path + "'",
-                       "check that it exists, is readable and is an HDF5 file");
+      throw InputError("cannot open HDF5 file '" + path + "'", "check that it exists, is readable and is an HDF5 file");
   } else {
     Id fcpl(H5Pcreate(H5P_FILE_CREATE));
     // Attribute order tracking off and no timestamps: identical runs give identical bytes.

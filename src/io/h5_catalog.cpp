@@ -52,10 +52,10 @@ H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
   const auto version = h5::int_attribute(file_.get(), "format_version");
   AS_EXPECTS(version && *version == catalog_format_version, InputError,
              "'" + path + "': unsupported catalog format_version", "re-create it with this astrosweep's convert");
-  for (const char* name : {"objects/id", "objects/offset", "objects/count", "objects/t_min", "objects/t_max",
-                           "points/t", "points/y"})
-    AS_EXPECTS(h5::exists(file_.get(), name), InputError, "'" + path + "': catalog dataset /" + std::string(name) +
-                                                              " is missing");
+  for (const char* name :
+       {"objects/id", "objects/offset", "objects/count", "objects/t_min", "objects/t_max", "points/t", "points/y"})
+    AS_EXPECTS(h5::exists(file_.get(), name), InputError,
+               "'" + path + "': catalog dataset /" + std::string(name) + " is missing");
   ids_ = h5::open_dataset(file_.get(), "objects/id");
   counts_ = h5::open_dataset(file_.get(), "objects/count");
   if (h5::exists(file_.get(), "objects/n_flagged")) n_flagged_ = h5::open_dataset(file_.get(), "objects/n_flagged");

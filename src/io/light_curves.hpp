@@ -15,7 +15,7 @@ struct LightCurveBlock {
   std::vector<std::uint32_t> n_flagged;  ///< cadences dropped by quality flags when read (FITS)
   std::vector<double> t;                 ///< days, any zero point
   std::vector<double> y;
-  std::vector<double> dy;                ///< empty when the input has no uncertainties
+  std::vector<double> dy;  ///< empty when the input has no uncertainties
 
   [[nodiscard]] std::size_t n_objects() const noexcept { return ids.size(); }
   [[nodiscard]] bool has_errors() const noexcept { return !dy.empty(); }

@@ -18,10 +18,10 @@ namespace {
 // visit API differs between 1.10 and 1.12.
 std::vector<std::string> datasets_of(hid_t file) {
   std::vector<std::string> names;
-  for (const char* n : {"objects/id", "objects/status", "objects/n_points", "objects/n_nonfinite",
-                        "objects/n_bad_errors", "objects/n_flagged", "objects/t_ref", "objects/baseline",
-                        "objects/best_frequency", "objects/best_period", "objects/best_power", "objects/fap",
-                        "peaks/frequency", "peaks/power", "periodogram/power"})
+  for (const char* n :
+       {"objects/id", "objects/status", "objects/n_points", "objects/n_nonfinite", "objects/n_bad_errors",
+        "objects/n_flagged", "objects/t_ref", "objects/baseline", "objects/best_frequency", "objects/best_period",
+        "objects/best_power", "objects/fap", "peaks/frequency", "peaks/power", "periodogram/power"})
     if (h5::exists(file, n)) names.emplace_back(n);
   return names;
 }
@@ -38,12 +38,13 @@ std::vector<char> raw(hid_t file, const std::string& name) {
 
 std::vector<std::string> attribute_names(hid_t loc) {
   std::vector<std::string> names;
-  H5Aiterate2(loc, H5_INDEX_NAME, H5_ITER_INC, nullptr,
-              [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
-                static_cast<std::vector<std::string>*>(out)->push_back(name);
-                return 0;
-              },
-              &names);
+  H5Aiterate2(
+      loc, H5_INDEX_NAME, H5_ITER_INC, nullptr,
+      [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->push_back(name);
+        return 0;
+      },
+      &names);
   return names;
 }
 

@@ -1,6 +1,6 @@
 // The TESS/Kepler FITS reader on files written here with CFITSIO in the SPOC layout.
-#include <gtest/gtest.h>
 #include <fitsio.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
@@ -19,8 +19,8 @@ struct Cadence {
 
 // A minimal SPOC-like light-curve file: primary header with TICID and BJDREFI/F, then a
 // LIGHTCURVE binary table.
-void write_light_curve(const std::string& path, long ticid, const std::vector<Cadence>& rows,
-                       bool with_pdcsap = true, bool with_err = true) {
+void write_light_curve(const std::string& path, long ticid, const std::vector<Cadence>& rows, bool with_pdcsap = true,
+                       bool with_err = true) {
   int status = 0;
   fitsfile* f = nullptr;
   fits_create_file(&f, ("!" + path).c_str(), &status);

@@ -48,8 +48,10 @@ TEST(AstropyReference, PeriodogramsInEveryNormalisation) {
     std::vector<double> fast(1);
     lomb_scargle_cpu<double>(kernel, grid, model, norm, k, fast);
     const double tol = power_tolerance * std::max(1.0, std::abs(expected));
-    EXPECT_NEAR(ref[0], expected, tol) << row.at("dataset") << " " << row.at("model") << " " << row.at("normalization") << " k=" << k;
-    EXPECT_NEAR(fast[0], expected, tol) << row.at("dataset") << " " << row.at("model") << " " << row.at("normalization") << " k=" << k;
+    EXPECT_NEAR(ref[0], expected, tol) << row.at("dataset") << " " << row.at("model") << " " << row.at("normalization")
+                                       << " k=" << k;
+    EXPECT_NEAR(fast[0], expected, tol) << row.at("dataset") << " " << row.at("model") << " " << row.at("normalization")
+                                        << " k=" << k;
     ++checked;
   }
   EXPECT_EQ(checked, rows.size());
