@@ -90,7 +90,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     AS_EXPECTS(comm.size() <= static_cast<int>(std::min<std::uint64_t>(n_objects, 1u << 30)), UsageError,
                "more MPI ranks (" + std::to_string(comm.size()) + ") than objects (" + std::to_string(n_objects) +
                    ") in the input",
-               "run with at most " + std::to_string(n_objects) + " ranks");
+               "run with at most " + std::to_string(n_objects) + (n_objects == 1 ? " rank" : " ranks"));
     config.grid = make_frequency_grid(options.grid, index);
     AS_EXPECTS(!config.keep_periodograms || config.grid.n <= (1ULL << 40) / std::max<std::uint64_t>(n_objects, 1),
                UsageError, "the periodograms asked for would hold more than 2^40 values",

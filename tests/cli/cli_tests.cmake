@@ -86,3 +86,19 @@ astrosweep_add_failure_test(bad_unknown_option NP 2 CODE 2 MATCH "unrecognised o
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --frequency-max 3)
 astrosweep_add_failure_test(bad_model_name CODE 2 MATCH "unknown --model"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --model fancy ${grid})
+
+# --- the plotting tool on a real product (only where python3 has numpy, h5py and matplotlib) ---
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy, h5py, matplotlib"
+                  RESULT_VARIABLE plot_modules_missing OUTPUT_QUIET ERROR_QUIET)
+  if(NOT plot_modules_missing)
+    add_test(NAME plot_period_product
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/plot_period_product.py
+                     ${out}/sdss_fp64_np1.h5 --ids 844778 2794912 --out-dir ${out}/plots)
+    set_tests_properties(plot_period_product PROPERTIES FIXTURES_REQUIRED products_fp64 LABELS "tools"
+                         PASS_REGULAR_EXPRESSION "period_844778.png")
+  else()
+    message(STATUS "astrosweep: python3 lacks numpy/h5py/matplotlib: the plotting tool is not tested")
+  endif()
+endif()
