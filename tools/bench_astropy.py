@@ -30,62 +30,21 @@ Example::
 """
 
 import argparse
-import csv
 import json
 import sys
 import time
 
 import astropy
 import numpy as np
-from astropy.timeseries import LombScargle
 
-
-def read_objects(path):
-    """Read 'id, t, y[, dy]' rows; return a list of (id, t, y, dy or None)."""
-    objects = []
-    seen = set()
-    current_id = None
-    rows = []
-
-    def flush():
-        if current_id is None:
-            return
-        arr = np.array(rows, dtype=np.float64)
-        if arr.ndim != 2 or arr.shape[1] not in (2, 3):
-            raise ValueError(f"{path}: object {current_id}: expected 3 or 4 "
-                             "columns")
-        dy = arr[:, 2].copy() if arr.shape[1] == 3 else None
-        objects.append((current_id, arr[:, 0].copy(), arr[:, 1].copy(), dy))
-
-    with open(path, newline="") as handle:
-        for line_no, row in enumerate(csv.reader(handle), start=1):
-            if not row or row[0].lstrip().startswith("#"):
-                continue
-            obj_id = row[0].strip()
-            if obj_id != current_id:
-                flush()
-                if obj_id in seen:
-                    raise ValueError(f"{path}:{line_no}: object {obj_id} is "
-                                     "not contiguous")
-                seen.add(obj_id)
-                current_id = obj_id
-                rows = []
-            rows.append([float(v) for v in row[1:]])
-    flush()
-    return objects
+# One CSV reader and one model definition for both astropy scripts.
+from make_astropy_reference import make_lomb_scargle, read_objects
 
 
 def frequency_grid(fmin, fmax, n_freq):
     """Half-open grid f_k = fmin + (k * (fmax - fmin)) / n_freq."""
     k = np.arange(n_freq, dtype=np.float64)
     return fmin + (k * (fmax - fmin)) / n_freq
-
-
-def make_lomb_scargle(model, t, y, dy):
-    """Build the astropy LombScargle object for one of the two models."""
-    if model == "standard":
-        return LombScargle(t, y, dy=None, fit_mean=False, center_data=True)
-    return LombScargle(t, y, dy, fit_mean=True, center_data=True)
 
 
 def parse_args(argv=None):
