@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 
 namespace astrosweep::mpi {
 
@@ -36,10 +37,21 @@ Communicator::Communicator(MPI_Comm parent) {
   MPI_Comm_size(comm_, &size_);
 }
 
+bool unwinding_in_parallel() noexcept {
+  if (std::uncaught_exceptions() == 0) return false;
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) return false;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size > 1;
+}
+
 Communicator::~Communicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
+  if (comm_ != MPI_COMM_NULL && !finalized && !unwinding_in_parallel()) MPI_Comm_free(&comm_);
 }
 
 void broadcast_bytes(MPI_Comm comm, void* data, std::uint64_t n_bytes, int root) {

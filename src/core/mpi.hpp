@@ -41,6 +41,11 @@ class Session {
   int provided_ = 0;
 };
 
+/// True while an exception unwinds in a run of several ranks: collective clean-up (freeing a
+/// communicator, closing a file opened through MPI-IO) could then wait for ranks that never come,
+/// so owners skip it; the process is about to stop anyway (main aborts or exits).
+bool unwinding_in_parallel() noexcept;
+
 /// An owned duplicate of a communicator, freed on destruction.
 class Communicator {
  public:

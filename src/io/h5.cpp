@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/mpi.hpp"
 
 namespace astrosweep::h5 {
 
@@ -41,7 +42,8 @@ Id& Id::operator=(Id&& other) noexcept {
   return *this;
 }
 void Id::reset() noexcept {
-  if (id_ >= 0) close_any(id_);
+  // Closing may be collective (files opened through MPI-IO): not while one rank unwinds an error.
+  if (id_ >= 0 && !mpi::unwinding_in_parallel()) close_any(id_);
   id_ = H5I_INVALID_HID;
 }
 

@@ -84,6 +84,10 @@ astrosweep_add_failure_test(bad_more_ranks_than_work NP 2 CODE 2 MATCH "more MPI
   COMMAND period -i ${lc}/ztf_243ida_r.csv -o ${bad}/o.h5 ${grid})
 astrosweep_add_failure_test(bad_unknown_option NP 2 CODE 2 MATCH "unrecognised option|unrecognized option"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --frequency-max 3)
+# A failure on ranks after the catalog (MPI-IO) is open must stop the job, not hang in a collective
+# close. (Until the CUDA backend exists, asking for it is such a failure.)
+astrosweep_add_failure_test(bad_backend_unavailable NP 3 CODE 5 MATCH "no CUDA backend" FIXTURES_REQUIRED catalog
+  COMMAND period -i ${out}/sdss_catalog.h5 -o ${bad}/o.h5 ${grid} --backend cuda)
 astrosweep_add_failure_test(bad_model_name CODE 2 MATCH "unknown --model"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --model fancy ${grid})
 
