@@ -144,7 +144,8 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
         if (unit->first_object == 0)
           sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
       } catch (const Error& e) {
-        // Other ranks may be inside collective calls or waiting for work: stop them all now.
+        // Stop every rank here, before unwinding: on rank 0 leaving this scope would join the
+      // dispatcher thread, which waits for ranks that will never ask again.
         mpi::abort_all(MPI_COMM_WORLD, e.code(),
                        "astrosweep: error on rank " + std::to_string(comm.rank()) + ": " + e.what() +
                            (e.hint().empty() ? "" : "\n  hint: " + e.hint()));

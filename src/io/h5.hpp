@@ -62,8 +62,8 @@ void write_block(hid_t dataset, hid_t type, std::uint64_t row0, std::uint64_t n_
 void read_rows(hid_t dataset, hid_t type, std::uint64_t first_row, std::uint64_t n_rows, void* data);
 
 template <class T>
-void write_rows(hid_t dataset, std::uint64_t first_row, std::span<const T> rows, std::uint64_t row_len = 1) {
-  write_rows(dataset, native_type<T>(), first_row, rows.size() / row_len, rows.data());
+void write_rows(hid_t dataset, std::uint64_t first_row, std::span<const T> rows) {
+  write_rows(dataset, native_type<T>(), first_row, rows.size(), rows.data());
 }
 template <class T>
 std::vector<T> read_rows(hid_t dataset, std::uint64_t first_row, std::uint64_t n_rows) {

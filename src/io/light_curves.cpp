@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <numeric>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -21,10 +20,6 @@ void LightCurveBlock::append(std::int64_t id, const std::vector<double>& ot, con
   t.insert(t.end(), ot.begin(), ot.end());
   y.insert(y.end(), oy.begin(), oy.end());
   dy.insert(dy.end(), ody.begin(), ody.end());
-}
-
-std::uint64_t CatalogIndex::n_rows() const noexcept {
-  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
 }
 
 CatalogIndex index_of(const LightCurveBlock& block, std::string time_reference) {

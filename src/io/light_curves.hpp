@@ -35,7 +35,6 @@ struct CatalogIndex {
   std::string time_reference;  ///< free text, e.g. "MJD", "BTJD = BJD - 2457000"
 
   [[nodiscard]] std::size_t n_objects() const noexcept { return ids.size(); }
-  [[nodiscard]] std::uint64_t n_rows() const noexcept;
 };
 
 /// Builds the index of a block (t_min/t_max over finite times).
