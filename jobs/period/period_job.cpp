@@ -145,7 +145,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
           sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
       } catch (const Error& e) {
         // Stop every rank here, before unwinding: on rank 0 leaving this scope would join the
-      // dispatcher thread, which waits for ranks that will never ask again.
+        // dispatcher thread, which waits for ranks that will never ask again.
         mpi::abort_all(MPI_COMM_WORLD, e.code(),
                        "astrosweep: error on rank " + std::to_string(comm.rank()) + ": " + e.what() +
                            (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
