@@ -10,8 +10,6 @@
 namespace astrosweep::period {
 
 namespace {
-// Strongest first; equal powers by lower index, so ties resolve like numpy's argmax.
-bool stronger(const Peak& a, const Peak& b) { return a.power > b.power || (a.power == b.power && a.index < b.index); }
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 }  // namespace
 
@@ -38,6 +36,18 @@ ChunkPeaks summarize_chunk(std::uint64_t k0, std::span<const T> p, std::size_t k
       std::push_heap(c.interior.begin(), c.interior.end(), stronger);
     }
   }
+  return c;
+}
+
+ChunkPeaks chunk_from_candidates(std::uint64_t k0, std::uint64_t n, const double (&edge)[4],
+                                 std::vector<Peak> candidates, std::size_t keep) {
+  ChunkPeaks c;
+  c.k0 = k0;
+  c.n = n;
+  std::copy(std::begin(edge), std::end(edge), std::begin(c.edge));
+  std::sort(candidates.begin(), candidates.end(), stronger);
+  if (candidates.size() > keep) candidates.resize(keep);
+  c.interior = std::move(candidates);
   return c;
 }
 

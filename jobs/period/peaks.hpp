@@ -29,6 +29,16 @@ struct ChunkPeaks {
 template <class T>
 ChunkPeaks summarize_chunk(std::uint64_t k0, std::span<const T> power, std::size_t keep);
 
+/// Strongest first; equal powers by lower index, so ties resolve like numpy's argmax.
+inline bool stronger(const Peak& a, const Peak& b) {
+  return a.power > b.power || (a.power == b.power && a.index < b.index);
+}
+
+/// The summary summarize_chunk would give, from a superset of the chunk's `keep` strongest
+/// interior maxima (as a device backend finds them) and its edge values.
+ChunkPeaks chunk_from_candidates(std::uint64_t k0, std::uint64_t n, const double (&edge)[4],
+                                 std::vector<Peak> candidates, std::size_t keep);
+
 struct PeakSelection {
   Peak best;                ///< the global maximum (first index among equal values)
   std::vector<Peak> peaks;  ///< up to top_k maxima, strongest first, at least `min_separation` apart

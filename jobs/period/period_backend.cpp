@@ -1,9 +1,22 @@
 #include "period_backend.hpp"
 
+#include <limits>
+
 #include "core/error.hpp"
+#include "period_backend_cuda.hpp"
 #include "period_backend_openmp.hpp"
 
 namespace astrosweep::period {
+
+#ifndef ASTROSWEEP_WITH_CUDA
+int cuda_device_count() noexcept { return 0; }
+std::unique_ptr<PeriodBackend> make_cuda_backend(const BackendOptions&) {
+  throw RuntimeError("this astrosweep build has no CUDA backend",
+                     "rebuild where nvcc is found (-DASTROSWEEP_CUDA=ON), or use --backend cpu or auto");
+}
+#endif
+
+double PeriodBackend::last_kernel_seconds() const { return std::numeric_limits<double>::quiet_NaN(); }
 
 BackendKind parse_backend(const std::string& name) {
   if (name == "auto") return BackendKind::automatic;
@@ -13,10 +26,12 @@ BackendKind parse_backend(const std::string& name) {
 }
 
 std::unique_ptr<PeriodBackend> make_period_backend(const BackendOptions& options) {
-  // The CUDA backend arrives with its own issue; until then `auto` is the OpenMP backend.
-  AS_EXPECTS(options.kind != BackendKind::cuda, RuntimeError, "this astrosweep build has no CUDA backend",
-             "use --backend cpu or auto");
-  return make_openmp_backend(options);
+  switch (options.kind) {
+    case BackendKind::cpu: return make_openmp_backend(options);
+    case BackendKind::cuda: return make_cuda_backend(options);
+    case BackendKind::automatic: break;
+  }
+  return cuda_device_count() > 0 ? make_cuda_backend(options) : make_openmp_backend(options);
 }
 
 void search_block(PeriodBackend& backend, const io::LightCurveBlock& block, const PeriodConfig& config,

@@ -47,6 +47,10 @@ class PeriodBackend {
   /// Searches every object of `block`: results[i] belongs to block object i.
   virtual void search(const io::LightCurveBlock& block, const PeriodConfig& config, std::span<ObjectResult> results,
                       PeriodogramSink* sink) = 0;
+  /// Resources used so far (device memory, kernel time), for the per-rank summary; may be empty.
+  [[nodiscard]] virtual std::string usage() const { return {}; }
+  /// Seconds the device spent in kernels during the last search; NaN for host backends.
+  [[nodiscard]] virtual double last_kernel_seconds() const;
 };
 
 enum class BackendKind { automatic, cpu, cuda };
@@ -56,7 +60,9 @@ struct BackendOptions {
   BackendKind kind = BackendKind::automatic;
   int threads = 0;                           ///< OpenMP threads; 0: OMP_NUM_THREADS or all cores
   std::uint64_t memory_budget = 1ULL << 30;  ///< bytes of periodogram buffers a rank may hold
-  int node_local_rank = 0;                   ///< picks the GPU when there is one
+  int node_local_rank = 0;                   ///< picks the GPU: node_local_rank mod device count
+  int node_local_size = 1;                   ///< ranks on this node, which share its GPUs
+  std::uint64_t device_memory_budget = 0;    ///< bytes of GPU memory a rank may use; 0: its share of free
 };
 
 std::unique_ptr<PeriodBackend> make_period_backend(const BackendOptions& options);

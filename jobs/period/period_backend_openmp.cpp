@@ -5,38 +5,20 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "core/error.hpp"
-#include "false_alarm.hpp"
 #include "lomb_scargle.hpp"
 #include "peaks.hpp"
 #include "period_backend.hpp"
+#include "period_backend_common.hpp"
 #include "period_backend_openmp.hpp"
 
 namespace astrosweep::period {
 
 namespace {
 
-constexpr std::uint64_t chunk_freqs = 1u << 15;  // a multiple of every kernel panel
 static_assert(chunk_freqs % CpuKernelShape<float>::panel == 0 && chunk_freqs % CpuKernelShape<double>::panel == 0);
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-void fill_from_peaks(ObjectResult& r, const PreparedSeries& s, const std::vector<ChunkPeaks>& chunks,
-                     const PeriodConfig& cfg) {
-  const double separation = s.baseline > 0 ? cfg.peak_separation / s.baseline : 0.0;
-  const auto sel = select_peaks(chunks, cfg.grid, cfg.top_k, separation);
-  r.best_frequency = cfg.grid.at(sel.best.index);
-  r.best_period = 1.0 / r.best_frequency;
-  r.best_power = sel.best.power;
-  r.fap = false_alarm_baluev(r.best_power, s.n_used(), cfg.grid.last(), s.t_variance, cfg.normalization);
-  for (std::size_t i = 0; i < sel.peaks.size(); ++i) {
-    r.peak_frequency[i] = cfg.grid.at(sel.peaks[i].index);
-    r.peak_power[i] = sel.peaks[i].power;
-  }
-}
 
 class OpenMpBackend final : public PeriodBackend {
  public:
@@ -49,33 +31,8 @@ class OpenMpBackend final : public PeriodBackend {
 
   void search(const io::LightCurveBlock& block, const PeriodConfig& cfg, std::span<ObjectResult> results,
               PeriodogramSink* sink) override {
-    const std::size_t n = block.n_objects();
-    std::vector<std::uint64_t> offset(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) offset[i + 1] = offset[i] + block.counts[i];
-    std::vector<PreparedSeries> series(n);
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads_)
-    for (std::size_t i = 0; i < n; ++i) {
-      auto span_of = [&](const std::vector<double>& v) {
-        return v.empty() ? std::span<const double>() : std::span<const double>(v.data() + offset[i], block.counts[i]);
-      };
-      series[i] = prepare_series(span_of(block.t), span_of(block.y), span_of(block.dy), cfg.model);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      auto& r = results[i];
-      const auto& s = series[i];
-      r = ObjectResult{};
-      r.id = block.ids[i];
-      r.n_flagged = block.n_flagged.empty() ? 0 : block.n_flagged[i];
-      r.status = s.status | (r.n_flagged ? status_flagged_removed : 0u);
-      r.n_points = s.n_used();
-      r.n_nonfinite = s.n_nonfinite;
-      r.n_bad_errors = s.n_bad_errors;
-      r.t_ref = s.computable() ? s.t_ref : nan;
-      r.baseline = s.baseline;
-      r.best_frequency = r.best_period = r.best_power = r.fap = nan;
-      r.peak_frequency.assign(static_cast<std::size_t>(cfg.top_k), nan);
-      r.peak_power.assign(static_cast<std::size_t>(cfg.top_k), nan);
-    }
+    const auto series = prepare_block(block, cfg.model, threads_);
+    init_results(block, series, cfg, results);
     if (cfg.precision == Precision::fp32)
       run<float>(series, cfg, results, sink);
     else
@@ -113,7 +70,7 @@ class OpenMpBackend final : public PeriodBackend {
     std::vector<T> rows;
     for (std::size_t g0 = 0; g0 < objects.size(); g0 += group) {
       const std::size_t gn = std::min(group, objects.size() - g0);
-      if (sink) rows.assign(gn * grid.n, static_cast<T>(nan));
+      if (sink) rows.assign(gn * grid.n, std::numeric_limits<T>::quiet_NaN());
 #pragma omp parallel num_threads(threads_)
       {
         std::vector<T> scratch(sink ? 0 : std::min<std::uint64_t>(grid.n, chunk_freqs));

@@ -59,6 +59,8 @@ po::options_description period_options() {
                     "auto (GPU when there is one), cpu, cuda")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: OMP_NUM_THREADS or all cores)")(
       "memory-budget-mb", po::value<double>()->default_value(1024), "periodogram buffer memory per rank, MiB")(
+      "gpu-memory-mb", po::value<double>()->default_value(0),
+      "GPU memory per rank, MiB (0: its share of the free memory of its GPU)")(
       "config", po::value<std::string>(), "parameter file: 'name = value' lines with the long option names")(
       "help,h", "show this help");
   po::options_description all("astrosweep period: Lomb-Scargle period search over a catalog of light curves");
@@ -107,6 +109,9 @@ PeriodOptions to_options(const po::variables_map& vm) {
   const double budget = vm["memory-budget-mb"].as<double>();
   AS_EXPECTS(budget >= 1, UsageError, "--memory-budget-mb must be >= 1");
   o.backend.memory_budget = static_cast<std::uint64_t>(budget * 1024 * 1024);
+  const double gpu_budget = vm["gpu-memory-mb"].as<double>();
+  AS_EXPECTS(gpu_budget >= 0, UsageError, "--gpu-memory-mb must be >= 0");
+  o.backend.device_memory_budget = static_cast<std::uint64_t>(gpu_budget * 1024 * 1024);
   return o;
 }
 

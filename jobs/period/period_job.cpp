@@ -23,6 +23,7 @@ struct SampleRow {
 
 struct RankStats {
   double units = 0, objects = 0, work = 0, compute_seconds = 0, write_seconds = 0;
+  char backend[160] = {};  ///< the backend's own account of what it used (device memory, kernel time)
 };
 
 void check_output(const std::string& path, bool overwrite) {
@@ -68,6 +69,8 @@ void print_summary(const std::vector<RankStats>& stats, const std::vector<Object
   for (std::size_t r = 0; r < stats.size(); ++r)
     std::printf("%4zu %6.0f %8.0f %11.4g %12.3f %9.3f\n", r, stats[r].units, stats[r].objects, stats[r].work,
                 stats[r].compute_seconds, stats[r].write_seconds);
+  for (std::size_t r = 0; r < stats.size(); ++r)
+    if (stats[r].backend[0]) std::printf("rank %zu: %s\n", r, stats[r].backend);
   std::printf("product: %s\n", output.c_str());
   std::fflush(stdout);
 }
@@ -108,7 +111,11 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   mpi::broadcast_string(comm.get(), prov.input.digest);
   mpi::broadcast_string(comm.get(), prov.time_reference);
 
-  auto backend = make_period_backend(options.backend);
+  BackendOptions backend_options = options.backend;
+  const auto local = mpi::node_local(comm.get());
+  backend_options.node_local_rank = local.rank;
+  backend_options.node_local_size = local.size;
+  auto backend = make_period_backend(backend_options);
   if (root)
     std::fprintf(stderr,
                  "[astrosweep] period: %llu objects, grid %.8g..%.8g 1/d (N_f = %llu), %s %s %s, %zu work units on "
@@ -158,6 +165,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   if (root) progress.print_line(true);
 
   product.finish();
+  std::snprintf(stats.backend, sizeof stats.backend, "%s", backend->usage().c_str());
   std::vector<RankStats> all(static_cast<std::size_t>(comm.size()));
   AS_MPI_TRY(MPI_Gather(&stats, sizeof stats, MPI_BYTE, all.data(), sizeof stats, MPI_BYTE, 0, comm.get()));
   // The result table shows the catalog's first objects, whichever rank computed them.

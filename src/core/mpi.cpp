@@ -37,6 +37,18 @@ Communicator::Communicator(MPI_Comm parent) {
   MPI_Comm_size(comm_, &size_);
 }
 
+NodeLocal node_local(MPI_Comm comm) {
+  MPI_Comm local = MPI_COMM_NULL;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  AS_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local));
+  NodeLocal n;
+  MPI_Comm_rank(local, &n.rank);
+  MPI_Comm_size(local, &n.size);
+  MPI_Comm_free(&local);
+  return n;
+}
+
 bool unwinding_in_parallel() noexcept {
   if (std::uncaught_exceptions() == 0) return false;
   int initialized = 0, finalized = 0;

@@ -63,6 +63,13 @@ class Communicator {
   int size_ = 1;
 };
 
+/// This rank's place among the ranks of `comm` on the same node (shared memory): picks its GPU.
+struct NodeLocal {
+  int rank = 0;
+  int size = 1;
+};
+NodeLocal node_local(MPI_Comm comm);
+
 /// Runs `action` on rank 0 only. If it throws an astrosweep::Error, every rank throws the same
 /// error (a SharedError), so a bad input found by rank 0 ends all ranks cleanly with one message and exit code.
 void on_root_then_share_failure(MPI_Comm comm, const std::function<void()>& action);

@@ -1,7 +1,12 @@
-// compare_products A B [--datasets-only]: exits 0 when two period products hold the same bytes in
-// every dataset and the same root attributes (except command_line, which names the output), and 1
-// with the first difference otherwise. Used to check that products do not depend on rank counts.
+// compare_products A B [--datasets-only | --close REL]: exits 0 when two period products hold the
+// same bytes in every dataset and the same root attributes (except command_line, which names the
+// output), and 1 with the first difference otherwise. Used to check that products do not depend on
+// rank counts. With --close, floating-point datasets may differ by REL times the dataset's largest
+// magnitude (NaN only where the other is NaN): how CPU and GPU products are compared.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -36,6 +41,36 @@ std::vector<char> raw(hid_t file, const std::string& name) {
   return bytes;
 }
 
+bool is_float(hid_t file, const std::string& name) {
+  h5::Id ds = h5::open_dataset(file, name);
+  h5::Id type(H5Dget_type(ds.get()));
+  return H5Tget_class(type.get()) == H5T_FLOAT;
+}
+
+std::vector<double> values(hid_t file, const std::string& name) {
+  h5::Id ds = h5::open_dataset(file, name);
+  std::size_t n = 1;
+  for (auto d : h5::dims(ds.get())) n *= d;
+  std::vector<double> v(n);
+  if (n) h5::check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), "H5Dread");
+  return v;
+}
+
+bool close(const std::vector<double>& a, const std::vector<double>& b, double rel) {
+  if (a.size() != b.size()) return false;
+  double scale = 0;
+  for (double x : a)
+    if (std::isfinite(x)) scale = std::max(scale, std::abs(x));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) {
+      if (std::isnan(a[i]) != std::isnan(b[i])) return false;
+      continue;
+    }
+    if (!(std::abs(a[i] - b[i]) <= rel * scale)) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> attribute_names(hid_t loc) {
   std::vector<std::string> names;
   H5Aiterate2(
@@ -61,8 +96,10 @@ std::string attribute_text(hid_t loc, const std::string& name) {
 int main(int argc, char** argv) {
   astrosweep::mpi::Session session(argc, argv);
   const bool datasets_only = argc == 4 && std::strcmp(argv[3], "--datasets-only") == 0;
-  if (argc != 3 && !datasets_only) {
-    std::fprintf(stderr, "usage: compare_products A.h5 B.h5 [--datasets-only]\n");
+  const bool tolerant = argc == 5 && std::strcmp(argv[3], "--close") == 0;
+  const double rel = tolerant ? std::atof(argv[4]) : 0.0;
+  if (argc != 3 && !datasets_only && !tolerant) {
+    std::fprintf(stderr, "usage: compare_products A.h5 B.h5 [--datasets-only | --close REL]\n");
     return 2;
   }
   try {
@@ -74,7 +111,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     for (const auto& n : names) {
-      if (raw(a.get(), n) != raw(b.get(), n)) {
+      const bool same = tolerant && is_float(a.get(), n) ? close(values(a.get(), n), values(b.get(), n), rel)
+                                                         : raw(a.get(), n) == raw(b.get(), n);
+      if (!same) {
         std::printf("dataset %s differs\n", n.c_str());
         return 1;
       }
