@@ -33,8 +33,15 @@ __global__ void prepare_points_kernel(PointArrays<T> p, std::uint64_t n, double 
 // seed at kb + a is sqrt(w) exp(2 pi i f_kb t) * exp(2 pi i 16 u df t) * exp(2 pi i v df t): the
 // first factor in double once per point and block, the other two from the point tables. Scaling
 // the phasor by sqrt(w) makes CC, CS, SS plain products of the state.
+template <class T>
+__device__ inline void write_power(const TrigSums& m, bool fit_mean, const PowerLaunch& launch, const DeviceObject& obj,
+                                   T* dst) {
+  *dst = static_cast<T>(
+      normalise_power(raw_power(m, fit_mean, launch.degenerate_eps), launch.normalization, obj.yy, obj.psd_scale));
+}
+
 template <class T, bool FitMean>
-__global__ void __launch_bounds__(threads) power_kernel(PointArrays<T> p, PowerLaunch launch, T* out) {
+__global__ void __launch_bounds__(threads) power_kernel(PointArrays<T> p, PowerLaunch launch, T* out, T* scratch) {
   constexpr int R = runs<T>;
   using V = Vec2<T>;
   __shared__ V s_seed_u[point_tile][seed_u];
@@ -61,8 +68,12 @@ __global__ void __launch_bounds__(threads) power_kernel(PointArrays<T> p, PowerL
 #pragma unroll
     for (int m = 0; m < 7; ++m) acc[r][m] = 0;
 
-  for (std::uint32_t j0 = 0; j0 < obj.n; j0 += point_tile) {
-    const int nj = static_cast<int>(min(static_cast<std::uint32_t>(point_tile), obj.n - j0));
+  // This block's point range: all points, or part `item.part` of a split object.
+  const std::uint32_t per_part = (obj.n + obj.parts * point_tile - 1) / (obj.parts * point_tile) * point_tile;
+  const std::uint32_t j_begin = item.part * per_part;
+  const std::uint32_t j_end = min(obj.n, j_begin + per_part);
+  for (std::uint32_t j0 = j_begin; j0 < j_end; j0 += point_tile) {
+    const int nj = static_cast<int>(min(static_cast<std::uint32_t>(point_tile), j_end - j0));
     const std::uint64_t first = obj.first + j0;
     __syncthreads();  // the previous tile is consumed
     for (int jj = a; jj < nj; jj += threads) {
@@ -116,10 +127,38 @@ __global__ void __launch_bounds__(threads) power_kernel(PointArrays<T> p, PowerL
   for (int r = 0; r < R; ++r) {
     const std::uint64_t k = kb + static_cast<std::uint64_t>(a + r * threads);
     if (k >= k_end) continue;
-    const TrigSums m{acc[r][0], acc[r][1], acc[r][2], acc[r][3], acc[r][4], acc[r][5], acc[r][6]};
-    const double power =
-        normalise_power(raw_power(m, FitMean, launch.degenerate_eps), launch.normalization, obj.yy, obj.psd_scale);
-    out[seg.offset + (k - seg.k_begin)] = static_cast<T>(power);
+    const std::uint64_t i = k - seg.k_begin;
+    if (obj.parts == 1) {
+      const TrigSums m{acc[r][0], acc[r][1], acc[r][2], acc[r][3], acc[r][4], acc[r][5], acc[r][6]};
+      write_power(m, FitMean, launch, obj, out + seg.offset + i);
+    } else {
+#pragma unroll
+      for (int m = 0; m < n_sums; ++m)
+        scratch[seg.scratch + (static_cast<std::uint64_t>(item.part) * n_sums + m) * seg.n + i] = acc[r][m];
+    }
+  }
+}
+
+// Adds the parts' sums in double, in part order, and evaluates the power.
+template <class T>
+__global__ void __launch_bounds__(threads) combine_kernel(PowerLaunch launch, const T* scratch, T* out) {
+  constexpr int R = runs<T>;
+  const BlockItem item = launch.combine_items[blockIdx.x];
+  const Segment seg = launch.segments[item.segment];
+  const DeviceObject obj = launch.objects[seg.object];
+  const std::uint64_t kb = seg.k_begin + static_cast<std::uint64_t>(item.index) * block_freqs<T>;
+  for (int r = 0; r < R; ++r) {
+    const std::uint64_t k = kb + threadIdx.x + static_cast<std::uint64_t>(r) * threads;
+    if (k >= seg.k_begin + seg.n) break;
+    const std::uint64_t i = k - seg.k_begin;
+    double sum[n_sums] = {};
+    for (std::uint32_t part = 0; part < obj.parts; ++part)
+#pragma unroll
+      for (int m = 0; m < n_sums; ++m)
+        sum[m] +=
+            static_cast<double>(scratch[seg.scratch + (static_cast<std::uint64_t>(part) * n_sums + m) * seg.n + i]);
+    write_power(TrigSums{sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6]}, launch.fit_mean, launch, obj,
+                out + seg.offset + i);
   }
 }
 
@@ -134,18 +173,23 @@ void prepare_points(const PointArrays<T>& points, std::uint64_t n, double df, cu
 }
 
 template <class T>
-void lomb_scargle_power(const PointArrays<T>& points, const PowerLaunch& launch, T* out, cudaStream_t stream) {
+void lomb_scargle_power(const PointArrays<T>& points, const PowerLaunch& launch, T* out, T* scratch,
+                        cudaStream_t stream) {
   if (launch.n_items == 0) return;
   if (launch.fit_mean)
-    power_kernel<T, true><<<launch.n_items, threads, 0, stream>>>(points, launch, out);
+    power_kernel<T, true><<<launch.n_items, threads, 0, stream>>>(points, launch, out, scratch);
   else
-    power_kernel<T, false><<<launch.n_items, threads, 0, stream>>>(points, launch, out);
+    power_kernel<T, false><<<launch.n_items, threads, 0, stream>>>(points, launch, out, scratch);
+  AS_CUDA_TRY(cudaGetLastError());
+  if (launch.n_combine_items == 0) return;
+  combine_kernel<T><<<launch.n_combine_items, threads, 0, stream>>>(launch, scratch, out);
   AS_CUDA_TRY(cudaGetLastError());
 }
 
 template void prepare_points<float>(const PointArrays<float>&, std::uint64_t, double, cudaStream_t);
 template void prepare_points<double>(const PointArrays<double>&, std::uint64_t, double, cudaStream_t);
-template void lomb_scargle_power<float>(const PointArrays<float>&, const PowerLaunch&, float*, cudaStream_t);
-template void lomb_scargle_power<double>(const PointArrays<double>&, const PowerLaunch&, double*, cudaStream_t);
+template void lomb_scargle_power<float>(const PointArrays<float>&, const PowerLaunch&, float*, float*, cudaStream_t);
+template void lomb_scargle_power<double>(const PointArrays<double>&, const PowerLaunch&, double*, double*,
+                                         cudaStream_t);
 
 }  // namespace astrosweep::period::gpu

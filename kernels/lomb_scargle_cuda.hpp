@@ -29,9 +29,22 @@ constexpr std::uint64_t block_freqs = static_cast<std::uint64_t>(threads) * runs
 struct DeviceObject {
   std::uint64_t first = 0;
   std::uint32_t n = 0;
+  std::uint32_t parts = 1;  ///< point ranges evaluated by separate blocks (see parts_for)
   double yy = 0;
   double psd_scale = 0;
 };
+
+/// Long objects split their points over several blocks, so one object still fills every SM;
+/// the partial sums are added in double, in part order, by a second kernel. The split depends on
+/// the object alone, so a value never depends on what else shares its launch.
+constexpr std::uint32_t max_parts = 16;
+constexpr std::uint32_t points_per_part = 1024;
+inline std::uint32_t parts_for(std::uint32_t n_points) {
+  const std::uint32_t parts = (n_points + points_per_part - 1) / points_per_part;
+  return parts < 1 ? 1 : (parts > max_parts ? max_parts : parts);
+}
+/// Partial sums kept per frequency and part: C, S, YC, YS, CC, CS, SS.
+constexpr int n_sums = 7;
 
 /// Grid indices [k_begin, k_begin + n) of one object, stored at out + offset.
 struct Segment {
@@ -39,12 +52,14 @@ struct Segment {
   std::uint64_t k_begin = 0;
   std::uint64_t n = 0;
   std::uint64_t offset = 0;
+  std::uint64_t scratch = 0;  ///< partial sums at scratch + ((part * n_sums + m) * n + i), when parts > 1
 };
 
-/// One thread block of the power kernel: block `index` of `segment`.
+/// One thread block of the power kernel: block `index` of `segment`, point range `part`.
 struct BlockItem {
   std::uint32_t segment = 0;
   std::uint32_t index = 0;
+  std::uint32_t part = 0;
 };
 
 /// Per-point data in device memory, filled by `prepare_points`.
@@ -75,10 +90,14 @@ struct PowerLaunch {
   const Segment* segments = nullptr;
   const BlockItem* items = nullptr;
   std::uint32_t n_items = 0;
+  const BlockItem* combine_items = nullptr;  ///< part-0 items of objects with parts > 1
+  std::uint32_t n_combine_items = 0;
 };
 
-/// Power of every segment into out (values of segment s at out + s.offset).
+/// Power of every segment into out (values of segment s at out + s.offset); `scratch` holds the
+/// partial sums of split objects.
 template <class T>
-void lomb_scargle_power(const PointArrays<T>& points, const PowerLaunch& launch, T* out, cudaStream_t stream);
+void lomb_scargle_power(const PointArrays<T>& points, const PowerLaunch& launch, T* out, T* scratch,
+                        cudaStream_t stream);
 
 }  // namespace astrosweep::period::gpu

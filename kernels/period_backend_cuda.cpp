@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -51,6 +52,23 @@ T* at(const cuda::PinnedMemory& m, std::size_t offset) {
   return reinterpret_cast<T*>(m.as<char>() + offset);
 }
 
+/// Adds the seconds from construction to stop() (or destruction) to `total`.
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& total) : total_(&total), t0_(std::chrono::steady_clock::now()) {}
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+  ~Stopwatch() { stop(); }
+  void stop() {
+    if (total_) *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    total_ = nullptr;
+  }
+
+ private:
+  double* total_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
 struct CandidateLayout {
   CandidateLayout(std::size_t chunks, std::uint32_t capacity) {
     count = carve.add<std::uint32_t>(chunks);
@@ -66,12 +84,17 @@ struct CandidateLayout {
 struct Pass {
   std::vector<gpu::Segment> segments;
   std::vector<gpu::BlockItem> items;
+  std::vector<gpu::BlockItem> combine_items;
   std::vector<gpu::ChunkRef> chunks;
   std::uint64_t n_values = 0;
+  std::uint64_t n_scratch = 0;  ///< partial sums of split objects
 };
 
+// A pass's buffers and the stream that copies its results to the host. Kernels of all passes run
+// in order on the backend's one compute stream (so their events time kernels alone); the copy
+// stream of a slot waits for its pass's kernels and then overlaps the next pass's compute.
 struct Slot {
-  cuda::Stream stream;
+  cuda::Stream copy;
   cuda::Event begin, end;
   cuda::DeviceMemory tables, power, candidates;
   cuda::PinnedMemory candidates_host, staging;
@@ -97,6 +120,7 @@ class CudaBackend final : public PeriodBackend {
                          ? options.device_memory_budget
                          : static_cast<std::uint64_t>(0.85 * static_cast<double>(free) / sharing);
     for (auto& s : slots_) s = std::make_unique<Slot>();
+    compute_ = std::make_unique<cuda::Stream>();
   }
 
   [[nodiscard]] std::string describe() const override {
@@ -114,18 +138,29 @@ class CudaBackend final : public PeriodBackend {
 
   [[nodiscard]] double last_kernel_seconds() const override { return last_kernel_ms_ / 1e3; }
 
+  /// Where the host's time went in the last search (seconds), for the benchmark.
+  [[nodiscard]] std::string last_host_profile() const override {
+    char line[200];
+    std::snprintf(line, sizeof line, "prepare %.4f, upload %.4f, wait %.4f, peaks+sink %.4f, select %.4f", profile_[0],
+                  profile_[1], profile_[2], profile_[3], profile_[4]);
+    return line;
+  }
+
   void search(const io::LightCurveBlock& block, const PeriodConfig& cfg, std::span<ObjectResult> results,
               PeriodogramSink* sink) override {
     AS_CUDA_TRY(cudaSetDevice(device_));
+    std::fill(std::begin(profile_), std::end(profile_), 0.0);
+    Stopwatch watch(profile_[0]);
     const auto series = prepare_block(block, cfg.model, threads_ > 0 ? threads_ : omp_get_max_threads());
     init_results(block, series, cfg, results);
+    watch.stop();
     last_kernel_ms_ = 0;
     if (cfg.precision == Precision::fp32)
       run<float>(series, cfg, results, sink);
     else
       run<double>(series, cfg, results, sink);
     total_kernel_ms_ += last_kernel_ms_;
-    std::size_t device = points_.bytes(), pinned = 0;
+    std::size_t device = points_.bytes() + scratch_.bytes(), pinned = 0;
     for (const auto& s : slots_) {
       device += s->tables.bytes() + s->power.bytes() + s->candidates.bytes();
       pinned += s->candidates_host.bytes() + s->staging.bytes();
@@ -162,6 +197,7 @@ class CudaBackend final : public PeriodBackend {
       run_group<T>(series, group, points, cfg, peaks, sink);
       g0 = g1;
     }
+    Stopwatch watch(profile_[4]);
     for (auto i : order) fill_from_peaks(results[i], series[i], peaks[i], cfg);
   }
 
@@ -169,15 +205,15 @@ class CudaBackend final : public PeriodBackend {
   void run_group(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
                  std::uint64_t n_points, const PeriodConfig& cfg, std::vector<std::vector<ChunkPeaks>>& peaks,
                  PeriodogramSink* sink) {
-    Slot& first = *slots_[0];
-    const gpu::PointArrays<T> points = upload_points<T>(series, group, n_points, cfg.grid.df, first);
-    cuda::Event prepared;
-    prepared.record(first.stream);
-    AS_CUDA_TRY(cudaStreamWaitEvent(slots_[1]->stream.get(), prepared.get(), 0));
+    Stopwatch watch(profile_[1]);
+    const gpu::PointArrays<T> points = upload_points<T>(series, group, n_points, cfg.grid.df);
+    watch.stop();
 
     const std::uint32_t keep = static_cast<std::uint32_t>(candidates_per_chunk(cfg.top_k));
     const std::uint32_t capacity = std::max<std::uint32_t>(256, 2 * keep);
-    const auto passes = plan_passes<T>(group.size(), cfg.grid.n, capacity, n_points, sink != nullptr);
+    std::uint32_t max_parts = 1;
+    for (auto i : group) max_parts = std::max(max_parts, gpu::parts_for(series[i].n_used()));
+    const auto passes = plan_passes<T>(series, group, cfg.grid.n, capacity, n_points, max_parts, sink != nullptr);
     for (std::size_t p = 0; p < passes.size(); ++p) {
       Slot& slot = *slots_[p % 2];
       launch_pass<T>(points, passes[p], cfg, keep, capacity, slot, sink != nullptr);
@@ -188,7 +224,7 @@ class CudaBackend final : public PeriodBackend {
 
   template <class T>
   gpu::PointArrays<T> upload_points(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
-                                    std::uint64_t n, double df, Slot& slot) {
+                                    std::uint64_t n, double df) {
     std::vector<double> t;
     std::vector<T> sw, ysw;
     std::vector<gpu::DeviceObject> objects;
@@ -197,7 +233,7 @@ class CudaBackend final : public PeriodBackend {
     ysw.reserve(n);
     for (auto i : group) {
       const auto& s = series[i];
-      objects.push_back({t.size(), s.n_used(), s.yy, s.psd_scale});
+      objects.push_back({t.size(), s.n_used(), gpu::parts_for(s.n_used()), s.yy, s.psd_scale});
       for (std::size_t j = 0; j < s.t.size(); ++j) {
         t.push_back(s.t[j]);
         sw.push_back(static_cast<T>(std::sqrt(s.w[j])));
@@ -211,7 +247,7 @@ class CudaBackend final : public PeriodBackend {
     points_.reserve(carve.bytes());
     auto copy = [&](std::size_t offset, const auto& v) {
       AS_CUDA_TRY(cudaMemcpyAsync(points_.as<char>() + offset, v.data(), v.size() * sizeof(v[0]),
-                                  cudaMemcpyHostToDevice, slot.stream.get()));
+                                  cudaMemcpyHostToDevice, compute_->get()));
     };
     copy(o_t, t);
     copy(o_sw, sw);
@@ -220,21 +256,23 @@ class CudaBackend final : public PeriodBackend {
     objects_ = at<gpu::DeviceObject>(points_, o_obj);
     const gpu::PointArrays<T> p{at<double>(points_, o_t), at<T>(points_, o_sw), at<T>(points_, o_ysw),
                                 at<T>(points_, o_step),   at<T>(points_, o_u),  at<T>(points_, o_v)};
-    gpu::prepare_points<T>(p, n, df, slot.stream.get());
-    // The pageable sources must outlive the copies.
-    slot.stream.synchronize();
+    gpu::prepare_points<T>(p, n, df, compute_->get());
+    compute_->synchronize();  // the pageable sources must outlive the copies
     return p;
   }
 
   // Chunks in passes as large as the device budget allows (two slots), and with a sink as large as
   // the host staging budget allows.
   template <class T>
-  std::vector<Pass> plan_passes(std::size_t n_objects, std::uint64_t n_freq, std::uint32_t capacity,
-                                std::uint64_t n_points, bool staging) const {
+  std::vector<Pass> plan_passes(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
+                                std::uint64_t n_freq, std::uint32_t capacity, std::uint64_t n_points,
+                                std::uint32_t max_parts, bool staging) const {
+    const std::size_t n_objects = group.size();
     const std::uint64_t blocks_per_chunk = chunk_freqs / gpu::block_freqs<T>;
     const std::uint64_t device_per_chunk = chunk_freqs * sizeof(T) + blocks_per_chunk * sizeof(gpu::BlockItem) +
                                            sizeof(gpu::ChunkRef) + sizeof(gpu::Segment) + 4 + 32 +
-                                           capacity * std::uint64_t{12} + 1024;
+                                           capacity * std::uint64_t{12} + 1024 +
+                                           (max_parts > 1 ? gpu::n_sums * max_parts * chunk_freqs * sizeof(T) : 0);
     const std::uint64_t used = n_points * gpu::bytes_per_point<T> + n_objects * sizeof(gpu::DeviceObject) + 4096;
     const std::uint64_t left = device_budget_ > used ? device_budget_ - used : 0;
     std::uint64_t per_pass = left / (2 * device_per_chunk);
@@ -245,6 +283,8 @@ class CudaBackend final : public PeriodBackend {
                "raise --gpu-memory-mb");
     per_pass = std::max<std::uint64_t>(1, per_pass);
 
+    std::vector<std::uint32_t> parts(n_objects);
+    for (std::size_t o = 0; o < n_objects; ++o) parts[o] = gpu::parts_for(series[group[o]].n_used());
     std::vector<Pass> passes;
     const std::uint64_t chunks_per_object = (n_freq + chunk_freqs - 1) / chunk_freqs;
     for (std::uint32_t o = 0; o < n_objects; ++o) {
@@ -264,10 +304,19 @@ class CudaBackend final : public PeriodBackend {
         seg.n += len;
         pass.n_values += len;
         const std::uint64_t end_block = (seg.n + gpu::block_freqs<T> - 1) / gpu::block_freqs<T>;
-        for (std::uint64_t b = first_block; b < end_block; ++b)
-          pass.items.push_back({seg_index, static_cast<std::uint32_t>(b)});
+        for (std::uint64_t b = first_block; b < end_block; ++b) {
+          for (std::uint32_t part = 0; part < parts[o]; ++part)
+            pass.items.push_back({seg_index, static_cast<std::uint32_t>(b), part});
+          if (parts[o] > 1) pass.combine_items.push_back({seg_index, static_cast<std::uint32_t>(b), 0});
+        }
       }
     }
+    for (auto& pass : passes)
+      for (auto& seg : pass.segments)
+        if (parts[seg.object] > 1) {
+          seg.scratch = pass.n_scratch;
+          pass.n_scratch += std::uint64_t{gpu::n_sums} * parts[seg.object] * seg.n;
+        }
     return passes;
   }
 
@@ -278,20 +327,23 @@ class CudaBackend final : public PeriodBackend {
     Carve carve;
     const auto o_seg = carve.add<gpu::Segment>(pass.segments.size());
     const auto o_items = carve.add<gpu::BlockItem>(pass.items.size());
+    const auto o_combine = carve.add<gpu::BlockItem>(pass.combine_items.size());
     const auto o_chunks = carve.add<gpu::ChunkRef>(pass.chunks.size());
     slot.tables.reserve(carve.bytes());
     slot.power.reserve(pass.n_values * sizeof(T));
+    scratch_.reserve(pass.n_scratch * sizeof(T));
     const CandidateLayout layout(pass.chunks.size(), capacity);
     slot.candidates.reserve(layout.carve.bytes());
     slot.candidates_host.reserve(layout.carve.bytes());
     if (staging) slot.staging.reserve(pass.n_values * sizeof(T));
-    const cudaStream_t s = slot.stream.get();
+    const cudaStream_t s = compute_->get();
     auto copy = [&](std::size_t offset, const auto& v) {
       AS_CUDA_TRY(cudaMemcpyAsync(slot.tables.as<char>() + offset, v.data(), v.size() * sizeof(v[0]),
                                   cudaMemcpyHostToDevice, s));
     };
     copy(o_seg, pass.segments);
     copy(o_items, pass.items);
+    copy(o_combine, pass.combine_items);
     copy(o_chunks, pass.chunks);
 
     gpu::PowerLaunch launch;
@@ -304,26 +356,33 @@ class CudaBackend final : public PeriodBackend {
     launch.segments = at<gpu::Segment>(slot.tables, o_seg);
     launch.items = at<gpu::BlockItem>(slot.tables, o_items);
     launch.n_items = static_cast<std::uint32_t>(pass.items.size());
+    launch.combine_items = at<gpu::BlockItem>(slot.tables, o_combine);
+    launch.n_combine_items = static_cast<std::uint32_t>(pass.combine_items.size());
     T* power = slot.power.as<T>();
     gpu::CandidateSlots cand{at<std::uint32_t>(slot.candidates, layout.count), at<double>(slot.candidates, layout.edge),
                              at<std::uint32_t>(slot.candidates, layout.offset),
                              at<double>(slot.candidates, layout.power), capacity};
-    slot.begin.record(slot.stream);
-    gpu::lomb_scargle_power<T>(points, launch, power, s);
+    slot.begin.record(*compute_);
+    gpu::lomb_scargle_power<T>(points, launch, power, scratch_.as<T>(), s);
     gpu::chunk_candidates<T>(power, launch.segments, at<gpu::ChunkRef>(slot.tables, o_chunks),
                              static_cast<std::uint32_t>(pass.chunks.size()), chunk_freqs, keep, cand, s);
-    slot.end.record(slot.stream);
+    slot.end.record(*compute_);
+    const cudaStream_t c = slot.copy.get();
+    AS_CUDA_TRY(cudaStreamWaitEvent(c, slot.end.get(), 0));
     AS_CUDA_TRY(cudaMemcpyAsync(slot.candidates_host.as<char>(), slot.candidates.as<char>(), layout.carve.bytes(),
-                                cudaMemcpyDeviceToHost, s));
+                                cudaMemcpyDeviceToHost, c));
     if (staging)
       AS_CUDA_TRY(
-          cudaMemcpyAsync(slot.staging.as<char>(), power, pass.n_values * sizeof(T), cudaMemcpyDeviceToHost, s));
+          cudaMemcpyAsync(slot.staging.as<char>(), power, pass.n_values * sizeof(T), cudaMemcpyDeviceToHost, c));
   }
 
   template <class T>
   void finish_pass(Slot& slot, std::span<const std::uint32_t> group, std::uint32_t keep, std::uint32_t capacity,
                    std::vector<std::vector<ChunkPeaks>>& peaks, PeriodogramSink* sink) {
-    slot.stream.synchronize();
+    Stopwatch wait(profile_[2]);
+    slot.copy.synchronize();
+    wait.stop();
+    Stopwatch work(profile_[3]);
     last_kernel_ms_ += static_cast<double>(slot.end.since(slot.begin));
     const Pass& pass = *slot.pass;
     const CandidateLayout layout(pass.chunks.size(), capacity);
@@ -371,8 +430,10 @@ class CudaBackend final : public PeriodBackend {
   int threads_;
   std::uint64_t host_budget_;
   std::uint64_t device_budget_ = 0;
+  std::unique_ptr<cuda::Stream> compute_;
   std::array<std::unique_ptr<Slot>, 2> slots_;
-  cuda::DeviceMemory points_;
+  cuda::DeviceMemory points_, scratch_;
+  double profile_[5] = {};
   const gpu::DeviceObject* objects_ = nullptr;
   double last_kernel_ms_ = 0, total_kernel_ms_ = 0;
   std::size_t peak_device_bytes_ = 0, peak_pinned_bytes_ = 0;

@@ -152,6 +152,8 @@ void run_targets(period::PeriodBackend& backend, const std::vector<Workload>& wo
                 period::name_of(row.model), period::name_of(row.precision), row.periodograms ? "yes" : "no",
                 w.block.t.size(), static_cast<unsigned long long>(w.grid.n), t.kernel * 1e3, pairs / t.kernel,
                 t.end_to_end * 1e3, pairs / t.end_to_end);
+    if (const auto profile = backend.last_host_profile(); !profile.empty())
+      std::printf("#   host seconds of the last run: %s\n", profile.c_str());
     std::fflush(stdout);
   }
 }

@@ -51,6 +51,8 @@ class PeriodBackend {
   [[nodiscard]] virtual std::string usage() const { return {}; }
   /// Seconds the device spent in kernels during the last search; NaN for host backends.
   [[nodiscard]] virtual double last_kernel_seconds() const;
+  /// Where the host's time went in the last search, for benchmarks; may be empty.
+  [[nodiscard]] virtual std::string last_host_profile() const { return {}; }
 };
 
 enum class BackendKind { automatic, cpu, cuda };
