@@ -40,8 +40,14 @@ __device__ inline void write_power(const TrigSums& m, bool fit_mean, const Power
       normalise_power(raw_power(m, fit_mean, launch.degenerate_eps), launch.normalization, obj.yy, obj.psd_scale));
 }
 
+// Blocks per SM the register budget is cut for: the FP32 standard kernel's 80 accumulators fit four
+// (more warps to hide the recurrence's latency); the others would spill in their inner loop.
 template <class T, bool FitMean>
-__global__ void __launch_bounds__(threads) power_kernel(PointArrays<T> p, PowerLaunch launch, T* out, T* scratch) {
+constexpr int min_blocks = sizeof(T) == 4 && !FitMean ? 4 : 3;
+
+template <class T, bool FitMean>
+__global__ void __launch_bounds__(threads, min_blocks<T, FitMean>)
+    power_kernel(PointArrays<T> p, PowerLaunch launch, T* out, T* scratch) {
   constexpr int R = runs<T>;
   using V = Vec2<T>;
   __shared__ V s_seed_u[point_tile][seed_u];
@@ -93,7 +99,7 @@ __global__ void __launch_bounds__(threads) power_kernel(PointArrays<T> p, PowerL
     for (int i = a; i < nj * seed_v; i += threads) s_seed_v[i / seed_v][i % seed_v] = seed_v_table[first * seed_v + i];
     __syncthreads();
 
-#pragma unroll 2
+#pragma unroll 1
     for (int jj = 0; jj < nj; ++jj) {
       const V A = s_seed_u[jj][u];
       const V B = s_seed_v[jj][v];

@@ -151,7 +151,8 @@ class CudaBackend final : public PeriodBackend {
     AS_CUDA_TRY(cudaSetDevice(device_));
     std::fill(std::begin(profile_), std::end(profile_), 0.0);
     Stopwatch watch(profile_[0]);
-    const auto series = prepare_block(block, cfg.model, threads_ > 0 ? threads_ : omp_get_max_threads());
+    host_threads_ = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const auto series = prepare_block(block, cfg.model, host_threads_);
     init_results(block, series, cfg, results);
     watch.stop();
     last_kernel_ms_ = 0;
@@ -198,7 +199,9 @@ class CudaBackend final : public PeriodBackend {
       g0 = g1;
     }
     Stopwatch watch(profile_[4]);
-    for (auto i : order) fill_from_peaks(results[i], series[i], peaks[i], cfg);
+#pragma omp parallel for schedule(dynamic, 4) num_threads(host_threads_)
+    for (std::size_t o = 0; o < order.size(); ++o)
+      fill_from_peaks(results[order[o]], series[order[o]], peaks[order[o]], cfg);
   }
 
   template <class T>
@@ -271,13 +274,14 @@ class CudaBackend final : public PeriodBackend {
     const std::uint64_t blocks_per_chunk = chunk_freqs / gpu::block_freqs<T>;
     const std::uint64_t device_per_chunk = chunk_freqs * sizeof(T) + blocks_per_chunk * sizeof(gpu::BlockItem) +
                                            sizeof(gpu::ChunkRef) + sizeof(gpu::Segment) + 4 + 32 +
-                                           capacity * std::uint64_t{12} + 1024 +
-                                           (max_parts > 1 ? gpu::n_sums * max_parts * chunk_freqs * sizeof(T) : 0);
+                                           capacity * std::uint64_t{12} + 1024;
+    // Partial sums of split objects: one buffer, shared by the passes (kernels run in order).
+    const std::uint64_t scratch_per_chunk = max_parts > 1 ? gpu::n_sums * max_parts * chunk_freqs * sizeof(T) : 0;
     const std::uint64_t used = n_points * gpu::bytes_per_point<T> + n_objects * sizeof(gpu::DeviceObject) + 4096;
     const std::uint64_t left = device_budget_ > used ? device_budget_ - used : 0;
-    std::uint64_t per_pass = left / (2 * device_per_chunk);
+    std::uint64_t per_pass = left / (2 * device_per_chunk + scratch_per_chunk);
     if (staging) per_pass = std::min<std::uint64_t>(per_pass, host_budget_ / (2 * chunk_freqs * sizeof(T)));
-    AS_EXPECTS(left >= 2 * device_per_chunk, RuntimeError,
+    AS_EXPECTS(left >= 2 * device_per_chunk + scratch_per_chunk, RuntimeError,
                "the GPU memory budget of " + std::to_string(device_budget_ >> 20) +
                    " MiB cannot hold two periodogram chunks besides the points",
                "raise --gpu-memory-mb");
@@ -390,7 +394,19 @@ class CudaBackend final : public PeriodBackend {
     const auto* edge = at<const double>(slot.candidates_host, layout.edge);
     const auto* offset = at<const std::uint32_t>(slot.candidates_host, layout.offset);
     const auto* power = at<const double>(slot.candidates_host, layout.power);
-    std::vector<T> values;
+    // Chunks with overflowing candidate slots read their values first (on this thread: CUDA calls).
+    std::vector<std::vector<T>> overflow(pass.chunks.size());
+    if (!sink)
+      for (std::size_t c = 0; c < pass.chunks.size(); ++c)
+        if (count[c] > capacity) {
+          const auto& ref = pass.chunks[c];
+          const auto& seg = pass.segments[ref.segment];
+          const std::uint64_t in_seg = std::uint64_t{ref.index} * chunk_freqs;
+          overflow[c].resize(std::min(chunk_freqs, seg.n - in_seg));
+          AS_CUDA_TRY(cudaMemcpy(overflow[c].data(), slot.power.as<T>() + seg.offset + in_seg,
+                                 overflow[c].size() * sizeof(T), cudaMemcpyDeviceToHost));
+        }
+#pragma omp parallel for schedule(dynamic, 16) num_threads(host_threads_)
     for (std::size_t c = 0; c < pass.chunks.size(); ++c) {
       const auto& ref = pass.chunks[c];
       const auto& seg = pass.segments[ref.segment];
@@ -405,20 +421,12 @@ class CudaBackend final : public PeriodBackend {
         const double(&e)[4] = *reinterpret_cast<const double(*)[4]>(edge + 4 * c);
         summary = chunk_from_candidates(k0, n, e, std::move(candidates), keep);
       } else {  // more maxima near the threshold than slots: summarise this chunk from its values
-        const T* src = nullptr;
-        if (sink) {
-          src = slot.staging.as<T>() + seg.offset + in_seg;
-        } else {
-          values.resize(n);
-          AS_CUDA_TRY(cudaMemcpy(values.data(), slot.power.as<T>() + seg.offset + in_seg, n * sizeof(T),
-                                 cudaMemcpyDeviceToHost));
-          src = values.data();
-        }
+        const T* src = sink ? slot.staging.as<T>() + seg.offset + in_seg : overflow[c].data();
         summary = summarize_chunk<T>(k0, std::span<const T>(src, n), keep);
-        ++host_summaries_;
       }
       peaks[group[seg.object]][k0 / chunk_freqs] = std::move(summary);
     }
+    for (std::size_t c = 0; c < pass.chunks.size(); ++c) host_summaries_ += count[c] > capacity ? 1 : 0;
     if (sink)
       for (const auto& seg : pass.segments)
         sink->write(group[seg.object], seg.k_begin, seg.n, slot.staging.as<T>() + seg.offset);
@@ -428,6 +436,7 @@ class CudaBackend final : public PeriodBackend {
   int device_count_ = 0;
   std::string name_;
   int threads_;
+  int host_threads_ = 1;
   std::uint64_t host_budget_;
   std::uint64_t device_budget_ = 0;
   std::unique_ptr<cuda::Stream> compute_;

@@ -82,7 +82,7 @@ void expect_same(const Outcome& cpu, const Outcome& gpu, const PeriodConfig& c, 
     // the generalized model fits 3 points exactly (power 1 at every frequency), and in FP32 its
     // 3-parameter fit to fewer than 16 points amplifies rounding (the CPU kernel's own tests use
     // 5e-3 there). Compare only what is defined.
-    if (c.model == Model::generalized && a.n_points == 3) {
+    if (c.model == Model::generalized && c.precision == Precision::fp64 && a.n_points == 3) {
       EXPECT_NEAR(b.best_power, 1.0, 1e-3) << where;
       continue;
     }
@@ -195,10 +195,10 @@ TEST_F(CudaBackend, ManyShortObjectsBesideOneVeryLong) {
 }
 
 TEST_F(CudaBackend, PeriodogramsLargerThanTheDeviceBudget) {
-  // An 8 MiB budget holds a few chunks per pass: objects split across passes, many passes.
+  // A 16 MiB budget holds a few chunks per pass: objects split across passes, many passes.
   const auto block = synthetic({700, 40, 2000, 5}, 17);
   for (Precision p : {Precision::fp64, Precision::fp32})
-    compare(block, config(Model::generalized, p, 300001), "small budget", true, 8ULL << 20);
+    compare(block, config(Model::generalized, p, 300001), "small budget", true, 16ULL << 20);
 }
 
 TEST_F(CudaBackend, BudgetTooSmallIsARuntimeError) {
