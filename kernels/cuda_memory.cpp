@@ -15,7 +15,7 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
 int device_count() noexcept {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();  // no driver or no device: clear the sticky-free error and report none
+    (void)cudaGetLastError();  // no driver or no device: clear the error so later calls start clean
     return 0;
   }
   return n;

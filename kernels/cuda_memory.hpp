@@ -14,7 +14,7 @@ namespace astrosweep::cuda {
 
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
 
-/// Device memory that the budget did not foresee is a bug; everything else is the runtime (exit 5).
+/// Throws RuntimeError (exit 5) naming the call and the CUDA error; out-of-memory hints at the budget.
 #define AS_CUDA_TRY(call)                                                              \
   do {                                                                                 \
     const cudaError_t as_cuda_status = (call);                                         \

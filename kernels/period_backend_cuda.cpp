@@ -43,13 +43,10 @@ class Carve {
   std::size_t bytes_ = 0;
 };
 
-template <class T>
-T* at(const cuda::DeviceMemory& m, std::size_t offset) {
-  return reinterpret_cast<T*>(m.as<char>() + offset);
-}
-template <class T>
-T* at(const cuda::PinnedMemory& m, std::size_t offset) {
-  return reinterpret_cast<T*>(m.as<char>() + offset);
+/// The array of T at `offset` bytes into a device or pinned allocation.
+template <class T, class Memory>
+T* at(const Memory& m, std::size_t offset) {
+  return reinterpret_cast<T*>(m.template as<char>() + offset);
 }
 
 /// Adds the seconds from construction to stop() (or destruction) to `total`.
