@@ -211,9 +211,7 @@ class CudaBackend final : public PeriodBackend {
 
     const std::uint32_t keep = static_cast<std::uint32_t>(candidates_per_chunk(cfg.top_k));
     const std::uint32_t capacity = std::max<std::uint32_t>(256, 2 * keep);
-    std::uint32_t max_parts = 1;
-    for (auto i : group) max_parts = std::max(max_parts, gpu::parts_for(series[i].n_used()));
-    const auto passes = plan_passes<T>(series, group, cfg.grid.n, capacity, n_points, max_parts, sink != nullptr);
+    const auto passes = plan_passes<T>(series, group, cfg.grid.n, capacity, n_points, sink != nullptr);
     for (std::size_t p = 0; p < passes.size(); ++p) {
       Slot& slot = *slots_[p % 2];
       launch_pass<T>(points, passes[p], cfg, keep, capacity, slot, sink != nullptr);
@@ -266,8 +264,11 @@ class CudaBackend final : public PeriodBackend {
   template <class T>
   std::vector<Pass> plan_passes(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
                                 std::uint64_t n_freq, std::uint32_t capacity, std::uint64_t n_points,
-                                std::uint32_t max_parts, bool staging) const {
+                                bool staging) const {
     const std::size_t n_objects = group.size();
+    std::vector<std::uint32_t> parts(n_objects);
+    for (std::size_t o = 0; o < n_objects; ++o) parts[o] = gpu::parts_for(series[group[o]].n_used());
+    const std::uint32_t max_parts = *std::max_element(parts.begin(), parts.end());
     const std::uint64_t blocks_per_chunk = chunk_freqs / gpu::block_freqs<T>;
     const std::uint64_t device_per_chunk = chunk_freqs * sizeof(T) + blocks_per_chunk * sizeof(gpu::BlockItem) +
                                            sizeof(gpu::ChunkRef) + sizeof(gpu::Segment) + 4 + 32 +
@@ -284,8 +285,6 @@ class CudaBackend final : public PeriodBackend {
                "raise --gpu-memory-mb");
     per_pass = std::max<std::uint64_t>(1, per_pass);
 
-    std::vector<std::uint32_t> parts(n_objects);
-    for (std::size_t o = 0; o < n_objects; ++o) parts[o] = gpu::parts_for(series[group[o]].n_used());
     std::vector<Pass> passes;
     const std::uint64_t chunks_per_object = (n_freq + chunk_freqs - 1) / chunk_freqs;
     for (std::uint32_t o = 0; o < n_objects; ++o) {
