@@ -1,0 +1,87 @@
+#pragma once
+// The seam between the scfind job and its compute backends (OpenMP here, CUDA in kernels/). A
+// backend holds one slab of the cube (original data, the working copy, the mask) and runs the
+// local steps of a kernel pair; the job does everything that needs other ranks: the noise
+// statistic, the spectral running sum's hand-over between slabs, mask halos, output. Plain C++.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "smooth_and_clip.hpp"
+
+namespace astrosweep::scfind {
+
+/// SoFiA-2 runs the spectral boxcar as a float running sum from the cube's last channel down, so a
+/// slab continues the sum its upper neighbour ended with. The job implements this over MPI; rows
+/// are handed over in blocks so slabs below start before the slabs above have finished.
+class SpectralCarry {
+ public:
+  virtual ~SpectralCarry() = default;
+  /// Row blocks [first, second) that receive() and send() are called with, in this order.
+  [[nodiscard]] virtual std::vector<std::pair<std::size_t, std::size_t>> row_blocks() const = 0;
+  /// Waits for the smoothed values of channel own_end (rows [y0, y1), nx·(y1−y0) floats). Only
+  /// called when the slab is not at the top of the cube.
+  virtual void receive(std::size_t y0, std::size_t y1, std::span<float> values) = 0;
+  /// Hands the smoothed values of channel own_begin (rows [y0, y1)) to the slab below. Only called
+  /// when the slab is not at the bottom; `values` may be reused once send() returns.
+  virtual void send(std::size_t y0, std::size_t y1, std::span<const float> values) = 0;
+};
+
+class ScfindBackend {
+ public:
+  virtual ~ScfindBackend() = default;
+  [[nodiscard]] virtual std::string describe() const = 0;
+
+  /// Takes the held channels of the original cube (x fastest, then y, then channel; blanks NaN,
+  /// no infinities) and clears the mask.
+  virtual void load(const Slab& slab, std::span<const float> original) = 0;
+
+  /// Steps 2-5 of a kernel pair (spec "For each kernel pair"): a fresh copy of the original; masked
+  /// voxels set to (float)copysign(replacement, x) when `replacement` is given; spatial boxcar
+  /// passes on every held channel (blanks and the outside as 0); the spectral running sum over the
+  /// owned channels when radius_z > 0, continued through `carry`; the original blanks restored.
+  /// The result ("smoothed") is what samples(), finite_min_max() and clip() then read.
+  virtual void smooth(const KernelPair& pair, std::optional<float> replacement, SpectralCarry& carry) = 0;
+  /// Makes the original data the smoothed data (the kernel pair 0 × 0).
+  virtual void use_original() = 0;
+
+  /// Smoothed values of the owned voxels at global linear indices highest, highest − cadence, ...
+  /// (`range.count` of them, in that order).
+  [[nodiscard]] virtual std::vector<float> samples(const SampleRange& range, std::size_t cadence) = 0;
+  /// Smallest and largest non-NaN smoothed value over the owned voxels; NaN, NaN when none.
+  [[nodiscard]] virtual std::pair<float, float> finite_min_max() = 0;
+  /// Adds owned voxels with |smoothed| > threshold (compared in double) to the mask.
+  virtual void clip(double threshold) = 0;
+
+  /// Mask of held channels [z0, z1) (cube channel numbers), plane after plane.
+  [[nodiscard]] virtual std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) = 0;
+  /// Overwrites the mask of held channels [z0, z0 + values.size() / plane): halos from neighbours.
+  virtual void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) = 0;
+
+  /// Resources and time used so far, for the per-rank summary; may be empty.
+  [[nodiscard]] virtual std::string usage() const { return {}; }
+};
+
+enum class ScfindBackendKind { automatic, cpu, cuda };
+ScfindBackendKind parse_scfind_backend(const std::string& name);
+
+struct ScfindBackendOptions {
+  ScfindBackendKind kind = ScfindBackendKind::automatic;
+  int threads = 0;                         ///< OpenMP threads; 0: OMP_NUM_THREADS or all cores
+  int node_local_rank = 0;                 ///< picks the GPU: node_local_rank mod device count
+  int node_local_size = 1;                 ///< ranks on this node, which share its GPUs
+  std::uint64_t device_memory_budget = 0;  ///< bytes of GPU memory a rank may use; 0: its share of free
+};
+
+/// Bytes a backend of this kind needs to hold `slab` (host for cpu, device for cuda).
+std::uint64_t scfind_memory_needed(ScfindBackendKind kind, const Slab& slab);
+
+std::unique_ptr<ScfindBackend> make_scfind_backend(const ScfindBackendOptions& options);
+
+}  // namespace astrosweep::scfind

@@ -1,0 +1,68 @@
+#pragma once
+// Data cubes for the scfind job: FITS (CFITSIO) and HDF5 datasets, read a range of channels at a
+// time so no rank ever holds the whole cube; the FITS mask product written in parallel.
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace astrosweep::io {
+
+enum class CubeFormat { fits, hdf5 };
+
+struct CubeInfo {
+  std::string path;     ///< the file
+  std::string dataset;  ///< HDF5: the dataset's path in the file; empty for FITS
+  CubeFormat format = CubeFormat::fits;
+  std::size_t nx = 0, ny = 0, nz = 0;  ///< NAXIS1 (fastest), NAXIS2, NAXIS3
+  int naxis = 3;                       ///< FITS: 3, or 4 with NAXIS4 = 1
+  int bitpix = -32;                    ///< FITS BITPIX; HDF5: the same code for its element type
+  /// FITS: every card of the primary header (80 characters each, END excluded), so products can
+  /// carry the input's WCS. HDF5: empty.
+  std::vector<std::string> header_cards;
+};
+
+/// Opens `spec` — "cube.fits", "cube.h5" (dataset "/cube"), or "cube.h5:/path/to/dataset" — and
+/// reads its shape. Throws InputError naming the file for a missing, truncated or malformed cube,
+/// NAXIS other than 3 or 4 (with NAXIS4 = 1), or a BITPIX other than 8, 16, 32, −32, −64.
+CubeInfo read_cube_info(const std::string& spec);
+
+struct ChannelReadCounts {
+  std::uint64_t blanks = 0;      ///< NaN in the file, or BLANK for integer data
+  std::uint64_t infinities = 0;  ///< ±inf, turned into blanks (NaN) as SoFiA-2 does
+};
+
+/// Reads channels [z0, z1) into `out` (nx·ny·(z1−z0) floats, x fastest) as float32: integer data
+/// scaled by BZERO + BSCALE·value (in double, then rounded) with BLANK → NaN; float data with a
+/// non-trivial BSCALE/BZERO scaled like SoFiA-2 (multiply, then add); infinities → NaN.
+ChannelReadCounts read_cube_channels(const CubeInfo& info, std::size_t z0, std::size_t z1, std::span<float> out);
+
+/// A uint8 mask cube in FITS (BITPIX 8) with the input's header: WCS and other keywords kept,
+/// BITPIX set to 8, BSCALE/BZERO/BLANK/DATAMIN/DATAMAX/BUNIT dropped. Rank 0 writes the header
+/// and sizes the file; every rank then writes its channels through MPI-IO into the data unit.
+/// Construction and close() are collective over `comm`.
+class FitsMaskWriter {
+ public:
+  /// Throws OutputError when `path` exists (unless `overwrite`) or cannot be created.
+  FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite);
+  ~FitsMaskWriter();
+  FitsMaskWriter(const FitsMaskWriter&) = delete;
+  FitsMaskWriter& operator=(const FitsMaskWriter&) = delete;
+  /// Writes channels [z0, z0 + mask.size() / (nx·ny)); collective (a rank with nothing passes an
+  /// empty span).
+  void write_channels(std::size_t z0, std::span<const std::uint8_t> mask);
+  /// Collective; the file is complete (padded to 2880 bytes) afterwards.
+  void close();
+
+ private:
+  std::string path_;
+  std::uint64_t data_offset_ = 0;
+  std::uint64_t plane_ = 0;
+  MPI_File file_ = MPI_FILE_NULL;
+};
+
+}  // namespace astrosweep::io
