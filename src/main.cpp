@@ -14,6 +14,7 @@
 #include "core/mpi.hpp"
 #include "core/version.hpp"
 #include "period_command.hpp"
+#include "scfind_command.hpp"
 
 namespace {
 
@@ -22,6 +23,7 @@ constexpr const char* usage =
     "\n"
     "commands:\n"
     "  period    Lomb-Scargle period search over a catalog of light curves (run under mpirun/srun)\n"
+    "  scfind    SoFiA-2 smooth-and-clip source finding on a data cube: raw mask (run under mpirun/srun)\n"
     "  convert   convert CSV or TESS/Kepler FITS light curves into an HDF5 catalog\n"
     "  version   print the version\n"
     "\n"
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
                "the MPI library does not provide MPI_THREAD_MULTIPLE, which the work dispatcher needs",
                "use an MPI built with thread support (OpenMPI >= 3 and MPICH have it)");
     if (command == "period") return astrosweep::period::period_command(args, MPI_COMM_WORLD);
+    if (command == "scfind") return astrosweep::scfind::scfind_command(args, MPI_COMM_WORLD);
     if (command == "convert") {
       AS_EXPECTS(world_size() == 1, astrosweep::UsageError, "convert runs as a single process");
       return astrosweep::convert_command(args);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/mpi.hpp"
+#include "io/output_path.hpp"
 #include "core/work_dispatch.hpp"
 #include "core/work_plan.hpp"
 #include "period_product.hpp"
@@ -26,23 +27,6 @@ struct RankStats {
   char backend[160] = {};  ///< the backend's own account of what it used (device memory, kernel time)
 };
 
-void check_output(const std::string& path, bool overwrite) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  AS_EXPECTS(!path.empty(), UsageError, "no output given", "pass --output PRODUCT.h5");
-  if (fs::exists(path, ec)) {
-    AS_EXPECTS(!fs::is_directory(path, ec), OutputError, "output '" + path + "' is a directory",
-               "give a file name for the product");
-    AS_EXPECTS(overwrite, OutputError, "output '" + path + "' already exists",
-               "choose another --output or pass --overwrite to replace it");
-  }
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  AS_EXPECTS(fs::is_directory(dir, ec), OutputError, "the directory of output '" + path + "' does not exist",
-             "create it first");
-  AS_EXPECTS(access(dir.c_str(), W_OK) == 0, OutputError, "the directory of output '" + path + "' is not writable",
-             "choose a writable location for --output");
-}
 
 std::string grid_rule(const GridRequest& r) {
   if (r.n_freq) return r.pmin ? "explicit period range and N_f" : "explicit fmin, fmax and N_f";
@@ -80,7 +64,7 @@ void print_summary(const std::vector<RankStats>& stats, const std::vector<Object
 void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   mpi::Communicator comm(parent);
   const bool root = comm.rank() == 0;
-  mpi::on_root_then_share_failure(comm.get(), [&] { check_output(options.output, options.overwrite); });
+  mpi::on_root_then_share_failure(comm.get(), [&] { io::check_output_path(options.output, options.overwrite); });
   io::Catalog catalog(options.catalog, comm.get());
 
   PeriodConfig config = options.config;

@@ -1,0 +1,36 @@
+#pragma once
+// The scfind job: SoFiA-2's smooth-and-clip over a cube split into slabs along the spectral axis,
+// one per rank; writes the raw mask into an HDF5 product and a FITS mask.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scfind_backend.hpp"
+#include "scfind_config.hpp"
+
+namespace astrosweep::scfind {
+
+struct ScfindOptions {
+  std::string input;      ///< FITS cube, or HDF5 file[:/dataset]
+  std::string output;     ///< HDF5 product
+  std::string fits_mask;  ///< FITS raw mask; empty: none
+  bool overwrite = false;
+  bool quiet = false;
+  ScfindParameters parameters;
+  ScfindBackendOptions backend;
+  std::uint64_t host_memory_budget = 0;  ///< bytes a rank may hold for its slab; 0: no limit
+  std::string command_line;
+  std::vector<std::string> ignored_parameters;  ///< parameter-file keys of later SoFiA-2 stages
+};
+
+struct ScfindSummary {
+  std::uint64_t mask_voxels = 0;
+  std::vector<double> noise;  ///< rms of the original, then of each smoothing pair in order
+};
+
+ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm comm);
+
+}  // namespace astrosweep::scfind

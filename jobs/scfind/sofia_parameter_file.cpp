@@ -1,0 +1,73 @@
+#include "sofia_parameter_file.hpp"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+
+namespace astrosweep::scfind {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+
+// Keys whose value is taken.
+constexpr std::array used_keys{"input.data",          "scfind.enable",     "scfind.kernelsXY", "scfind.kernelsZ",
+                               "scfind.threshold",    "scfind.replacement", "scfind.statistic", "scfind.fluxRange",
+                               "output.directory",    "output.filename",    "output.overwrite", "output.writeRawMask",
+                               "pipeline.threads",    "pipeline.verbose",   "pipeline.pedantic"};
+
+// Switches of steps before the S+C finder that change what it sees: refused when enabled.
+constexpr std::array refused_when_true{"flag.auto",           "contsub.enable",      "scaleNoise.enable",
+                                       "scaleNoise.scfind",   "rippleFilter.enable", "input.invert",
+                                       "threshold.enable"};
+
+}  // namespace
+
+SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
+  AS_EXPECTS(!std::filesystem::is_directory(path), InputError, "parameter file '" + path + "' is a directory",
+             "pass a SoFiA-2 parameter file (key = value lines)");
+  std::ifstream in(path);
+  AS_EXPECTS(in.good(), InputError, "cannot read parameter file '" + path + "'", "check the path given to --par");
+  SofiaParameterFile file;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string text = trim(line.substr(0, line.find('#')));
+    if (text.empty()) continue;
+    const auto eq = text.find('=');
+    AS_EXPECTS(eq != std::string::npos, InputError,
+               path + ":" + std::to_string(number) + ": expected 'key = value', found '" + text + "'",
+               "SoFiA-2 parameter files have one 'key = value' per line; '#' starts a comment");
+    const std::string key = trim(text.substr(0, eq));
+    const std::string value = trim(text.substr(eq + 1));
+    AS_EXPECTS(!key.empty(), InputError, path + ":" + std::to_string(number) + ": missing key before '='");
+    if (std::find(used_keys.begin(), used_keys.end(), key) != used_keys.end()) {
+      file.values[key] = value;
+    } else if (std::find(refused_when_true.begin(), refused_when_true.end(), key) != refused_when_true.end()) {
+      const bool off = value.empty() || value == "false" || (key == "flag.auto" && value == "false");
+      AS_EXPECTS(off, UsageError, path + ":" + std::to_string(number) + ": " + key + " = " + value + " is not supported by astrosweep scfind",
+                 "set it to false (astrosweep reproduces SoFiA-2's raw mask of the cube as given; run that step "
+                 "beforehand)");
+    } else if (key == "flag.region" || key == "flag.catalog" || key == "input.region" || key == "input.mask" ||
+               key == "input.gain" || key == "input.noise" || key == "input.primaryBeam" || key == "input.weights") {
+      AS_EXPECTS(value.empty(), UsageError, path + ":" + std::to_string(number) + ": " + key + " is not supported by astrosweep scfind",
+                 "leave it empty; cut or flag the cube beforehand");
+    } else {
+      file.ignored.push_back(key);  // later stages (linker, reliability, parameters, other outputs)
+    }
+  }
+  AS_EXPECTS(in.eof(), InputError, "error while reading parameter file '" + path + "'");
+  return file;
+}
+
+}  // namespace astrosweep::scfind
