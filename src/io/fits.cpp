@@ -12,9 +12,12 @@ std::string status_text(int status) {
 }
 }  // namespace
 
-File::File(const std::string& path) : path_(path) {
+File::File(const std::string& path, Name name) : path_(path) {
   int status = 0;
-  fits_open_file(&fptr_, path.c_str(), READONLY, &status);
+  if (name == Name::disk_file)
+    fits_open_diskfile(&fptr_, path.c_str(), READONLY, &status);
+  else
+    fits_open_file(&fptr_, path.c_str(), READONLY, &status);
   if (status != 0) {
     fptr_ = nullptr;
     fits_clear_errmsg();

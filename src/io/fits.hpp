@@ -8,10 +8,14 @@
 
 namespace astrosweep::fits {
 
+/// How a path is read: with CFITSIO's extended syntax ("file.fits[1]", compressed files, "-"), or
+/// literally as a file on disk (a user's path with brackets in it, a file we check the size of).
+enum class Name { extended_syntax, disk_file };
+
 class File {
  public:
   /// Opens read-only; throws InputError naming the path and CFITSIO's reason.
-  explicit File(const std::string& path);
+  explicit File(const std::string& path, Name name = Name::extended_syntax);
   ~File();
   File(const File&) = delete;
   File& operator=(const File&) = delete;

@@ -1,5 +1,6 @@
 #include "io/h5.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -75,6 +76,14 @@ template <>
 hid_t native_type<std::uint8_t>() {
   return H5T_NATIVE_UINT8;
 }
+template <>
+hid_t native_type<std::int8_t>() {
+  return H5T_NATIVE_INT8;
+}
+template <>
+hid_t native_type<std::int16_t>() {
+  return H5T_NATIVE_INT16;
+}
 
 bool is_hdf5(const std::string& path) {
   std::error_code ec;
@@ -131,17 +140,41 @@ Id open_group(hid_t loc, const std::string& name) {
   return Id(id);
 }
 
-Id create_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& d) {
-  std::vector<hsize_t> hd(d.begin(), d.end());
-  Id space(H5Screate_simple(static_cast<int>(hd.size()), hd.data(), nullptr));
+namespace {
+// Storage allocated at creation, so ranks can later write their parts independently without
+// touching metadata; never filled: every element is written by the rank that computed it. No
+// timestamps: identical runs give identical bytes.
+Id storage_properties() {
   Id dcpl(H5Pcreate(H5P_DATASET_CREATE));
   check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
   check(H5Pset_obj_track_times(dcpl.get(), false), "H5Pset_obj_track_times");
-  // Never filled: every row is written by the rank that computed it.
   check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
-  hid_t id = H5Dcreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT);
+  return dcpl;
+}
+
+Id create_with(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& d, hid_t dcpl) {
+  std::vector<hsize_t> hd(d.begin(), d.end());
+  Id space(H5Screate_simple(static_cast<int>(hd.size()), hd.data(), nullptr));
+  hid_t id = H5Dcreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (id < 0) throw OutputError("cannot create dataset '" + name + "' (disk full or file not writable?)");
   return Id(id);
+}
+}  // namespace
+
+Id create_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& d) {
+  return create_with(loc, name, type, d, storage_properties().get());
+}
+
+Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& d,
+                          const std::vector<std::uint64_t>& chunk_dims) {
+  AS_ASSERT(!d.empty() && chunk_dims.size() == d.size());
+  // HDF5 refuses chunks larger than a fixed-size dataset's extent, and empty ones.
+  std::vector<hsize_t> chunk(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i)
+    chunk[i] = std::clamp<hsize_t>(chunk_dims[i], 1, std::max<hsize_t>(d[i], 1));
+  Id dcpl = storage_properties();
+  check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), "H5Pset_chunk");
+  return create_with(loc, name, type, d, dcpl.get());
 }
 
 Id open_dataset(hid_t loc, const std::string& name) {
@@ -160,51 +193,81 @@ std::vector<std::uint64_t> dims(hid_t dataset) {
 }
 
 namespace {
-// Selects [row0, row0+n_rows) x [col0, col0+n_cols) (or the row range of a 1-D dataset).
-std::pair<Id, Id> select(hid_t dataset, std::uint64_t row0, std::uint64_t n_rows, std::uint64_t col0,
-                         std::optional<std::uint64_t> n_cols) {
+// The file and memory dataspaces of the block [offset, offset + count); a zero count selects
+// nothing in both, so a rank with nothing to do can still take part in a collective transfer.
+std::pair<Id, Id> select(hid_t dataset, const std::vector<std::uint64_t>& offset,
+                         const std::vector<std::uint64_t>& count) {
   Id file_space(H5Dget_space(dataset));
   const int rank = H5Sget_simple_extent_ndims(file_space.get());
-  std::vector<hsize_t> full(static_cast<std::size_t>(rank));
-  H5Sget_simple_extent_dims(file_space.get(), full.data(), nullptr);
-  std::vector<hsize_t> start(full.size(), 0), count(full);
-  start[0] = row0;
-  count[0] = n_rows;
-  if (rank == 2) {
-    start[1] = col0;
-    count[1] = n_cols.value_or(full[1]);
-  }
-  if (n_rows == 0) {
+  check(rank, "H5Sget_simple_extent_ndims");
+  AS_ASSERT(offset.size() == static_cast<std::size_t>(rank) && count.size() == offset.size());
+  const std::vector<hsize_t> start(offset.begin(), offset.end()), n(count.begin(), count.end());
+  hsize_t n_mem = 1;
+  for (auto c : n) n_mem *= c;
+  if (n_mem == 0) {
     check(H5Sselect_none(file_space.get()), "H5Sselect_none");
   } else {
-    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, n.data(), nullptr),
           "H5Sselect_hyperslab");
   }
-  hsize_t n_mem = 1;
-  for (auto c : count) n_mem *= c;
   Id mem_space(H5Screate_simple(1, &n_mem, nullptr));
   if (n_mem == 0) check(H5Sselect_none(mem_space.get()), "H5Sselect_none");
   return {std::move(file_space), std::move(mem_space)};
 }
+
+Id transfer_properties(Transfer transfer) {
+  Id dxpl(H5Pcreate(H5P_DATASET_XFER));
+  if (transfer == Transfer::collective) check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+  return dxpl;
+}
+
+// Offset and count of rows [row0, row0 + n_rows) x [col0, col0 + n_cols) of a 1-D or 2-D dataset
+// (all columns when n_cols is empty).
+std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> rows_block(hid_t dataset, std::uint64_t row0,
+                                                                             std::uint64_t n_rows, std::uint64_t col0,
+                                                                             std::optional<std::uint64_t> n_cols) {
+  auto full = dims(dataset);
+  std::vector<std::uint64_t> offset(full.size(), 0);
+  offset[0] = row0;
+  full[0] = n_rows;
+  if (full.size() == 2) {
+    offset[1] = col0;
+    full[1] = n_cols.value_or(full[1]);
+  }
+  return {offset, full};
+}
 }  // namespace
+
+void write_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
+                     const std::vector<std::uint64_t>& count, const void* data, Transfer transfer) {
+  auto [file_space, mem_space] = select(dataset, offset, count);
+  Id dxpl = transfer_properties(transfer);
+  if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), dxpl.get(), data) < 0)
+    throw OutputError("writing to the output product failed (disk full or file system error?)");
+}
+
+void read_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
+                    const std::vector<std::uint64_t>& count, void* data, Transfer transfer) {
+  auto [file_space, mem_space] = select(dataset, offset, count);
+  Id dxpl = transfer_properties(transfer);
+  if (H5Dread(dataset, type, mem_space.get(), file_space.get(), dxpl.get(), data) < 0)
+    throw InputError("reading an HDF5 dataset failed (truncated or corrupted file?)");
+}
 
 void write_block(hid_t dataset, hid_t type, std::uint64_t row0, std::uint64_t n_rows, std::uint64_t col0,
                  std::uint64_t n_cols, const void* data) {
-  auto [file_space, mem_space] = select(dataset, row0, n_rows, col0, n_cols);
-  if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
-    throw OutputError("writing to the output product failed (disk full or file system error?)");
+  const auto [offset, count] = rows_block(dataset, row0, n_rows, col0, n_cols);
+  write_hyperslab(dataset, type, offset, count, data);
 }
 
 void write_rows(hid_t dataset, hid_t type, std::uint64_t first_row, std::uint64_t n_rows, const void* data) {
-  auto [file_space, mem_space] = select(dataset, first_row, n_rows, 0, std::nullopt);
-  if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
-    throw OutputError("writing to the output product failed (disk full or file system error?)");
+  const auto [offset, count] = rows_block(dataset, first_row, n_rows, 0, std::nullopt);
+  write_hyperslab(dataset, type, offset, count, data);
 }
 
 void read_rows(hid_t dataset, hid_t type, std::uint64_t first_row, std::uint64_t n_rows, void* data) {
-  auto [file_space, mem_space] = select(dataset, first_row, n_rows, 0, std::nullopt);
-  if (H5Dread(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
-    throw InputError("reading an HDF5 dataset failed (truncated or corrupted file?)");
+  const auto [offset, count] = rows_block(dataset, first_row, n_rows, 0, std::nullopt);
+  read_hyperslab(dataset, type, offset, count, data);
 }
 
 namespace {

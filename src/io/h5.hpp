@@ -1,7 +1,7 @@
 #pragma once
 // RAII ownership of HDF5 identifiers and the small set of typed operations astrosweep needs
-// (files opened serially or through MPI-IO, fixed-size datasets, row-range reads and writes,
-// attributes). Raw H5*close calls live only in h5.cpp.
+// (files opened serially or through MPI-IO, fixed-size and chunked datasets, row-range and
+// hyperslab reads and writes, independent or collective, attributes). Raw H5*close calls live only in h5.cpp.
 
 #include <hdf5.h>
 #include <mpi.h>
@@ -50,8 +50,28 @@ bool exists(hid_t loc, const std::string& path);
 /// A fixed-size dataset with its storage allocated at creation, so ranks can later write rows
 /// independently without touching metadata. dims has 1 or 2 entries.
 Id create_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& dims);
+/// A chunked dataset of any rank (chunk_dims one entry per dimension, each clamped to 1..dims),
+/// its storage allocated at creation and never filled, like create_dataset. Collective in a file
+/// opened through MPI-IO.
+Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& dims,
+                          const std::vector<std::uint64_t>& chunk_dims);
 Id open_dataset(hid_t loc, const std::string& name);
 std::vector<std::uint64_t> dims(hid_t dataset);
+
+/// How a rank's part of a read or write reaches a file opened through MPI-IO: on its own, or in
+/// one collective MPI-IO operation with every rank of the file's communicator (each must call;
+/// a rank with nothing to do passes a zero count).
+enum class Transfer { independent, collective };
+
+/// Writes the block [offset, offset + count) of a dataset of any rank (one entry per dimension, C
+/// order: the last dimension fastest) from `data`, packed in that order. A zero in `count` writes
+/// nothing. Throws OutputError when HDF5 fails (disk full, file not writable).
+void write_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
+                     const std::vector<std::uint64_t>& count, const void* data,
+                     Transfer transfer = Transfer::independent);
+/// Reads the block [offset, offset + count) into `data`, packed; throws InputError when HDF5 fails.
+void read_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
+                    const std::vector<std::uint64_t>& count, void* data, Transfer transfer = Transfer::independent);
 
 /// Writes rows [first_row, first_row + n_rows) of a 1-D or 2-D dataset (all columns) from `data`;
 /// independent I/O: a rank calls it alone. n_rows == 0 is allowed.
