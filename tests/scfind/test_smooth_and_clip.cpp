@@ -67,7 +67,9 @@ TEST(NoiseSample, RangesPartitionTheSample) {
             if (i >= a && i < b && brute++ == 0) highest = i;
           }
           EXPECT_EQ(r.count, brute) << n << " " << c << " " << a << " " << b;
-          if (brute > 0) EXPECT_EQ(r.highest, highest);
+          if (brute > 0) {
+            EXPECT_EQ(r.highest, highest);
+          }
           total += r.count;
         }
         EXPECT_EQ(total, n / c);
@@ -198,7 +200,7 @@ TEST(OpenMpBackend, SmoothsLikeTheReferenceAndSlabsAgreeBitForBit) {
       const Smoothed one = run_slabs(cube, shape, pair, 1, 0.4);
       // The double reference, blanks as 0 inside the filter and restored afterwards.
       std::vector<double> zeroed(cube.size());
-      for (std::size_t i = 0; i < cube.size(); ++i) zeroed[i] = std::isnan(cube[i]) ? 0.0 : cube[i];
+      for (std::size_t i = 0; i < cube.size(); ++i) zeroed[i] = std::isnan(cube[i]) ? 0.0 : static_cast<double>(cube[i]);
       const auto reference = reference::smooth(zeroed, shape, pair.spatial, pair.radius_z);
       double worst = 0;
       for (std::size_t i = 0; i < cube.size(); ++i) {
