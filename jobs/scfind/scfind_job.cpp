@@ -112,6 +112,19 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                            "more ranks (" + std::to_string(size) + ") than channels (" + std::to_string(cube.nz) + ") in " + options.input,
                            "run with at most " + std::to_string(cube.nz) + " ranks; slabs split the spectral axis");
   }
+  // SoFiA-2's limits: kernels smaller than the cube along their axes.
+  for (double k : options.parameters.kernels_xy) {
+    if (!(k < static_cast<double>(cube.nx) && k < static_cast<double>(cube.ny)))
+      throw mpi::SharedError(ExitCode::usage, "spatial kernel FWHM " + std::to_string(k) + " is not smaller than the cube (" +
+                                                  std::to_string(cube.nx) + " x " + std::to_string(cube.ny) + " pixels)",
+                             "SoFiA-2 refuses such kernels too; remove it from scfind.kernelsXY");
+  }
+  for (std::size_t k : options.parameters.kernels_z) {
+    if (!(k < cube.nz))
+      throw mpi::SharedError(ExitCode::usage, "spectral kernel width " + std::to_string(k) + " is not smaller than the cube (" +
+                                                  std::to_string(cube.nz) + " channels)",
+                             "SoFiA-2 refuses such kernels too; remove it from scfind.kernelsZ");
+  }
   const std::vector<KernelPair> pairs = kernel_pairs(options.parameters);
   std::size_t halo = 0;
   for (const auto& p : pairs) halo = std::max(halo, p.radius_z);

@@ -1,0 +1,146 @@
+// Test driver for the SoFiA-2 validation cases in tests/data/scfind/cases.txt:
+//   scfind_case par CASES NAME OUT.par          writes a SoFiA-2 parameter file for the case
+//   scfind_case check CASES NAME PRODUCT.h5 [MASK.fits]
+// `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
+// and the noise of every kernel pair with SoFiA-2's (as doubles, exactly).
+
+#include <fitsio.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/h5.hpp"
+
+namespace {
+
+using Block = std::multimap<std::string, std::string>;
+
+std::map<std::string, Block> read_cases(const std::string& path) {
+  std::map<std::string, Block> blocks;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::string line, current;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '[') {
+      current = line.substr(1, line.find(']') - 1);
+      continue;
+    }
+    const auto eq = line.find(" = ");
+    if (eq != std::string::npos) blocks[current].emplace(line.substr(0, eq), line.substr(eq + 3));
+  }
+  return blocks;
+}
+
+const std::string& one(const Block& b, const std::string& key) {
+  auto it = b.find(key);
+  if (it == b.end()) throw std::runtime_error("case has no " + key);
+  return it->second;
+}
+
+std::vector<std::uint8_t> read_fits_mask(const std::string& path, long dims[3]) {
+  fitsfile* f = nullptr;
+  int status = 0, naxis = 0;
+  long d[4] = {1, 1, 1, 1};
+  fits_open_file(&f, path.c_str(), READONLY, &status);
+  fits_get_img_dim(f, &naxis, &status);
+  fits_get_img_size(f, 4, d, &status);
+  for (int i = 0; i < 3; ++i) dims[i] = d[i];
+  std::vector<std::uint8_t> v(static_cast<std::size_t>(d[0] * d[1] * d[2]));
+  int anynul = 0;
+  fits_read_img(f, TBYTE, 1, static_cast<LONGLONG>(v.size()), nullptr, v.data(), &anynul, &status);
+  fits_close_file(f, &status);
+  if (status != 0) throw std::runtime_error("cannot read FITS mask " + path);
+  return v;
+}
+
+int compare(const char* what, const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want, const long* dims) {
+  if (got.size() != want.size()) {
+    std::printf("%s: %zu voxels, SoFiA-2 %zu\n", what, got.size(), want.size());
+    return 1;
+  }
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if ((got[i] != 0) == (want[i] != 0)) continue;
+    if (differ++ < 5) {
+      const std::size_t x = i % static_cast<std::size_t>(dims[0]);
+      const std::size_t y = i / static_cast<std::size_t>(dims[0]) % static_cast<std::size_t>(dims[1]);
+      const std::size_t z = i / static_cast<std::size_t>(dims[0] * dims[1]);
+      std::printf("%s: voxel (%zu, %zu, %zu): ours %d, SoFiA-2 %d\n", what, x, y, z, got[i], want[i]);
+    }
+  }
+  std::printf("%s: %zu of %zu voxels differ from SoFiA-2\n", what, differ, got.size());
+  return differ == 0 ? 0 : 1;
+}
+
+int write_par(const Block& c, const std::string& out) {
+  std::ofstream par(out);
+  par << "# SoFiA-2 parameter file for an astrosweep validation case\n"
+      << "pipeline.verbose = false\npipeline.pedantic = true\n"
+      << "scfind.enable = true\n";
+  for (const char* key : {"scfind.kernelsXY", "scfind.kernelsZ", "scfind.threshold", "scfind.replacement",
+                          "scfind.statistic", "scfind.fluxRange"})
+    par << key << " = " << one(c, key) << "\n";
+  par << "linker.enable = false\nreliability.enable = false\nparameter.enable = false\n"
+      << "output.writeRawMask = true\noutput.writeCatASCII = false\n";
+  return par.good() ? 0 : 1;
+}
+
+int check(const Block& c, const std::string& data_dir, const std::string& product, const std::string& fits) {
+  long dims[3] = {};
+  const auto want = read_fits_mask(data_dir + "/" + one(c, "mask"), dims);
+  int failures = 0;
+  astrosweep::h5::silence_library_errors();
+  astrosweep::h5::Id file = astrosweep::h5::open_file(product, astrosweep::h5::Access::read);
+  astrosweep::h5::Id mask = astrosweep::h5::open_dataset(file.get(), "mask");
+  const auto d = astrosweep::h5::dims(mask.get());
+  std::vector<std::uint8_t> got(d.at(0) * d.at(1) * d.at(2));
+  astrosweep::h5::read_hyperslab(mask.get(), H5T_NATIVE_UINT8, {0, 0, 0}, d, got.data());
+  failures += compare("HDF5 mask", got, want, dims);
+  if (!fits.empty()) {
+    long fdims[3] = {};
+    failures += compare("FITS mask", read_fits_mask(fits, fdims), want, dims);
+  }
+  const auto noise = astrosweep::h5::read_all<double>(file.get(), "kernel_pairs/noise");
+  std::vector<double> expected;
+  for (auto [it, end] = c.equal_range("noise"); it != end; ++it) {
+    double xy = 0, z = 0, rms = 0;
+    if (std::sscanf(it->second.c_str(), "%lf %lf %lf", &xy, &z, &rms) == 3) expected.push_back(rms);
+  }
+  if (noise.size() != expected.size()) {
+    std::printf("noise: %zu kernel pairs, SoFiA-2 %zu\n", noise.size(), expected.size());
+    ++failures;
+  } else {
+    for (std::size_t i = 0; i < noise.size(); ++i) {
+      const bool same = noise[i] == expected[i];
+      std::printf("noise pair %zu: %.17e  SoFiA-2 %.17e  %s\n", i, noise[i], expected[i], same ? "equal" : "DIFFERENT");
+      failures += same ? 0 : 1;
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 5) {
+      std::fprintf(stderr, "usage: scfind_case par|check CASES NAME OUT|PRODUCT [FITS]\n");
+      return 2;
+    }
+    const std::string mode = argv[1], cases = argv[2], name = argv[3];
+    const auto blocks = read_cases(cases);
+    const auto it = blocks.find("case " + name);
+    if (it == blocks.end()) throw std::runtime_error("no case " + name + " in " + cases);
+    if (mode == "par") return write_par(it->second, argv[4]);
+    const std::string dir = cases.substr(0, cases.find_last_of('/'));
+    return check(it->second, dir, argv[4], argc > 5 ? argv[5] : "");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scfind_case: %s\n", e.what());
+    return 1;
+  }
+}
