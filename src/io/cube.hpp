@@ -27,8 +27,9 @@ struct CubeInfo {
 };
 
 /// Opens `spec` — "cube.fits", "cube.h5" (dataset "/cube"), or "cube.h5:/path/to/dataset" — and
-/// reads its shape. Throws InputError naming the file for a missing, truncated or malformed cube,
-/// NAXIS other than 3 or 4 (with NAXIS4 = 1), or a BITPIX other than 8, 16, 32, −32, −64.
+/// reads its shape. Throws InputError naming the file for a missing, empty, truncated, compressed
+/// or malformed cube, NAXIS other than 3 or 4 (with NAXIS4 = 1), or a BITPIX other than 8, 16, 32,
+/// −32, −64; for HDF5, a dataset that is not rank 3 of float32/64, (u)int8, int16 or int32.
 CubeInfo read_cube_info(const std::string& spec);
 
 struct ChannelReadCounts {
@@ -38,30 +39,40 @@ struct ChannelReadCounts {
 
 /// Reads channels [z0, z1) into `out` (nx·ny·(z1−z0) floats, x fastest) as float32: integer data
 /// scaled by BZERO + BSCALE·value (in double, then rounded) with BLANK → NaN; float data with a
-/// non-trivial BSCALE/BZERO scaled like SoFiA-2 (multiply, then add); infinities → NaN.
+/// non-trivial BSCALE/BZERO scaled like SoFiA-2 (multiply, then add, each rounded to the stored
+/// type); float64 rounded to float32 last; infinities (also values beyond the float32 range) → NaN.
+/// Only those channels are read from the file. Throws InputError when the file cannot be read.
 ChannelReadCounts read_cube_channels(const CubeInfo& info, std::size_t z0, std::size_t z1, std::span<float> out);
 
 /// A uint8 mask cube in FITS (BITPIX 8) with the input's header: WCS and other keywords kept,
-/// BITPIX set to 8, BSCALE/BZERO/BLANK/DATAMIN/DATAMAX/BUNIT dropped. Rank 0 writes the header
-/// and sizes the file; every rank then writes its channels through MPI-IO into the data unit.
-/// Construction and close() are collective over `comm`.
+/// BITPIX set to 8, NAXIS1..3 set to the cube's shape, BSCALE/BZERO/BLANK/DATAMIN/DATAMAX/BUNIT
+/// (and CHECKSUM/DATASUM, which would be wrong) dropped; a minimal header for an HDF5 input. Rank
+/// 0 writes the header and sizes the file (zero bytes, padded to 2880); every rank then writes
+/// its channels through MPI-IO into the data unit. Construction, write_channels() and close() are
+/// collective over `comm`, which must outlive the writer.
 class FitsMaskWriter {
  public:
-  /// Throws OutputError when `path` exists (unless `overwrite`) or cannot be created.
+  /// Throws, on every rank alike, an Error with ExitCode::output (an mpi::SharedError found by
+  /// rank 0) when `path` exists (unless `overwrite`), is a directory, or cannot be created (missing
+  /// or unwritable directory, no space); an OutputError when MPI-IO cannot open it.
   FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite);
   ~FitsMaskWriter();
   FitsMaskWriter(const FitsMaskWriter&) = delete;
   FitsMaskWriter& operator=(const FitsMaskWriter&) = delete;
   /// Writes channels [z0, z0 + mask.size() / (nx·ny)); collective (a rank with nothing passes an
-  /// empty span).
+  /// empty span). Throws OutputError on every rank when a write failed on any.
   void write_channels(std::size_t z0, std::span<const std::uint8_t> mask);
   /// Collective; the file is complete (padded to 2880 bytes) afterwards.
   void close();
+  /// Byte offset of the data unit (the header's size, a multiple of 2880).
+  [[nodiscard]] std::uint64_t data_offset() const noexcept { return data_offset_; }
 
  private:
   std::string path_;
   std::uint64_t data_offset_ = 0;
   std::uint64_t plane_ = 0;
+  std::uint64_t nz_ = 0;
+  MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_File file_ = MPI_FILE_NULL;
 };
 

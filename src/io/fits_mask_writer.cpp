@@ -1,0 +1,185 @@
+// The FITS mask product, written in parallel: rank 0 lays out the file (header cards, zero-filled
+// data unit of the final size) with plain file I/O, then every rank writes its channels with
+// MPI-IO at their byte offsets. BITPIX 8 needs no byte swapping, so no FITS library is needed for
+// the data.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "io/cube.hpp"
+
+namespace astrosweep::io {
+
+namespace {
+
+constexpr std::uint64_t fits_block = 2880;
+constexpr std::size_t card_length = 80;
+
+std::uint64_t padded(std::uint64_t bytes) { return (bytes + fits_block - 1) / fits_block * fits_block; }
+
+std::string keyword_of(const std::string& card) {
+  std::string key = card.substr(0, 8);
+  key.erase(key.find_last_not_of(' ') + 1);
+  return key;
+}
+
+std::string card(std::string text) {
+  text.resize(card_length, ' ');
+  return text;
+}
+
+std::string integer_card(const char* key, std::uint64_t value, const char* comment) {
+  char text[card_length + 1] = {};
+  std::snprintf(text, sizeof text, "%-8s= %20llu / %s", key, static_cast<unsigned long long>(value), comment);
+  return card(text);
+}
+
+// The input's cards with the data description changed to an unsigned-byte mask; keywords that
+// describe the input's values (scaling, blanks, range, unit, checksums) dropped.
+std::string mask_header(const CubeInfo& like) {
+  static const std::set<std::string> dropped{"BSCALE",  "BZERO", "BLANK",    "DATAMIN",
+                                             "DATAMAX", "BUNIT", "CHECKSUM", "DATASUM"};
+  std::vector<std::string> cards;
+  if (like.header_cards.empty()) {  // an HDF5 input: the mandatory cards only
+    cards.push_back(card("SIMPLE  =                    T / conforms to the FITS standard"));
+    cards.push_back(integer_card("BITPIX", 8, "mask: unsigned bytes"));
+    cards.push_back(integer_card("NAXIS", 3, "number of data axes"));
+    cards.push_back(integer_card("NAXIS1", like.nx, "length of data axis 1"));
+    cards.push_back(integer_card("NAXIS2", like.ny, "length of data axis 2"));
+    cards.push_back(integer_card("NAXIS3", like.nz, "length of data axis 3"));
+  } else {
+    AS_ASSERT(keyword_of(like.header_cards.front()) == "SIMPLE");
+    for (const auto& c : like.header_cards) {
+      const std::string key = keyword_of(c);
+      if (dropped.contains(key)) continue;
+      if (key == "BITPIX")
+        cards.push_back(integer_card("BITPIX", 8, "mask: unsigned bytes"));
+      else if (key == "NAXIS1")
+        cards.push_back(integer_card("NAXIS1", like.nx, "length of data axis 1"));
+      else if (key == "NAXIS2")
+        cards.push_back(integer_card("NAXIS2", like.ny, "length of data axis 2"));
+      else if (key == "NAXIS3")
+        cards.push_back(integer_card("NAXIS3", like.nz, "length of data axis 3"));
+      else
+        cards.push_back(card(c));
+    }
+  }
+  cards.push_back(card("END"));
+  std::string header;
+  for (const auto& c : cards) header += c;
+  header.resize(padded(header.size()), ' ');
+  return header;
+}
+
+// Rank 0 only: the file with its header and a zero data unit of the final size (sparse where the
+// file system allows), so ranks can write anywhere in it.
+void lay_out_file(const std::string& path, const std::string& header, std::uint64_t total, bool overwrite) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  AS_EXPECTS(fs::is_directory(dir, ec), OutputError,
+             "cannot write '" + path + "': directory '" + dir.string() + "' does not exist",
+             "create the directory first, or choose another output path");
+  if (fs::exists(p, ec)) {
+    AS_EXPECTS(!fs::is_directory(p, ec), OutputError, "output '" + path + "' is a directory",
+               "give the mask a file name");
+    AS_EXPECTS(overwrite, OutputError, "output '" + path + "' exists", "remove it, or pass --overwrite");
+  }
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    AS_EXPECTS(out, OutputError, "cannot create '" + path + "': " + std::strerror(errno),
+               "check that the directory is writable");
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.close();
+    AS_EXPECTS(out, OutputError, "cannot write the header of '" + path + "'", "check the free space and quota");
+  }
+  fs::resize_file(p, total, ec);
+  AS_EXPECTS(!ec, OutputError, "cannot make '" + path + "' " + std::to_string(total) + " bytes long: " + ec.message(),
+             "check the free space and quota");
+}
+
+std::string mpi_error_text(int rc) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+// True on every rank when `ok` holds on every rank of `comm`.
+bool all_ranks(MPI_Comm comm, bool ok) {
+  int value = ok ? 1 : 0;
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MIN, comm));
+  return value == 1;
+}
+
+}  // namespace
+
+FitsMaskWriter::FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite)
+    : path_(path), plane_(static_cast<std::uint64_t>(like.nx) * like.ny), nz_(like.nz), comm_(comm) {
+  AS_ASSERT(plane_ > 0 && nz_ > 0);
+  const std::string header = mask_header(like);
+  data_offset_ = header.size();
+  const std::uint64_t total = data_offset_ + padded(plane_ * nz_);
+  mpi::on_root_then_share_failure(comm, [&] { lay_out_file(path, header, total, overwrite); });
+
+  const int rc = MPI_File_open(comm, path.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
+  if (rc != MPI_SUCCESS) file_ = MPI_FILE_NULL;
+  // A rank that opened the file must not go on alone to collective writes: all fail together.
+  if (!all_ranks(comm, rc == MPI_SUCCESS))
+    throw OutputError("cannot open '" + path + "' for parallel writing" +
+                          (rc != MPI_SUCCESS ? ": " + mpi_error_text(rc) : std::string(" on every rank")),
+                      "the output must be on a file system that every rank can reach");
+}
+
+FitsMaskWriter::~FitsMaskWriter() {
+  // Closing is collective: not while one rank unwinds an error, nor after MPI has ended.
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (file_ != MPI_FILE_NULL && !finalized && !mpi::unwinding_in_parallel()) MPI_File_close(&file_);
+}
+
+void FitsMaskWriter::write_channels(std::size_t z0, std::span<const std::uint8_t> mask) {
+  AS_ASSERT(file_ != MPI_FILE_NULL);
+  AS_ASSERT(mask.size() % plane_ == 0);
+  AS_ASSERT(mask.empty() || z0 + mask.size() / plane_ <= nz_);
+  // MPI counts are int: pieces of at most 1 GiB, and every rank must make the same number of
+  // collective calls, so the largest rank's count sets it.
+  constexpr std::uint64_t piece = std::uint64_t{1} << 30;
+  std::uint64_t pieces = (mask.size() + piece - 1) / piece;
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_UINT64_T, MPI_MAX, comm_));
+  const std::uint64_t offset = data_offset_ + static_cast<std::uint64_t>(z0) * plane_;
+  static const std::uint8_t nothing = 0;  // a valid address for zero-byte writes
+  int failure = MPI_SUCCESS;
+  for (std::uint64_t k = 0; k < pieces; ++k) {
+    const std::uint64_t begin = std::min<std::uint64_t>(k * piece, mask.size());
+    const auto n = static_cast<int>(std::min<std::uint64_t>(piece, mask.size() - begin));
+    MPI_Status status;
+    const int rc = MPI_File_write_at_all(file_, static_cast<MPI_Offset>(offset + begin),
+                                         n > 0 ? mask.data() + begin : &nothing, n, MPI_BYTE, &status);
+    if (rc != MPI_SUCCESS && failure == MPI_SUCCESS) failure = rc;
+  }
+  if (!all_ranks(comm_, failure == MPI_SUCCESS))
+    throw OutputError("writing the mask to '" + path_ + "' failed" +
+                          (failure != MPI_SUCCESS ? ": " + mpi_error_text(failure) : std::string(" on another rank")),
+                      "check the free space and quota of the output file system");
+}
+
+void FitsMaskWriter::close() {
+  if (file_ == MPI_FILE_NULL) return;
+  const int rc = MPI_File_close(&file_);
+  file_ = MPI_FILE_NULL;
+  if (!all_ranks(comm_, rc == MPI_SUCCESS))
+    throw OutputError("closing '" + path_ + "' failed" +
+                          (rc != MPI_SUCCESS ? ": " + mpi_error_text(rc) : std::string(" on another rank")),
+                      "check the free space and quota of the output file system");
+}
+
+}  // namespace astrosweep::io

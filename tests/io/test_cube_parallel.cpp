@@ -1,0 +1,244 @@
+// Parallel writes of the scfind products on however many ranks run this program (ctest: 1 and 3):
+// FitsMaskWriter and the collective hyperslab helpers of io/h5, ranks writing interleaved channel
+// ranges (some of them empty), the results read back with CFITSIO and HDF5.
+#include <fitsio.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "io/cube.hpp"
+#include "io/cube_fixtures.hpp"
+#include "io/fits.hpp"
+#include "io/h5.hpp"
+#include "test_data.hpp"
+
+namespace astrosweep::io {
+namespace {
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// One temporary directory for all ranks: rank 0 makes it and removes it after everyone is done.
+class SharedDir {
+ public:
+  SharedDir() {
+    if (world_rank() == 0) dir_.emplace();
+    std::string base = dir_ ? dir_->path("") : std::string();
+    mpi::broadcast_string(MPI_COMM_WORLD, base);
+    base_ = base;
+  }
+  ~SharedDir() { MPI_Barrier(MPI_COMM_WORLD); }
+  SharedDir(const SharedDir&) = delete;
+  SharedDir& operator=(const SharedDir&) = delete;
+  [[nodiscard]] std::string path(const std::string& name) const { return base_ + name; }
+
+ private:
+  std::optional<test::TempDir> dir_;
+  std::string base_;
+};
+
+constexpr std::size_t nx = 7, ny = 5, nz = 11, plane = nx * ny, width = 2;
+
+// Round r: rank k owns channels [(r·size + k)·width, +width), clipped to the cube, so ranks
+// interleave and, in the last round, some have nothing.
+std::pair<std::size_t, std::size_t> interleaved(std::size_t round, std::size_t nz_total) {
+  const std::size_t z0 = std::min(nz_total, (round * world_size() + world_rank()) * width);
+  return {z0, std::min(nz_total, z0 + width)};
+}
+std::size_t rounds(std::size_t nz_total) {
+  const std::size_t per_round = width * world_size();
+  return (nz_total + per_round - 1) / per_round;
+}
+
+// Every byte tells where it belongs, so a misplaced write shows.
+std::uint8_t expected_byte(std::size_t z, std::size_t i) { return static_cast<std::uint8_t>(1 + (z * 37 + i) % 251); }
+
+std::vector<std::uint8_t> channels(std::size_t z0, std::size_t z1) {
+  std::vector<std::uint8_t> v((z1 - z0) * plane);
+  for (std::size_t z = z0; z < z1; ++z)
+    for (std::size_t i = 0; i < plane; ++i) v[(z - z0) * plane + i] = expected_byte(z, i);
+  return v;
+}
+
+void write_interleaved(FitsMaskWriter& writer, std::size_t nz_total) {
+  for (std::size_t r = 0; r < rounds(nz_total); ++r) {
+    const auto [z0, z1] = interleaved(r, nz_total);
+    writer.write_channels(z0, channels(z0, z1));
+  }
+}
+
+std::vector<double> input_values(std::size_t n) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>(i % 1000) - 500.0;
+  return v;
+}
+
+// The mask as CFITSIO reads it: an unscaled byte cube with the input's WCS and our bytes.
+void check_mask_file(const std::string& path, int naxis, std::size_t nz_total, bool wcs) {
+  fits::File f(path, fits::Name::disk_file);
+  int status = 0, bitpix = 0, n = 0;
+  LONGLONG naxes[4] = {};
+  fits_get_img_paramll(f.get(), 4, &bitpix, &n, naxes, &status);
+  ASSERT_EQ(status, 0);
+  EXPECT_EQ(bitpix, 8);
+  EXPECT_EQ(n, naxis);
+  EXPECT_EQ(naxes[0], static_cast<LONGLONG>(nx));
+  EXPECT_EQ(naxes[1], static_cast<LONGLONG>(ny));
+  EXPECT_EQ(naxes[2], static_cast<LONGLONG>(nz_total));
+  if (naxis == 4) {
+    EXPECT_EQ(naxes[3], 1);
+  }
+  for (const char* dropped : {"BSCALE", "BZERO", "BLANK", "BUNIT", "DATAMIN", "DATAMAX"})
+    EXPECT_FALSE(f.keyword(dropped).has_value()) << dropped;
+  if (wcs) {
+    EXPECT_EQ(f.keyword_double("CRVAL3"), test::fixture_crval3);
+    EXPECT_EQ(f.keyword("CTYPE3"), "FREQ");
+    EXPECT_EQ(f.keyword("CTYPE1"), "RA---SIN");
+  }
+  std::vector<std::uint8_t> data(plane * nz_total);
+  int any_null = 0;
+  fits_read_img(f.get(), TBYTE, 1, static_cast<LONGLONG>(data.size()), nullptr, data.data(), &any_null, &status);
+  ASSERT_EQ(status, 0);
+  for (std::size_t z = 0; z < nz_total; ++z)
+    for (std::size_t i = 0; i < plane; ++i)
+      ASSERT_EQ(data[z * plane + i], expected_byte(z, i)) << "channel " << z << " voxel " << i;
+  // The data unit padded with zeros to a whole number of 2880-byte blocks.
+  LONGLONG header_start = 0, data_start = 0, data_end = 0;
+  fits_get_hduaddrll(f.get(), &header_start, &data_start, &data_end, &status);
+  EXPECT_EQ(data_start % 2880, 0);
+  const auto size = std::filesystem::file_size(path);
+  EXPECT_EQ(size, static_cast<std::uintmax_t>(data_end));
+  EXPECT_EQ(size % 2880, 0u);
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(data_start) + static_cast<std::streamoff>(data.size()));
+  for (char c; in.get(c);) ASSERT_EQ(c, '\0');
+}
+
+CubeInfo shared_fits_input(const SharedDir& dir, const std::string& name, const std::vector<long>& shape) {
+  const auto path = dir.path(name);
+  std::size_t n = 1;
+  for (long a : shape) n *= static_cast<std::size_t>(a);
+  if (world_rank() == 0)
+    test::write_fits_cube(path, 16, shape, input_values(n), {0.5, 10.0, -32768LL});  // scaled, blanked, with BUNIT
+  MPI_Barrier(MPI_COMM_WORLD);
+  return read_cube_info(path);
+}
+
+TEST(FitsMaskWriter, RanksWriteInterleavedChannels) {
+  SharedDir dir;
+  const auto info = shared_fits_input(dir, "input.fits", {nx, ny, nz});
+  const auto output = dir.path("mask.fits");
+  {
+    FitsMaskWriter writer(output, info, MPI_COMM_WORLD, false);
+    EXPECT_EQ(writer.data_offset() % 2880, 0u);
+    write_interleaved(writer, nz);
+    writer.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_mask_file(output, 3, nz, true);
+}
+
+TEST(FitsMaskWriter, DegenerateStokesAxisIsKept) {
+  SharedDir dir;
+  const auto info = shared_fits_input(dir, "stokes.fits", {nx, ny, 3, 1});
+  const auto output = dir.path("mask4.fits");
+  {
+    FitsMaskWriter writer(output, info, MPI_COMM_WORLD, false);
+    write_interleaved(writer, 3);
+    writer.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_mask_file(output, 4, 3, true);
+}
+
+TEST(FitsMaskWriter, Hdf5InputGetsAMinimalHeader) {
+  SharedDir dir;
+  CubeInfo info;
+  info.format = CubeFormat::hdf5;
+  info.nx = nx;
+  info.ny = ny;
+  info.nz = nz;
+  const auto output = dir.path("mask_h5.fits");
+  {
+    FitsMaskWriter writer(output, info, MPI_COMM_WORLD, false);
+    EXPECT_EQ(writer.data_offset(), 2880u);
+    write_interleaved(writer, nz);
+    writer.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_mask_file(output, 3, nz, false);
+}
+
+void expect_output_error(const std::string& path, const CubeInfo& like, bool overwrite, const std::string& needle) {
+  try {
+    FitsMaskWriter writer(path, like, MPI_COMM_WORLD, overwrite);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const Error& e) {  // the same mpi::SharedError on every rank
+    EXPECT_EQ(e.code(), ExitCode::output) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
+
+TEST(FitsMaskWriter, ExistingOutputMissingDirectoryAndOverwrite) {
+  SharedDir dir;
+  const auto info = shared_fits_input(dir, "input.fits", {nx, ny, nz});
+  const auto output = dir.path("taken.fits");
+  if (world_rank() == 0) {
+    std::ofstream junk(output, std::ios::binary);
+    junk << std::string(100000, 'x');  // longer than the mask: overwriting must shorten it
+    std::filesystem::create_directory(dir.path("folder.fits"));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_output_error(output, info, false, "exists");
+  expect_output_error(dir.path("nowhere/mask.fits"), info, true, "does not exist");
+  expect_output_error(dir.path("folder.fits"), info, true, "is a directory");
+  {
+    FitsMaskWriter writer(output, info, MPI_COMM_WORLD, true);
+    write_interleaved(writer, nz);
+    writer.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) check_mask_file(output, 3, nz, true);
+}
+
+TEST(H5Hyperslab, CollectiveChannelWritesAndReads) {
+  SharedDir dir;
+  const auto path = dir.path("mask.h5");
+  {
+    h5::Id file = h5::open_file(path, h5::Access::create_truncate, MPI_COMM_WORLD);
+    h5::Id ds = h5::create_chunked_dataset(file.get(), "mask", H5T_NATIVE_UINT8, {nz, ny, nx}, {width, ny, nx});
+    for (std::size_t r = 0; r < rounds(nz); ++r) {
+      const auto [z0, z1] = interleaved(r, nz);
+      const auto values = channels(z0, z1);
+      h5::write_hyperslab(ds.get(), H5T_NATIVE_UINT8, {z0, 0, 0}, {z1 - z0, ny, nx}, values.data(),
+                          h5::Transfer::collective);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  h5::Id file = h5::open_file(path, h5::Access::read, MPI_COMM_WORLD);
+  h5::Id ds = h5::open_dataset(file.get(), "mask");
+  // Every rank reads the whole cube collectively, then its own channels independently.
+  std::vector<std::uint8_t> whole(plane * nz);
+  h5::read_hyperslab(ds.get(), H5T_NATIVE_UINT8, {0, 0, 0}, {nz, ny, nx}, whole.data(), h5::Transfer::collective);
+  EXPECT_EQ(whole, channels(0, nz));
+  const auto [z0, z1] = interleaved(0, nz);
+  std::vector<std::uint8_t> own((z1 - z0) * plane);
+  h5::read_hyperslab(ds.get(), H5T_NATIVE_UINT8, {z0, 0, 0}, {z1 - z0, ny, nx}, own.data());
+  EXPECT_EQ(own, channels(z0, z1));
+}
+
+}  // namespace
+}  // namespace astrosweep::io
