@@ -107,11 +107,6 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
 
   const io::CubeInfo info = shared_cube_info(options.input, comm.get());
   const CubeShape cube{info.nx, info.ny, info.nz};
-  if (static_cast<std::size_t>(size) > cube.nz) {
-    throw mpi::SharedError(ExitCode::usage,
-                           "more ranks (" + std::to_string(size) + ") than channels (" + std::to_string(cube.nz) + ") in " + options.input,
-                           "run with at most " + std::to_string(cube.nz) + " ranks; slabs split the spectral axis");
-  }
   // SoFiA-2's limits: kernels smaller than the cube along their axes.
   for (double k : options.parameters.kernels_xy) {
     if (!(k < static_cast<double>(cube.nx) && k < static_cast<double>(cube.ny)))
@@ -124,6 +119,11 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       throw mpi::SharedError(ExitCode::usage, "spectral kernel width " + std::to_string(k) + " is not smaller than the cube (" +
                                                   std::to_string(cube.nz) + " channels)",
                              "SoFiA-2 refuses such kernels too; remove it from scfind.kernelsZ");
+  }
+  if (static_cast<std::size_t>(size) > cube.nz) {
+    throw mpi::SharedError(ExitCode::usage,
+                           "more ranks (" + std::to_string(size) + ") than channels (" + std::to_string(cube.nz) + ") in " + options.input,
+                           "run with at most " + std::to_string(cube.nz) + " ranks; slabs split the spectral axis");
   }
   const std::vector<KernelPair> pairs = kernel_pairs(options.parameters);
   std::size_t halo = 0;

@@ -1,6 +1,7 @@
 // Test driver for the SoFiA-2 validation cases in tests/data/scfind/cases.txt:
 //   scfind_case par CASES NAME OUT.par          writes a SoFiA-2 parameter file for the case
 //   scfind_case check CASES NAME PRODUCT.h5 [MASK.fits]
+//   scfind_case bad-cubes DIR GOOD.fits x        writes malformed cubes into DIR
 // `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
 // and the noise of every kernel pair with SoFiA-2's (as doubles, exactly).
 
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -124,6 +126,35 @@ int check(const Block& c, const std::string& data_dir, const std::string& produc
   return failures == 0 ? 0 : 1;
 }
 
+// Cubes every reader must refuse with a clear message: a truncated data unit, a 2-D image, a
+// 4-D cube whose fourth axis is not degenerate, BITPIX 64, an empty file.
+int make_bad_cubes(const std::string& dir, const std::string& good) {
+  {
+    std::ifstream in(good, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() < 2 * 2880) throw std::runtime_error("source cube too small");
+    std::ofstream(dir + "/truncated.fits", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+    std::ofstream(dir + "/empty.fits", std::ios::binary).flush();
+  }
+  auto image = [&](const std::string& name, int bitpix, std::vector<long> axes) {
+    fitsfile* f = nullptr;
+    int status = 0;
+    const std::string path = "!" + dir + "/" + name;
+    fits_create_file(&f, path.c_str(), &status);
+    fits_create_img(f, bitpix, static_cast<int>(axes.size()), axes.data(), &status);
+    long n = 1;
+    for (long a : axes) n *= a;
+    std::vector<double> zeros(static_cast<std::size_t>(n), 0.0);
+    fits_write_img(f, TDOUBLE, 1, n, zeros.data(), &status);
+    fits_close_file(f, &status);
+    if (status != 0) throw std::runtime_error("cannot write " + name);
+  };
+  image("naxis2.fits", FLOAT_IMG, {16, 16});
+  image("stokes2.fits", FLOAT_IMG, {8, 8, 4, 2});
+  image("bitpix64.fits", LONGLONG_IMG, {8, 8, 4});
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,6 +164,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string mode = argv[1], cases = argv[2], name = argv[3];
+    if (mode == "bad-cubes") return make_bad_cubes(argv[2], argv[3]);
     const auto blocks = read_cases(cases);
     const auto it = blocks.find("case " + name);
     if (it == blocks.end()) throw std::runtime_error("no case " + name + " in " + cases);

@@ -8,15 +8,17 @@ file(STRINGS ${scfind_data}/cases.txt case_lines)
 set(kind "")
 set(scfind_cases "")
 foreach(line IN LISTS case_lines)
-  if(line MATCHES "^\\[cube ([A-Za-z0-9_]+)\\]")
+  if(line MATCHES "^\\[cube ([^]]+)\\]")
     set(kind cube)
     set(name ${CMAKE_MATCH_1})
-  elseif(line MATCHES "^\\[case ([A-Za-z0-9_]+)\\]")
+  elseif(line MATCHES "^\\[case ([^]]+)\\]")
     set(kind case)
     set(name ${CMAKE_MATCH_1})
     list(APPEND scfind_cases ${name})
   elseif(kind STREQUAL "cube" AND line MATCHES "^generator = make_scfind_cube (.*)$")
     separate_arguments(generator_${name} UNIX_COMMAND "${CMAKE_MATCH_1}")
+    string(REGEX MATCH "--nz ([0-9]+)" nz_match "${CMAKE_MATCH_1}")
+    set(nz_of_${name} ${CMAKE_MATCH_1})
     add_test(NAME scfind_make_cube_${name} COMMAND make_scfind_cube ${generator_${name}} -o ${scfind_out}/${name}.fits)
     set_tests_properties(scfind_make_cube_${name} PROPERTIES FIXTURES_SETUP scfind_cube_${name} LABELS scfind)
   elseif(kind STREQUAL "case" AND line MATCHES "^cube = (.*)$")
@@ -36,10 +38,20 @@ foreach(case IN LISTS scfind_cases)
   set(needs scfind_par_${case})
   if(expect_of_${case} STREQUAL "mask")
     foreach(np 1 2 3 4)
+      if(np GREATER nz_of_${cube_of_${case}})
+        continue()  # a slab per rank: at most one rank per channel (more is a usage error, tested below)
+      endif()
+      # One thread per rank when ranks outnumber the CI machine's two cores (spinning OpenMP
+      # threads of oversubscribed ranks would only slow each other down).
+      if(np GREATER 2)
+        set(threads 1)
+      else()
+        set(threads 0)
+      endif()
       set(product ${scfind_out}/${case}_np${np}.h5)
       astrosweep_add_mpi_run(scfind_${case}_np${np} NP ${np} LABELS scfind FIXTURES_REQUIRED ${needs}
         FIXTURES_SETUP scfind_run_${case}_np${np}
-        COMMAND ${exe} scfind --par ${par} -i ${cube} -o ${product} --overwrite --quiet)
+        COMMAND ${exe} scfind --par ${par} -i ${cube} -o ${product} --overwrite --quiet --threads ${threads})
       add_test(NAME scfind_${case}_np${np}_equals_sofia
                COMMAND scfind_case check ${scfind_data}/cases.txt ${case} ${product} ${scfind_out}/${case}_np${np}_mask-raw.fits)
       set_tests_properties(scfind_${case}_np${np}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_${case}_np${np}
@@ -53,3 +65,47 @@ foreach(case IN LISTS scfind_cases)
       FIXTURES_REQUIRED ${needs} COMMAND scfind --par ${par} -i ${cube} -o ${scfind_out}/${case}.h5 --overwrite)
   endif()
 endforeach()
+
+# --- bad inputs and usage: each fails with its exit code and a message saying what is wrong ---
+set(bad ${scfind_out}/bad)
+file(MAKE_DIRECTORY ${bad})
+add_test(NAME scfind_make_bad_cubes COMMAND scfind_case bad-cubes ${bad} ${scfind_out}/A.fits x)
+set_tests_properties(scfind_make_bad_cubes PROPERTIES FIXTURES_SETUP scfind_bad FIXTURES_REQUIRED scfind_cube_A LABELS scfind)
+set(cubeA ${scfind_out}/A.fits)
+astrosweep_add_failure_test(scfind_bad_truncated NP 2 CODE 3 MATCH "truncated" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${bad}/truncated.fits -o ${bad}/out.h5 --overwrite)
+astrosweep_add_failure_test(scfind_bad_empty_file NP 1 CODE 3 MATCH "empty.fits" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${bad}/empty.fits -o ${bad}/out.h5 --overwrite)
+astrosweep_add_failure_test(scfind_bad_naxis2 NP 1 CODE 3 MATCH "NAXIS" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${bad}/naxis2.fits -o ${bad}/out.h5 --overwrite)
+astrosweep_add_failure_test(scfind_bad_stokes_axis NP 1 CODE 3 MATCH "NAXIS4" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${bad}/stokes2.fits -o ${bad}/out.h5 --overwrite)
+astrosweep_add_failure_test(scfind_bad_bitpix64 NP 1 CODE 3 MATCH "BITPIX" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${bad}/bitpix64.fits -o ${bad}/out.h5 --overwrite)
+astrosweep_add_failure_test(scfind_bad_missing_input NP 1 CODE 3 MATCH "no-such-cube.fits" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${bad}/no-such-cube.fits -o ${bad}/out.h5 --overwrite)
+astrosweep_add_failure_test(scfind_bad_directory_input NP 1 CODE 3 MATCH "bad" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${bad} -o ${bad}/out.h5 --overwrite)
+astrosweep_add_failure_test(scfind_existing_output NP 2 CODE 4 MATCH "already exists" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${bad}/truncated.fits)
+astrosweep_add_failure_test(scfind_existing_fits_mask NP 1 CODE 4 MATCH "already exists" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${bad}/fresh.h5 --fits-mask ${bad}/naxis2.fits)
+astrosweep_add_failure_test(scfind_output_directory_missing NP 1 CODE 4 MATCH "does not exist" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${bad}/no/such/dir/out.h5)
+astrosweep_add_failure_test(scfind_more_ranks_than_channels NP 2 CODE 2 MATCH "more ranks" FIXTURES_REQUIRED scfind_par_d_P1_mad_negative
+  COMMAND scfind -i ${scfind_out}/P1.fits -o ${bad}/p1.h5 --overwrite --scfind.kernelsZ 0)
+astrosweep_add_failure_test(scfind_bad_statistic NP 1 CODE 2 MATCH "statistic" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${bad}/out.h5 --overwrite --scfind.statistic median)
+astrosweep_add_failure_test(scfind_bad_kernel_list NP 1 CODE 2 MATCH "kernelsZ" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${bad}/out.h5 --overwrite --scfind.kernelsZ 0,three)
+astrosweep_add_failure_test(scfind_negative_threshold NP 1 CODE 2 MATCH "threshold" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${bad}/out.h5 --overwrite --scfind.threshold -1)
+file(WRITE ${bad}/flagging.par "input.data = ${cubeA}\nflag.region = 1, 2, 3, 4, 5, 6\n")
+astrosweep_add_failure_test(scfind_par_unsupported_step NP 1 CODE 2 MATCH "flag.region" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind --par ${bad}/flagging.par -o ${bad}/out.h5 --overwrite)
+file(WRITE ${bad}/malformed.par "scfind.enable = true\nscfind.threshold 5\n")
+astrosweep_add_failure_test(scfind_par_malformed_line NP 1 CODE 3 MATCH "malformed.par:2" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind --par ${bad}/malformed.par -i ${cubeA} -o ${bad}/out.h5 --overwrite)
+astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${bad}/out.h5 --overwrite --backend cuda)
+set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
