@@ -126,7 +126,7 @@ class OpenMpBackend final : public ScfindBackend {
     const std::size_t n = slab_.owned_voxels();
 #pragma omp parallel for schedule(static) num_threads(threads_)
     for (std::size_t i = 0; i < n; ++i) {
-      if (std::fabs(static_cast<double>(v[i])) > threshold) mask[i] = 1;
+      mask[i] |= static_cast<std::uint8_t>(std::fabs(static_cast<double>(v[i])) > threshold);  // branch-free: vectorises
     }
   }
 
