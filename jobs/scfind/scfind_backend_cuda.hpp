@@ -1,6 +1,7 @@
 #pragma once
-// The CUDA backend's entry points (defined in kernels/ when CUDA is built, stubs otherwise).
-// Plain C++: the job never sees device code.
+// The CUDA scfind backend's entry points, in plain C++: defined in kernels/scfind_backend_cuda.cpp
+// when astrosweep is built with CUDA, and as "not available" in scfind_backend.cpp otherwise, so
+// the job links either way.
 
 #include <cstdint>
 #include <memory>
@@ -9,8 +10,16 @@
 
 namespace astrosweep::scfind {
 
-std::unique_ptr<ScfindBackend> make_cuda_scfind_backend(const ScfindBackendOptions& options);
-std::uint64_t cuda_scfind_memory_needed(const Slab& slab);
+/// CUDA devices this rank can use; 0 without a driver, a device, or a CUDA build.
 int cuda_scfind_device_count() noexcept;
+
+/// Bytes of device memory the CUDA backend allocates to hold `slab`: the original, two working
+/// copies (float) and the mask (uint8) of the held channels, two planes for the spectral hand-over
+/// and a small reduction scratch.
+std::uint64_t cuda_scfind_memory_needed(const Slab& slab);
+
+/// The backend on device node_local_rank mod cuda_scfind_device_count(); throws RuntimeError
+/// without one. load() throws RuntimeError when the slab does not fit the device memory budget.
+std::unique_ptr<ScfindBackend> make_cuda_scfind_backend(const ScfindBackendOptions& options);
 
 }  // namespace astrosweep::scfind

@@ -1,0 +1,478 @@
+// The CUDA scfind backend against a serial float transcription of SoFiA-2's smooth-and-clip
+// (../shared specs: smooth-and-clip.md, filter_boxcar_1d_flt in SoFiA-2's statistics_flt.c), written
+// here on purpose so it can be read against SoFiA-2 line by line. The backend must match it bit for
+// bit: smoothed values (memcmp, NaN payloads included) and masks, for one slab holding the whole
+// cube and for the cube split into 2 and 3 slabs whose spectral running sums are handed from slab
+// to slab in-process, top slab first. Skips without a GPU.
+//
+// This file is compiled with -ffp-contract=off (tests/CMakeLists.txt): the reference must round
+// every operation on its own, as SoFiA-2's x86-64 build does.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "scfind_backend.hpp"
+#include "scfind_backend_cuda.hpp"
+
+namespace astrosweep::scfind {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The reference: one whole cube, serial, float.
+
+/// SoFiA-2's filter_boxcar_1d_flt on n values `stride` apart: a copy with NaN as 0 and r zeros on
+/// each side; the last value summed from the top of its window, then a running sum downwards.
+void boxcar_reference(float* data, std::size_t n, std::size_t stride, std::size_t r) {
+  const std::size_t size = 2 * r + 1;
+  const float inv = static_cast<float>(1.0 / static_cast<double>(size));
+  std::vector<float> copy(n + 2 * r, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float x = data[i * stride];
+    copy[r + i] = std::isnan(x) ? 0.0f : x;
+  }
+  float last = 0.0f;
+  for (std::size_t i = size; i--;) last += copy[n + i - 1];
+  last *= inv;
+  data[(n - 1) * stride] = last;
+  for (std::size_t i = n - 1; i--;) data[i * stride] = data[(i + 1) * stride] + (copy[i] - copy[size + i]) * inv;
+}
+
+/// Steps 2-5 of a kernel pair on the whole cube.
+std::vector<float> smooth_reference(const CubeShape& c, const std::vector<float>& original,
+                                    const std::vector<std::uint8_t>& mask, const KernelPair& pair,
+                                    std::optional<float> replacement) {
+  std::vector<float> w(original);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (replacement && mask[i]) w[i] = std::copysign(*replacement, w[i]);
+    if (std::isnan(w[i])) w[i] = 0.0f;
+  }
+  const std::size_t plane = c.plane();
+  for (std::size_t z = 0; z < c.nz; ++z) {
+    float* p = w.data() + z * plane;
+    for (std::size_t y = 0; y < c.ny; ++y)
+      for (std::size_t k = 0; k < pair.spatial.passes; ++k)
+        boxcar_reference(p + y * c.nx, c.nx, 1, pair.spatial.radius);
+    for (std::size_t x = 0; x < c.nx; ++x)
+      for (std::size_t k = 0; k < pair.spatial.passes; ++k) boxcar_reference(p + x, c.ny, c.nx, pair.spatial.radius);
+  }
+  if (pair.radius_z > 0)
+    for (std::size_t q = 0; q < plane; ++q) boxcar_reference(w.data() + q, c.nz, plane, pair.radius_z);
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (std::isnan(original[i])) w[i] = original[i];
+  return w;
+}
+
+void clip_reference(const std::vector<float>& smoothed, double threshold, std::vector<std::uint8_t>& mask) {
+  for (std::size_t i = 0; i < smoothed.size(); ++i)
+    if (std::fabs(static_cast<double>(smoothed[i])) > threshold) mask[i] = 1;
+}
+
+double rms_of(const std::vector<float>& values) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (float x : values)
+    if (!std::isnan(x)) {
+      sum += static_cast<double>(x) * static_cast<double>(x);
+      ++n;
+    }
+  return n ? std::sqrt(sum / static_cast<double>(n)) : 1.0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test cubes, kernel pairs and slabs.
+
+/// Noise, a few bright blobs (so clipping finds voxels), signed zeros, scattered NaNs, a blank row
+/// and, with 3 or more channels, a blank channel.
+std::vector<float> make_cube(const CubeShape& c, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> noise(0.0f, 1.0f);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<float> v(c.voxels());
+  for (auto& x : v) x = noise(rng);
+  for (int b = 0; b < 4; ++b) {
+    const double cx = u(rng) * static_cast<double>(c.nx), cy = u(rng) * static_cast<double>(c.ny);
+    const double cz = u(rng) * static_cast<double>(c.nz), amp = (b % 2 ? -1 : 1) * (3 + 6 * u(rng));
+    for (std::size_t z = 0; z < c.nz; ++z)
+      for (std::size_t y = 0; y < c.ny; ++y)
+        for (std::size_t x = 0; x < c.nx; ++x) {
+          const double d2 = (x - cx) * (x - cx) / 9 + (y - cy) * (y - cy) / 9 + (z - cz) * (z - cz) / 16;
+          v[(z * c.ny + y) * c.nx + x] += static_cast<float>(amp * std::exp(-0.5 * d2));
+        }
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (auto& x : v) {
+    const double t = u(rng);
+    if (t < 0.04)
+      x = nan;
+    else if (t < 0.045)
+      x = 0.0f;
+    else if (t < 0.05)
+      x = -0.0f;
+  }
+  const std::size_t z_row = c.nz / 2, y_row = c.ny / 3;
+  for (std::size_t x = 0; x < c.nx; ++x) v[(z_row * c.ny + y_row) * c.nx + x] = nan;
+  if (c.nz >= 3) std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(c.plane()), c.plane(), nan);
+  return v;
+}
+
+/// SoFiA-2's boxcar plans for the spec's FWHMs (smooth-and-clip.md: 3 → n=3, r=1; 6 → n=3, r=2;
+/// 9 → n=4, r=3).
+BoxcarPlan plan_for(double fwhm) {
+  if (fwhm == 3) return {1, 3};
+  if (fwhm == 6) return {2, 3};
+  if (fwhm == 9) return {3, 4};
+  return {};
+}
+
+KernelPair make_pair(double fwhm, std::size_t width) {
+  KernelPair p;
+  p.fwhm_xy = fwhm;
+  p.width_z = width;
+  p.spatial = plan_for(fwhm);
+  p.radius_z = width / 2;
+  return p;
+}
+
+/// SoFiA-2's default-style sequence over every combination: spatial outer, spectral inner.
+std::vector<KernelPair> all_pairs() {
+  std::vector<KernelPair> pairs;
+  for (double fwhm : {0.0, 3.0, 6.0, 9.0})
+    for (std::size_t width : {0, 3, 7, 15}) pairs.push_back(make_pair(fwhm, width));
+  return pairs;
+}
+
+/// Owns [own_begin, own_end), holds halo channels below and halo + 1 above, within the cube.
+Slab test_slab(const CubeShape& cube, std::size_t own_begin, std::size_t own_end, std::size_t halo) {
+  Slab s;
+  s.cube = cube;
+  s.own_begin = own_begin;
+  s.own_end = own_end;
+  s.held_begin = own_begin > halo ? own_begin - halo : 0;
+  s.held_end = std::min(cube.nz, own_end + halo + 1);
+  return s;
+}
+
+std::vector<Slab> split(const CubeShape& cube, std::size_t parts, std::size_t halo) {
+  std::vector<Slab> slabs;
+  for (std::size_t k = 0; k < parts; ++k)
+    slabs.push_back(test_slab(cube, cube.nz * k / parts, cube.nz * (k + 1) / parts, halo));
+  return slabs;
+}
+
+/// Passes the running sums between slab objects of one process: slab k (numbered from the bottom)
+/// receives what slab k + 1 sent. Checks that the backend keeps the protocol.
+class InProcessCarry final : public SpectralCarry {
+ public:
+  InProcessCarry(std::vector<std::vector<float>>& planes, std::vector<std::size_t>& sent_rows, std::size_t slab,
+                 const Slab& s, std::size_t block_rows)
+      : planes_(planes), sent_rows_(sent_rows), slab_(slab), nx_(s.cube.nx) {
+    for (std::size_t y = 0; y < s.cube.ny; y += block_rows)
+      blocks_.emplace_back(y, std::min(s.cube.ny, y + block_rows));
+    top_ = s.at_top();
+    bottom_ = s.at_bottom();
+  }
+  [[nodiscard]] std::vector<std::pair<std::size_t, std::size_t>> row_blocks() const override { return blocks_; }
+  void receive(std::size_t y0, std::size_t y1, std::span<float> values) override {
+    EXPECT_FALSE(top_) << "receive() at the top of the cube";
+    ASSERT_LT(received_, blocks_.size());
+    EXPECT_EQ(blocks_[received_], std::make_pair(y0, y1)) << "row blocks out of order";
+    ++received_;
+    ASSERT_EQ(values.size(), (y1 - y0) * nx_);
+    // The slab above must have sent these rows already (slabs run top first).
+    ASSERT_GE(sent_rows_[slab_ + 1], y1) << "rows received before the slab above sent them";
+    std::copy_n(planes_[slab_ + 1].begin() + static_cast<std::ptrdiff_t>(y0 * nx_), values.size(), values.begin());
+  }
+  void send(std::size_t y0, std::size_t y1, std::span<const float> values) override {
+    EXPECT_FALSE(bottom_) << "send() at the bottom of the cube";
+    ASSERT_LT(sent_, blocks_.size());
+    EXPECT_EQ(blocks_[sent_], std::make_pair(y0, y1)) << "row blocks out of order";
+    ++sent_;
+    ASSERT_EQ(values.size(), (y1 - y0) * nx_);
+    std::copy(values.begin(), values.end(), planes_[slab_].begin() + static_cast<std::ptrdiff_t>(y0 * nx_));
+    sent_rows_[slab_] = y1;
+  }
+  [[nodiscard]] std::size_t received() const { return received_; }
+  [[nodiscard]] std::size_t sent() const { return sent_; }
+
+ private:
+  std::vector<std::vector<float>>& planes_;
+  std::vector<std::size_t>& sent_rows_;
+  std::size_t slab_, nx_;
+  std::vector<std::pair<std::size_t, std::size_t>> blocks_;
+  bool top_ = false, bottom_ = false;
+  std::size_t received_ = 0, sent_ = 0;
+};
+
+/// Index and values of the first differing float, for the failure message.
+std::string first_difference(const float* a, const float* b, std::size_t n, std::size_t offset) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::memcmp(a + i, b + i, sizeof(float)) != 0) {
+      char text[160];
+      std::snprintf(text, sizeof text, "first difference at voxel %zu: reference %.9g, backend %.9g (of %zu)",
+                    offset + i, static_cast<double>(a[i]), static_cast<double>(b[i]), n);
+      return text;
+    }
+  return "none";
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class CudaScfind : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_scfind_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+struct Scenario {
+  CubeShape shape;
+  std::vector<KernelPair> pairs;
+  std::size_t slabs = 1;
+  std::size_t block_rows = 1000;
+  unsigned seed = 1;
+};
+
+std::string describe(const Scenario& sc) {
+  return std::to_string(sc.shape.nx) + "x" + std::to_string(sc.shape.ny) + "x" + std::to_string(sc.shape.nz) + ", " +
+         std::to_string(sc.slabs) + " slab(s), row blocks of " + std::to_string(sc.block_rows);
+}
+
+/// Runs the pairs in order on the reference and on the slabs' backends (replacement from the second
+/// pair on, clipping after every pair, mask halos exchanged like the job does) and compares the
+/// smoothed values, the finite range and the masks after every pair.
+void run_scenario(const Scenario& sc) {
+  SCOPED_TRACE(describe(sc));
+  const CubeShape& c = sc.shape;
+  const std::size_t plane = c.plane();
+  const std::vector<float> cube = make_cube(c, sc.seed);
+  std::size_t halo = 0;
+  for (const auto& p : sc.pairs) halo = std::max(halo, p.radius_z);
+  const std::vector<Slab> slabs = split(c, sc.slabs, halo);
+
+  std::vector<std::unique_ptr<ScfindBackend>> backends;
+  for (const Slab& s : slabs) {
+    backends.push_back(make_cuda_scfind_backend(ScfindBackendOptions{}));
+    backends.back()->load(s, std::span<const float>(cube.data() + s.held_begin * plane, s.held_voxels()));
+  }
+  std::vector<std::uint8_t> mask(c.voxels(), 0);
+  const double rms = rms_of(cube);
+  const float replacement = static_cast<float>(2.0 * rms);
+
+  for (std::size_t pi = 0; pi < sc.pairs.size(); ++pi) {
+    const KernelPair& pair = sc.pairs[pi];
+    SCOPED_TRACE("pair " + std::to_string(pi) + ": FWHM " + std::to_string(pair.fwhm_xy) + " (r " +
+                 std::to_string(pair.spatial.radius) + " x" + std::to_string(pair.spatial.passes) + "), width " +
+                 std::to_string(pair.width_z));
+    const std::optional<float> rep = pi > 0 ? std::optional<float>(replacement) : std::nullopt;
+    const std::vector<float> reference = smooth_reference(c, cube, mask, pair, rep);
+
+    std::vector<std::vector<float>> planes(slabs.size(), std::vector<float>(plane));
+    std::vector<std::size_t> sent_rows(slabs.size(), 0);
+    for (std::size_t k = slabs.size(); k--;) {
+      InProcessCarry carry(planes, sent_rows, k, slabs[k], sc.block_rows);
+      backends[k]->smooth(pair, rep, carry);
+      if (pair.radius_z > 0) {
+        const std::size_t blocks = (c.ny + sc.block_rows - 1) / sc.block_rows;
+        EXPECT_EQ(carry.received(), slabs[k].at_top() ? 0 : blocks) << "slab " << k;
+        EXPECT_EQ(carry.sent(), slabs[k].at_bottom() ? 0 : blocks) << "slab " << k;
+      }
+    }
+
+    const double threshold = 1.5 * rms_of(reference);
+    for (std::size_t k = 0; k < slabs.size(); ++k) {
+      const Slab& s = slabs[k];
+      const std::size_t first = s.own_begin * plane, n = s.owned_voxels();
+      std::vector<float> got = backends[k]->samples({s.own_end * plane - 1, n}, 1);
+      ASSERT_EQ(got.size(), n);
+      std::reverse(got.begin(), got.end());
+      ASSERT_EQ(std::memcmp(got.data(), reference.data() + first, n * sizeof(float)), 0)
+          << "slab " << k << ": " << first_difference(reference.data() + first, got.data(), n, first);
+
+      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+      for (std::size_t i = first; i < first + n; ++i)
+        if (!std::isnan(reference[i])) lo = std::min(lo, reference[i]), hi = std::max(hi, reference[i]);
+      const auto [glo, ghi] = backends[k]->finite_min_max();
+      if (lo > hi) {
+        EXPECT_TRUE(std::isnan(glo) && std::isnan(ghi)) << "slab " << k;
+      } else {
+        EXPECT_EQ(glo, lo) << "slab " << k;
+        EXPECT_EQ(ghi, hi) << "slab " << k;
+      }
+      backends[k]->clip(threshold);
+    }
+    clip_reference(reference, threshold, mask);
+
+    // Mask halos from their owners, then every held mask channel must match the reference.
+    for (std::size_t k = 0; k < slabs.size(); ++k) {
+      const Slab& s = slabs[k];
+      for (std::size_t z = s.held_begin; z < s.held_end; ++z) {
+        if (z >= s.own_begin && z < s.own_end) continue;
+        const auto owner = static_cast<std::size_t>(
+            std::find_if(slabs.begin(), slabs.end(), [&](const Slab& o) { return z >= o.own_begin && z < o.own_end; }) -
+            slabs.begin());
+        const auto halo_mask = backends[owner]->mask_channels(z, z + 1);
+        backends[k]->set_mask_channels(z, halo_mask);
+      }
+    }
+    for (std::size_t k = 0; k < slabs.size(); ++k) {
+      const Slab& s = slabs[k];
+      const auto got = backends[k]->mask_channels(s.held_begin, s.held_end);
+      ASSERT_EQ(got.size(), s.held_voxels());
+      ASSERT_EQ(std::memcmp(got.data(), mask.data() + s.held_begin * plane, got.size()), 0) << "slab " << k << " mask";
+    }
+  }
+  for (const auto& b : backends) EXPECT_FALSE(b->usage().empty());
+}
+
+std::vector<CubeShape> shapes() {
+  return {{33, 32, 17},  {32, 33, 16},  // around warp and tile sizes
+          {1, 29, 12},   {31, 1, 12},   // a single column or row
+          {20, 21, 1},                  // a single channel
+          {129, 130, 3},                // several x tiles and more rows than a tiled block has
+          {8, 6, 120},                  // many planes: most slabs far from the cube's ends
+          {2, 3, 5}};                   // every radius larger than the lines
+}
+
+TEST_F(CudaScfind, AllPairsOneSlabMatchReference) {
+  unsigned seed = 11;
+  for (const auto& shape : shapes()) run_scenario({shape, all_pairs(), 1, 1000, seed++});
+}
+
+TEST_F(CudaScfind, AllPairsTwoSlabsMatchReference) {
+  unsigned seed = 23;
+  std::size_t block_rows = 1;
+  for (const auto& shape : shapes())
+    if (shape.nz >= 2) run_scenario({shape, all_pairs(), 2, block_rows++ * 3 - 2, seed++});
+}
+
+TEST_F(CudaScfind, AllPairsThreeSlabsMatchReference) {
+  unsigned seed = 37;
+  std::size_t block_rows = 1;
+  for (const auto& shape : shapes())
+    if (shape.nz >= 3) run_scenario({shape, all_pairs(), 3, 5 * block_rows++, seed++});
+}
+
+TEST_F(CudaScfind, RadiusBeyondTheTiledWindow) {
+  // r = 40 along x and y takes the strided x pass (the tiled window does not fit); r = 20 along z
+  // reaches past both ends of the cube.
+  KernelPair wide;
+  wide.fwhm_xy = 100;
+  wide.spatial = {40, 2};
+  wide.width_z = 41;
+  wide.radius_z = 20;
+  for (std::size_t slabs : {1, 2, 3})
+    run_scenario({{45, 37, 30}, {make_pair(3, 3), wide, make_pair(0, 7)}, slabs, 7, 5});
+}
+
+TEST_F(CudaScfind, SamplesWithCadenceFollowTheGlobalIndex) {
+  const CubeShape c{33, 32, 17};
+  const std::vector<float> cube = make_cube(c, 3);
+  const std::uint64_t n = c.voxels();
+  for (std::size_t parts : {1, 2, 3})
+    for (std::size_t cadence : {1, 7, 32, 1000}) {
+      for (const Slab& s : split(c, parts, 0)) {
+        auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+        backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
+        backend->use_original();
+        // The samples N − cadence, N − 2·cadence, ... that fall in this slab's owned voxels.
+        std::vector<float> expected;
+        std::uint64_t highest = 0;
+        for (std::uint64_t i = n - cadence; i < n; i -= cadence) {  // unsigned: stops after index 0
+          if (i < s.own_begin * c.plane()) break;
+          if (i >= s.own_end * c.plane()) continue;
+          if (expected.empty()) highest = i;
+          expected.push_back(cube[i]);
+        }
+        const auto got = backend->samples({highest, expected.size()}, cadence);
+        ASSERT_EQ(got.size(), expected.size());
+        EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)), 0)
+            << parts << " slabs, cadence " << cadence;
+      }
+    }
+}
+
+TEST_F(CudaScfind, OriginalDataClipAndMaskChannels) {
+  const CubeShape c{40, 24, 9};
+  const std::vector<float> cube = make_cube(c, 9);
+  const Slab s = test_slab(c, 3, 7, 2);
+  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
+  EXPECT_NE(backend->describe().find("cuda"), std::string::npos);
+  backend->use_original();
+  EXPECT_TRUE(backend->samples({s.own_end * c.plane() - 1, 0}, 1).empty());
+  const auto [lo, hi] = backend->finite_min_max();
+  float rlo = INFINITY, rhi = -INFINITY;
+  for (std::size_t i = s.own_begin * c.plane(); i < s.own_end * c.plane(); ++i)
+    if (!std::isnan(cube[i])) rlo = std::min(rlo, cube[i]), rhi = std::max(rhi, cube[i]);
+  EXPECT_EQ(lo, rlo);
+  EXPECT_EQ(hi, rhi);
+
+  // A fresh load clears the mask; clip marks owned voxels only; halos come from set_mask_channels.
+  const auto cleared = backend->mask_channels(s.held_begin, s.held_end);
+  EXPECT_TRUE(std::all_of(cleared.begin(), cleared.end(), [](std::uint8_t m) { return m == 0; }));
+  backend->clip(1.0);
+  std::vector<std::uint8_t> expected(c.voxels(), 0);
+  std::vector<float> owned(cube.size(), 0.0f);
+  std::copy(cube.begin() + static_cast<std::ptrdiff_t>(s.own_begin * c.plane()),
+            cube.begin() + static_cast<std::ptrdiff_t>(s.own_end * c.plane()),
+            owned.begin() + static_cast<std::ptrdiff_t>(s.own_begin * c.plane()));
+  clip_reference(owned, 1.0, expected);
+  std::vector<std::uint8_t> halo(2 * c.plane());
+  for (std::size_t i = 0; i < halo.size(); ++i) halo[i] = (i % 3 == 0) ? 1 : 0;
+  backend->set_mask_channels(s.held_begin, halo);
+  std::copy(halo.begin(), halo.end(), expected.begin() + static_cast<std::ptrdiff_t>(s.held_begin * c.plane()));
+  const auto got = backend->mask_channels(s.held_begin, s.held_end);
+  EXPECT_EQ(std::memcmp(got.data(), expected.data() + s.held_begin * c.plane(), got.size()), 0);
+  const auto middle = backend->mask_channels(4, 6);
+  EXPECT_EQ(std::memcmp(middle.data(), expected.data() + 4 * c.plane(), middle.size()), 0);
+  EXPECT_TRUE(backend->mask_channels(5, 5).empty());
+}
+
+TEST_F(CudaScfind, AllBlankSlabHasNoFiniteRange) {
+  const CubeShape c{7, 5, 3};
+  const std::vector<float> cube(c.voxels(), std::numeric_limits<float>::quiet_NaN());
+  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  const Slab s = test_slab(c, 0, 3, 1);
+  backend->load(s, cube);
+  std::vector<std::vector<float>> planes(1, std::vector<float>(c.plane()));
+  std::vector<std::size_t> sent(1, 0);
+  InProcessCarry carry(planes, sent, 0, s, 2);
+  backend->smooth(make_pair(3, 3), 1.0f, carry);
+  const auto [lo, hi] = backend->finite_min_max();
+  EXPECT_TRUE(std::isnan(lo));
+  EXPECT_TRUE(std::isnan(hi));
+}
+
+TEST_F(CudaScfind, SlabBeyondTheBudgetIsARuntimeError) {
+  const CubeShape c{64, 64, 32};
+  const Slab s = test_slab(c, 8, 16, 7);
+  const std::uint64_t needed = cuda_scfind_memory_needed(s);
+  EXPECT_GE(needed, s.held_voxels() * (3 * sizeof(float) + 1));
+  const std::vector<float> cube(s.held_voxels(), 1.0f);
+  ScfindBackendOptions options;
+  options.device_memory_budget = needed - 1;
+  auto small = make_cuda_scfind_backend(options);
+  try {
+    small->load(s, cube);
+    FAIL() << "a slab over the budget was loaded";
+  } catch (const RuntimeError& e) {
+    EXPECT_EQ(e.code(), ExitCode::runtime);
+    EXPECT_NE(std::string(e.what()).find("budget"), std::string::npos) << e.what();
+  }
+  options.device_memory_budget = needed;
+  auto exact = make_cuda_scfind_backend(options);
+  EXPECT_NO_THROW(exact->load(s, cube));
+  EXPECT_NE(exact->usage().find("GPU"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace astrosweep::scfind
