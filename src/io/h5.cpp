@@ -215,9 +215,16 @@ std::pair<Id, Id> select(hid_t dataset, const std::vector<std::uint64_t>& offset
   return {std::move(file_space), std::move(mem_space)};
 }
 
-Id transfer_properties(Transfer transfer) {
+// Collective only where the file is open through MPI-IO: HDF5 refuses a collective transfer on a
+// file opened serially, and a one-rank run may well have opened it so.
+Id transfer_properties(hid_t dataset, Transfer transfer) {
   Id dxpl(H5Pcreate(H5P_DATASET_XFER));
-  if (transfer == Transfer::collective) check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+  if (transfer == Transfer::collective) {
+    Id file(H5Iget_file_id(dataset));
+    Id fapl(H5Fget_access_plist(file.get()));
+    if (H5Pget_driver(fapl.get()) == H5FD_MPIO)
+      check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+  }
   return dxpl;
 }
 
@@ -241,7 +248,7 @@ std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> rows_block(hid
 void write_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
                      const std::vector<std::uint64_t>& count, const void* data, Transfer transfer) {
   auto [file_space, mem_space] = select(dataset, offset, count);
-  Id dxpl = transfer_properties(transfer);
+  Id dxpl = transfer_properties(dataset, transfer);
   if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), dxpl.get(), data) < 0)
     throw OutputError("writing to the output product failed (disk full or file system error?)");
 }
@@ -249,7 +256,7 @@ void write_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>
 void read_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
                     const std::vector<std::uint64_t>& count, void* data, Transfer transfer) {
   auto [file_space, mem_space] = select(dataset, offset, count);
-  Id dxpl = transfer_properties(transfer);
+  Id dxpl = transfer_properties(dataset, transfer);
   if (H5Dread(dataset, type, mem_space.get(), file_space.get(), dxpl.get(), data) < 0)
     throw InputError("reading an HDF5 dataset failed (truncated or corrupted file?)");
 }

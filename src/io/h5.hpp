@@ -60,7 +60,7 @@ std::vector<std::uint64_t> dims(hid_t dataset);
 
 /// How a rank's part of a read or write reaches a file opened through MPI-IO: on its own, or in
 /// one collective MPI-IO operation with every rank of the file's communicator (each must call;
-/// a rank with nothing to do passes a zero count).
+/// a rank with nothing to do passes a zero count). On a file opened serially both are the same.
 enum class Transfer { independent, collective };
 
 /// Writes the block [offset, offset + count) of a dataset of any rank (one entry per dimension, C

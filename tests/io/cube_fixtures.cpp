@@ -1,8 +1,12 @@
 #include "io/cube_fixtures.hpp"
 
 #include <fitsio.h>
+#include <gtest/gtest.h>
 
 #include <stdexcept>
+
+#include "core/error.hpp"
+#include "io/cube.hpp"
 
 namespace astrosweep::test {
 
@@ -44,6 +48,17 @@ void write_fits_cube(const std::string& path, int bitpix, const std::vector<long
     char text[FLEN_STATUS] = {};
     fits_get_errstatus(status, text);
     throw std::runtime_error("writing the fixture " + path + " failed: " + text);
+  }
+}
+
+void expect_cube_input_error(const std::string& spec, const std::vector<std::string>& needles) {
+  try {
+    io::read_cube_info(spec);
+    ADD_FAILURE() << "no error for " << spec;
+  } catch (const InputError& e) {
+    for (const auto& needle : needles)
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "'" << needle << "' not in: " << e.what();
+    EXPECT_FALSE(e.hint().empty()) << e.what();
   }
 }
 

@@ -242,17 +242,6 @@ TEST(FitsCube, HeaderCardsAreKept) {
   EXPECT_TRUE(history);
 }
 
-void expect_input_error(const std::string& spec, const std::vector<std::string>& needles) {
-  try {
-    read_cube_info(spec);
-    ADD_FAILURE() << "no error for " << spec;
-  } catch (const InputError& e) {
-    for (const auto& needle : needles)
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "'" << needle << "' not in: " << e.what();
-    EXPECT_FALSE(e.hint().empty()) << e.what();
-  }
-}
-
 TEST(FitsCube, TruncatedFiles) {
   test::TempDir dir;
   const auto path = dir.path("short.fits");
@@ -260,41 +249,41 @@ TEST(FitsCube, TruncatedFiles) {
   const auto size = std::filesystem::file_size(path);
   // CFITSIO reads whole 2880-byte blocks: a data unit without its padding is truncated too.
   std::filesystem::resize_file(path, size - 2880 + 4 * n_voxels);
-  expect_input_error(path, {"short.fits", "truncated", std::to_string(size)});
+  test::expect_cube_input_error(path, {"short.fits", "truncated", std::to_string(size)});
   std::filesystem::resize_file(path, size - 2880 + 4 * n_voxels - 1);  // one byte of data missing
-  expect_input_error(path, {"short.fits", "truncated"});
+  test::expect_cube_input_error(path, {"short.fits", "truncated"});
   std::filesystem::resize_file(path, size - 2880);  // no data unit at all
-  expect_input_error(path, {"short.fits", "truncated"});
+  test::expect_cube_input_error(path, {"short.fits", "truncated"});
   std::filesystem::resize_file(path, 1000);  // the header cut short
-  expect_input_error(path, {"short.fits"});
+  test::expect_cube_input_error(path, {"short.fits"});
 }
 
 TEST(FitsCube, UnsupportedShapesAndTypes) {
   test::TempDir dir;
   write_fits_cube(dir.path("image.fits"), -32, {5, 4}, std::vector<double>(20, 1.0));
-  expect_input_error(dir.path("image.fits"), {"image.fits", "NAXIS = 2", "not a data cube"});
+  test::expect_cube_input_error(dir.path("image.fits"), {"image.fits", "NAXIS = 2", "not a data cube"});
   write_fits_cube(dir.path("stokes2.fits"), -32, {5, 4, 7, 2}, std::vector<double>(280, 1.0));
-  expect_input_error(dir.path("stokes2.fits"), {"stokes2.fits", "NAXIS = 4 with NAXIS4 = 2"});
+  test::expect_cube_input_error(dir.path("stokes2.fits"), {"stokes2.fits", "NAXIS = 4 with NAXIS4 = 2"});
   write_fits_cube(dir.path("long.fits"), 64, shape, std::vector<double>(n_voxels, 1.0));
-  expect_input_error(dir.path("long.fits"), {"long.fits", "BITPIX = 64", "not supported"});
+  test::expect_cube_input_error(dir.path("long.fits"), {"long.fits", "BITPIX = 64", "not supported"});
   write_fits_cube(dir.path("empty_axis.fits"), -32, {5, 0, 7}, {});
-  expect_input_error(dir.path("empty_axis.fits"), {"empty_axis.fits", "NAXIS2 = 0"});
+  test::expect_cube_input_error(dir.path("empty_axis.fits"), {"empty_axis.fits", "NAXIS2 = 0"});
   write_fits_cube(dir.path("dataset.fits"), -32, shape, raw_values(-32, n_voxels));
-  expect_input_error(dir.path("dataset.fits") + ":/cube", {"dataset.fits", "HDF5 files only"});
+  test::expect_cube_input_error(dir.path("dataset.fits") + ":/cube", {"dataset.fits", "HDF5 files only"});
 }
 
 TEST(FitsCube, NotACube) {
   test::TempDir dir;
   std::ofstream(dir.path("notes.txt")) << "SIMPLY not a FITS file\n";
-  expect_input_error(dir.path("notes.txt"), {"notes.txt", "neither a FITS file"});
+  test::expect_cube_input_error(dir.path("notes.txt"), {"notes.txt", "neither a FITS file"});
   std::ofstream(dir.path("empty.fits")).flush();
-  expect_input_error(dir.path("empty.fits"), {"empty.fits", "is empty"});
-  expect_input_error(dir.path("missing.fits"), {"missing.fits", "does not exist"});
+  test::expect_cube_input_error(dir.path("empty.fits"), {"empty.fits", "is empty"});
+  test::expect_cube_input_error(dir.path("missing.fits"), {"missing.fits", "does not exist"});
   std::filesystem::create_directory(dir.path("cube.fits"));
-  expect_input_error(dir.path("cube.fits"), {"cube.fits", "is a directory"});
+  test::expect_cube_input_error(dir.path("cube.fits"), {"cube.fits", "is a directory"});
   std::ofstream(dir.path("cube.fits.gz"), std::ios::binary) << "\x1f\x8b\x08 compressed";
-  expect_input_error(dir.path("cube.fits.gz"), {"cube.fits.gz", "gzip"});
-  expect_input_error("", {"no input cube"});
+  test::expect_cube_input_error(dir.path("cube.fits.gz"), {"cube.fits.gz", "gzip"});
+  test::expect_cube_input_error("", {"no input cube"});
 }
 
 }  // namespace
