@@ -281,6 +281,11 @@ class CudaScfindBackend final : public ScfindBackend {
       clock_.stop(*compute_);
       return;
     }
+    // The hand-over buffers are reused from pass to pass: this pass's copies into them follow the
+    // earlier kernels (device side) and copies (host side).
+    upload_->synchronize();
+    staged_.record(*compute_);
+    AS_CUDA_TRY(cudaStreamWaitEvent(upload_->get(), staged_.get(), 0));
     auto blocks = carry.row_blocks();
     if (blocks.empty()) blocks.emplace_back(0, s.cube.ny);
     float* received = carry_host_.as<float>();
@@ -343,6 +348,7 @@ class CudaScfindBackend final : public ScfindBackend {
     const std::size_t slot_bytes = staging_.bytes() / 2;
     const std::size_t chunks = (bytes + slot_bytes - 1) / slot_bytes;
     auto enqueue = [&](std::size_t k) {
+      slot_free_[k % 2].synchronize();  // an upload's DMA may still read this slot
       const std::size_t n = std::min(slot_bytes, bytes - k * slot_bytes);
       AS_CUDA_TRY(cudaMemcpyAsync(staging_.as<char>() + (k % 2) * slot_bytes,
                                   static_cast<const char*>(device) + k * slot_bytes, n, cudaMemcpyDeviceToHost,

@@ -89,34 +89,58 @@ __global__ void prepare_kernel(const float* __restrict__ original, const std::ui
 }
 
 // --- x passes -------------------------------------------------------------------------------
-// Tiled sweep: a block owns x_rows rows and walks them from the end in tiles of x_tile outputs.
-// Per tile it loads the window [x0 − r, x0 + x_tile + r + 1) of every row into shared memory
-// (coalesced), then thread t runs the sums of row t through the tile, writing out[i] over the
-// window slot of v[i + r + 1] (never read again within the tile), and the block stores the tile
-// (coalesced). A row's running value stays in its thread's register from tile to tile.
-constexpr int x_rows = 128;
+// Tiled sweep: each warp owns 32 rows and walks them from the end in tiles of x_tile outputs. Per
+// tile the warp loads the window [x0 − r, x0 + x_tile + r + 1) of its rows into shared memory
+// (coalesced, x_batch loads in flight per lane: one at a time left the pass latency-bound at a
+// quarter of the bandwidth), then lane l runs the sums of row l through the tile, writing out[i]
+// over the window slot of v[i + r + 1] (never read again within the tile), and the warp stores
+// the tile (coalesced). A row's running value stays in its lane's register from tile to tile.
+// Warps share nothing, so each synchronises only with itself.
+constexpr int x_rows = 128;  // per block: four warps of 32 rows
 constexpr int x_tile = 32;
+constexpr int x_batch = 8;
 constexpr std::size_t x_shared_limit = 48 * 1024;  // no opt-in needed
 
 constexpr std::size_t x_window(std::size_t radius) { return x_tile + 2 * radius + 1; }
 
 __global__ void __launch_bounds__(x_rows) boxcar_x_tiled_kernel(const float* __restrict__ in, float* __restrict__ out,
                                                                 index_t nx, index_t rows, index_t r, float inv) {
-  extern __shared__ float window[];                    // x_rows rows of w floats; w is odd, so row starts hit all banks
-  const int w = x_tile + 2 * static_cast<int>(r) + 1;  // fits: x_pass_tiled_fits
-  const index_t row0 = static_cast<index_t>(blockIdx.x) * x_rows;
-  const int n_rows = static_cast<int>(rows - row0 < x_rows ? rows - row0 : x_rows);
-  const int t = static_cast<int>(threadIdx.x);
-  float* mine = window + t * w;
+  extern __shared__ float shared[];
+  // Odd (so the lanes' rows start in different banks) and above 32 (see the walk below); fits:
+  // x_pass_tiled_fits.
+  const int w = x_tile + 2 * static_cast<int>(r) + 1;
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  const index_t row0 = static_cast<index_t>(blockIdx.x) * x_rows + warp * 32;
+  if (row0 >= rows) return;  // the whole warp
+  const int n_rows = static_cast<int>(rows - row0 < 32 ? rows - row0 : 32);
+  const float* lines = in + row0 * nx;
+  float* window = shared + warp * 32 * w;
+  float* mine = window + lane * w;
   float acc = 0.0f;
   for (index_t x0 = nx - x_tile; x0 > -x_tile; x0 -= x_tile) {
-    const index_t first = x0 - r;                   // line position of window slot 0
-    for (int k = t; k < n_rows * w; k += x_rows) {  // 32-bit: a block's window is small
-      const int rr = k / w, c = k - rr * w;
-      window[k] = line_value(in + (row0 + rr) * nx, 1, nx, first + c);
+    const index_t first = x0 - r;  // line position of window slot 0
+    // The warp's 32 × w window, flattened: the lane takes elements lane + 32·m, m < w; since
+    // w > 32 each step moves on by at most one row.
+    int row = 0, col = lane;
+    for (int m0 = 0; m0 < w; m0 += x_batch) {
+      float value[x_batch];
+      int slot[x_batch];
+#pragma unroll
+      for (int k = 0; k < x_batch; ++k) {
+        slot[k] = row * w + col;
+        value[k] = (m0 + k < w && row < n_rows) ? line_value(lines + row * nx, 1, nx, first + col) : 0.0f;
+        col += 32;
+        if (col >= w) {
+          col -= w;
+          ++row;
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < x_batch; ++k)
+        if (m0 + k < w) window[slot[k]] = value[k];
     }
-    __syncthreads();
-    if (t < n_rows) {
+    __syncwarp();
+    if (lane < n_rows) {
       const index_t top = (x0 + x_tile < nx ? x0 + x_tile : nx) - 1;
       const index_t bottom = x0 > 0 ? x0 : 0;
       for (index_t i = top; i >= bottom; --i) {
@@ -130,15 +154,11 @@ __global__ void __launch_bounds__(x_rows) boxcar_x_tiled_kernel(const float* __r
         mine[i + r + 1 - first] = acc;
       }
     }
-    __syncthreads();
-    for (int k = t; k < n_rows * x_tile; k += x_rows) {
-      const int rr = k / x_tile, c = k - rr * x_tile;
-      const index_t i = x0 + c;
-      if (i >= 0 && i < nx) out[(row0 + rr) * nx + i] = window[rr * w + c + 2 * r + 1];
-    }
-    // The next tile's loads may overwrite slots only after every thread stored this tile: the
-    // loads write the window, which the stores read.
-    __syncthreads();
+    __syncwarp();
+    const index_t i = x0 + lane;
+    if (i >= 0 && i < nx)
+      for (int rr = 0; rr < n_rows; ++rr) out[(row0 + rr) * nx + i] = window[rr * w + lane + 2 * r + 1];
+    __syncwarp();  // the next tile's loads overwrite what these stores read
   }
 }
 
@@ -273,11 +293,19 @@ __device__ MinMax block_reduce(MinMax m) {
 __global__ void __launch_bounds__(reduce_threads)
     min_max_partial_kernel(const float* __restrict__ data, std::size_t n, float* __restrict__ scratch) {
   MinMax m{INFINITY, -INFINITY};
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const float x = data[i];
+  auto fold = [&](float x) {
     if (!isnan(x)) m = combine(m, {x, x});
+  };
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {  // four loads in flight per thread
+    const float a = data[i], b = data[i + stride], c = data[i + 2 * stride], d = data[i + 3 * stride];
+    fold(a);
+    fold(b);
+    fold(c);
+    fold(d);
   }
+  for (; i < n; i += stride) fold(data[i]);
   m = block_reduce(m);
   if (threadIdx.x == 0) {
     scratch[blockIdx.x] = m.lo;

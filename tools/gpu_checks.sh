@@ -3,7 +3,11 @@
 # `--backend auto` now means the GPU), compute-sanitizer memcheck and racecheck on the GPU tests,
 # and the period benchmarks; logs go to OUT_DIR. Build first (CMake preset cuda-release, or
 # cmake -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90).
-#   tools/gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|all]...
+#   tools/gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|scfind|scfind-bench|all]...
+# scfind: the scfind GPU test, the SoFiA-2 validation cases on the GPU (`ctest -L scfind`) and
+# compute-sanitizer on the scfind GPU test. scfind-bench: a 1500 x 1500 x 1400 float32 cube (one
+# WALLABY processing region, 11.7 GiB) made in CUBE_DIR (default /tmp), timed end to end on the
+# GPU with 1, 2 and 4 ranks and on the CPU, masks compared.
 set -uo pipefail
 build=${1:?usage: gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|all]...}
 out=${2:?usage: gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|all]...}
@@ -33,5 +37,46 @@ fi
 if want bench; then
   "$build/tools/astrosweep_bench_period" --backend cuda --suite targets --repeat 10 2>&1 | tee "$out/bench-targets.log"
   "$build/tools/astrosweep_bench_period" --backend cuda --suite table --repeat 5 2>&1 | tee "$out/bench-table.log"
+fi
+if want scfind; then
+  ctest --test-dir "$build" -R test_scfind_backend_cuda --output-on-failure 2>&1 | tail -30 | tee "$out/scfind-gpu-test.log" || status=1
+  ctest --test-dir "$build" -L scfind -j8 --output-on-failure 2>&1 | tail -25 | tee "$out/scfind-sofia.log" || status=1
+  for tool in memcheck racecheck; do
+    timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_scfind_backend_cuda" 2>&1 |
+      tail -12 | tee "$out/scfind-sanitizer-$tool.log" || status=1
+  done
+fi
+
+if want scfind-bench; then
+  cubes=${CUBE_DIR:-/tmp}
+  cube=$cubes/wallaby_region.fits
+  exe=$build/astrosweep
+  log=$out/scfind-bench.log
+  /usr/bin/time -v "$build/tools/make_scfind_cube" --nx 1500 --ny 1500 --nz 1400 --seed 21 --noise 0.002 \
+    --sources 400 --blanks -o "$cube" 2>&1 | grep -E "make_scfind|Elapsed" | tee "$log"
+  cat "$cube" > /dev/null  # warm page cache, as the target asks
+  run() {  # run NAME NP ARGS...: one timed scfind run, its log appended
+    local name=$1 np=$2
+    shift 2
+    echo "== $name: mpirun -np $np astrosweep scfind $*" | tee -a "$log"
+    /usr/bin/time -v mpirun --bind-to none -x LD_LIBRARY_PATH -np "$np" "$exe" scfind -i "$cube" -o "$cubes/$name.h5" \
+      --overwrite "$@" 2>&1 | grep -vE "^\s+(Average|Exit|Socket|Signals|Swaps|File system|Voluntary|Involuntary|Page size|Minor|Major|Percent|System time|User time)" |
+      tee -a "$log"
+  }
+  run gpu_np1 1 --backend cuda
+  run gpu_np2 2 --backend cuda
+  run gpu_np4 4 --backend cuda
+  run cpu_np1 1 --backend cpu --threads 16
+  run cpu_np4 4 --backend cpu --threads 4
+  for other in gpu_np2 gpu_np4 cpu_np1 cpu_np4; do
+    if cmp "$cubes/gpu_np1_mask-raw.fits" "$cubes/${other}_mask-raw.fits"; then
+      echo "mask of $other identical to gpu_np1" | tee -a "$log"
+    else
+      echo "MASK OF $other DIFFERS from gpu_np1" | tee -a "$log"
+      status=1
+    fi
+  done
+  "$build/tools/astrosweep_bench_scfind" --nx 1500 --ny 1500 --nz 1400 --backend cuda --repeat 3 2>&1 |
+    tee "$out/scfind-bench-kernels.log"
 fi
 exit $status

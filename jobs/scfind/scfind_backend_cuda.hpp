@@ -19,7 +19,11 @@ int cuda_scfind_device_count() noexcept;
 std::uint64_t cuda_scfind_memory_needed(const Slab& slab);
 
 /// The backend on device node_local_rank mod cuda_scfind_device_count(); throws RuntimeError
-/// without one. load() throws RuntimeError when the slab does not fit the device memory budget.
+/// without one. load() throws RuntimeError when the slab does not fit the device memory budget
+/// (device_memory_budget, or 85% of the free memory split between the node's ranks on that GPU).
+/// Conventions it shares with the OpenMP backend: the values handed over through SpectralCarry
+/// are the raw running sums (before the blanks are restored); an empty row_blocks() means one
+/// block of all rows; restoring a blank writes the original value back (its NaN bits).
 std::unique_ptr<ScfindBackend> make_cuda_scfind_backend(const ScfindBackendOptions& options);
 
 }  // namespace astrosweep::scfind

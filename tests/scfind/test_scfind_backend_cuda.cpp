@@ -437,6 +437,32 @@ TEST_F(CudaScfind, OriginalDataClipAndMaskChannels) {
   EXPECT_TRUE(backend->mask_channels(5, 5).empty());
 }
 
+TEST_F(CudaScfind, ReloadReplacesSlabAndMask) {
+  // One backend object, a small slab then a larger one of another cube: buffers grow, the mask
+  // starts clear, and the results are the new cube's.
+  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  std::vector<std::vector<float>> planes(1);
+  std::vector<std::size_t> sent(1, 0);
+  for (const CubeShape& c : {CubeShape{9, 7, 4}, CubeShape{40, 35, 12}}) {
+    const std::vector<float> cube = make_cube(c, static_cast<unsigned>(c.nx));
+    const Slab s = test_slab(c, 0, c.nz, 7);
+    backend->load(s, cube);
+    backend->clip(0.5);
+    backend->load(s, cube);
+    const auto mask = backend->mask_channels(0, c.nz);
+    EXPECT_TRUE(std::all_of(mask.begin(), mask.end(), [](std::uint8_t m) { return m == 0; }));
+    planes[0].assign(c.plane(), 0.0f);
+    InProcessCarry carry(planes, sent, 0, s, 4);
+    const KernelPair pair = make_pair(6, 7);
+    backend->smooth(pair, 1.0f, carry);
+    const auto reference = smooth_reference(c, cube, std::vector<std::uint8_t>(c.voxels(), 0), pair, 1.0f);
+    auto got = backend->samples({c.voxels() - 1, c.voxels()}, 1);
+    std::reverse(got.begin(), got.end());
+    EXPECT_EQ(std::memcmp(got.data(), reference.data(), got.size() * sizeof(float)), 0)
+        << first_difference(reference.data(), got.data(), got.size(), 0);
+  }
+}
+
 TEST_F(CudaScfind, AllBlankSlabHasNoFiniteRange) {
   const CubeShape c{7, 5, 3};
   const std::vector<float> cube(c.voxels(), std::numeric_limits<float>::quiet_NaN());
