@@ -76,7 +76,6 @@ if want scfind-bench; then
       status=1
     fi
   done
-  "$build/tools/astrosweep_bench_scfind" --nx 1500 --ny 1500 --nz 1400 --backend cuda --repeat 3 2>&1 |
-    tee "$out/scfind-bench-kernels.log"
+  "$build/tools/astrosweep_bench_scfind_cuda" 1500 1500 1400 3 2>&1 | tee "$out/scfind-bench-kernels.log"
 fi
 exit $status
