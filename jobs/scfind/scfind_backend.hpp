@@ -64,6 +64,10 @@ class ScfindBackend {
   /// Overwrites the mask of held channels [z0, z0 + values.size() / plane): halos from neighbours.
   virtual void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) = 0;
 
+  /// Voxels set in the mask over the owned channels, when the backend can count them cheaply
+  /// (for the progress report); nullopt otherwise.
+  [[nodiscard]] virtual std::optional<std::uint64_t> mask_count() { return std::nullopt; }
+
   /// Resources and time used so far, for the per-rank summary; may be empty.
   [[nodiscard]] virtual std::string usage() const { return {}; }
 };

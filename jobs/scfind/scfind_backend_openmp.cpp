@@ -130,6 +130,15 @@ class OpenMpBackend final : public ScfindBackend {
     }
   }
 
+  [[nodiscard]] std::optional<std::uint64_t> mask_count() override {
+    const std::uint8_t* mask = mask_.get() + slab_.owned_offset();
+    const std::size_t n = slab_.owned_voxels();
+    std::uint64_t count = 0;
+#pragma omp parallel for schedule(static) num_threads(threads_) reduction(+ : count)
+    for (std::size_t i = 0; i < n; ++i) count += mask[i];
+    return count;
+  }
+
   [[nodiscard]] std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) override {
     AS_ASSERT(slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
     const std::size_t plane = slab_.cube.plane();

@@ -52,11 +52,13 @@ void agree(bool ok, const Error& error, MPI_Comm comm) {
   if (!good) throw mpi::SharedError(error.code(), error.what(), error.hint());
 }
 
-std::uint64_t count_mask(ScfindBackend& backend, const Slab& slab, MPI_Comm comm) {
-  const auto mask = backend.mask_channels(slab.own_begin, slab.own_end);
-  std::uint64_t n = static_cast<std::uint64_t>(std::count_if(mask.begin(), mask.end(), [](std::uint8_t m) { return m != 0; }));
-  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_UINT64_T, MPI_SUM, comm));
-  return n;
+/// Voxels in the mask over all ranks, when every backend can count its own cheaply.
+std::optional<std::uint64_t> count_mask(ScfindBackend& backend, MPI_Comm comm) {
+  const auto local = backend.mask_count();
+  std::uint64_t values[2] = {local.value_or(0), local ? 0U : 1U};
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_UINT64_T, MPI_SUM, comm));
+  if (values[1] != 0) return std::nullopt;
+  return values[0];
 }
 
 class NoiseMeter {
@@ -189,18 +191,21 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     }
     backend->clip(options.parameters.threshold * noise);
     exchange_mask_halos(*backend, slab, bounds, halo, comm.get());
-    const std::uint64_t in_mask = count_mask(*backend, slab, comm.get());
+    const auto in_mask = count_mask(*backend, comm.get());
     if (talk) {
-      std::fprintf(stderr, "scfind: pair %zu/%zu  [%.1f] x [%zu]  noise %.6e  mask %" PRIu64 " voxels  %.2f s\n", i + 1, pairs.size(),
-                   pair.fwhm_xy, pair.width_z, noise, in_mask, seconds_since(t_pair));
+      const std::string mask_size = in_mask ? "  mask " + std::to_string(*in_mask) + " voxels" : std::string();
+      std::fprintf(stderr, "scfind: pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s\n", i + 1, pairs.size(), pair.fwhm_xy,
+                   pair.width_z, noise, mask_size.c_str(), seconds_since(t_pair));
       std::fflush(stderr);
     }
-    summary.mask_voxels = in_mask;
   }
   const double smooth_seconds = seconds_since(t_smooth);
 
   const auto t_write = Clock::now();
-  product.write_mask(slab.own_begin, backend->mask_channels(slab.own_begin, slab.own_end));
+  const std::vector<std::uint8_t> owned_mask = backend->mask_channels(slab.own_begin, slab.own_end);
+  summary.mask_voxels = static_cast<std::uint64_t>(std::count(owned_mask.begin(), owned_mask.end(), std::uint8_t{1}));
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm.get()));
+  product.write_mask(slab.own_begin, owned_mask);
   product.finish(pairs, summary, meter.cadence());
   const double write_seconds = seconds_since(t_write);
 
