@@ -63,19 +63,24 @@ if want scfind-bench; then
       --overwrite "$@" 2>&1 | grep -vE "^\s+(Average|Exit|Socket|Signals|Swaps|File system|Voluntary|Involuntary|Page size|Minor|Major|Percent|System time|User time)" |
       tee -a "$log"
   }
-  run gpu_np1 1 --backend cuda
-  run gpu_np2 2 --backend cuda
-  run gpu_np4 4 --backend cuda
-  run cpu_np1 1 --backend cpu --threads 16
-  run cpu_np4 4 --backend cpu --threads 4
-  for other in gpu_np2 gpu_np4 cpu_np1 cpu_np4; do
-    if cmp "$cubes/gpu_np1_mask-raw.fits" "$cubes/${other}_mask-raw.fits"; then
-      echo "mask of $other identical to gpu_np1" | tee -a "$log"
+  same_as_first() {  # compares a run's FITS mask with gpu_np1's, then frees the disk it used
+    if cmp "$cubes/gpu_np1_mask-raw.fits" "$cubes/$1_mask-raw.fits"; then
+      echo "mask of $1 identical to gpu_np1" | tee -a "$log"
     else
-      echo "MASK OF $other DIFFERS from gpu_np1" | tee -a "$log"
+      echo "MASK OF $1 DIFFERS from gpu_np1" | tee -a "$log"
       status=1
     fi
+    rm -f "$cubes/$1.h5" "$cubes/$1_mask-raw.fits"
+  }
+  run gpu_np1 1 --backend cuda
+  for np in 2 4; do
+    run gpu_np$np $np --backend cuda
+    same_as_first gpu_np$np
   done
   "$build/tools/astrosweep_bench_scfind_cuda" 1500 1500 1400 3 2>&1 | tee "$out/scfind-bench-kernels.log"
+  run cpu_np1 1 --backend cpu --threads 16
+  same_as_first cpu_np1
+  run cpu_np4 4 --backend cpu --threads 4
+  same_as_first cpu_np4
 fi
 exit $status

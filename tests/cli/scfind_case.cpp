@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -129,6 +130,7 @@ int check(const Block& c, const std::string& data_dir, const std::string& produc
 // Cubes every reader must refuse with a clear message: a truncated data unit, a 2-D image, a
 // 4-D cube whose fourth axis is not degenerate, BITPIX 64, an empty file.
 int make_bad_cubes(const std::string& dir, const std::string& good) {
+  std::filesystem::create_directories(dir);
   {
     std::ifstream in(good, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -67,45 +67,45 @@ foreach(case IN LISTS scfind_cases)
 endforeach()
 
 # --- bad inputs and usage: each fails with its exit code and a message saying what is wrong ---
-set(bad ${scfind_out}/bad)
-file(MAKE_DIRECTORY ${bad})
-add_test(NAME scfind_make_bad_cubes COMMAND scfind_case bad-cubes ${bad} ${scfind_out}/A.fits x)
+set(scfind_bad ${scfind_out}/bad)
+file(MAKE_DIRECTORY ${scfind_bad})
+add_test(NAME scfind_make_bad_cubes COMMAND scfind_case bad-cubes ${scfind_bad} ${scfind_out}/A.fits x)
 set_tests_properties(scfind_make_bad_cubes PROPERTIES FIXTURES_SETUP scfind_bad FIXTURES_REQUIRED scfind_cube_A LABELS scfind)
 set(cubeA ${scfind_out}/A.fits)
 astrosweep_add_failure_test(scfind_bad_truncated NP 2 CODE 3 MATCH "truncated" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${bad}/truncated.fits -o ${bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/truncated.fits -o ${scfind_bad}/out.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_empty_file NP 1 CODE 3 MATCH "empty.fits" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${bad}/empty.fits -o ${bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/empty.fits -o ${scfind_bad}/out.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_naxis2 NP 1 CODE 3 MATCH "NAXIS" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${bad}/naxis2.fits -o ${bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/naxis2.fits -o ${scfind_bad}/out.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_stokes_axis NP 1 CODE 3 MATCH "NAXIS4" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${bad}/stokes2.fits -o ${bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/stokes2.fits -o ${scfind_bad}/out.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_bitpix64 NP 1 CODE 3 MATCH "BITPIX" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${bad}/bitpix64.fits -o ${bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/bitpix64.fits -o ${scfind_bad}/out.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_missing_input NP 1 CODE 3 MATCH "no-such-cube.fits" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${bad}/no-such-cube.fits -o ${bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/no-such-cube.fits -o ${scfind_bad}/out.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_directory_input NP 1 CODE 3 MATCH "bad" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${bad} -o ${bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad} -o ${scfind_bad}/out.h5 --overwrite)
 astrosweep_add_failure_test(scfind_existing_output NP 2 CODE 4 MATCH "already exists" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${bad}/truncated.fits)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/truncated.fits)
 astrosweep_add_failure_test(scfind_existing_fits_mask NP 1 CODE 4 MATCH "already exists" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${bad}/fresh.h5 --fits-mask ${bad}/naxis2.fits)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/fresh.h5 --fits-mask ${scfind_bad}/naxis2.fits)
 astrosweep_add_failure_test(scfind_output_directory_missing NP 1 CODE 4 MATCH "does not exist" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${bad}/no/such/dir/out.h5)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/no/such/dir/out.h5)
 astrosweep_add_failure_test(scfind_more_ranks_than_channels NP 2 CODE 2 MATCH "more ranks" FIXTURES_REQUIRED scfind_par_d_P1_mad_negative
-  COMMAND scfind -i ${scfind_out}/P1.fits -o ${bad}/p1.h5 --overwrite --scfind.kernelsZ 0)
+  COMMAND scfind -i ${scfind_out}/P1.fits -o ${scfind_bad}/p1.h5 --overwrite --scfind.kernelsZ 0)
 astrosweep_add_failure_test(scfind_bad_statistic NP 1 CODE 2 MATCH "statistic" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${bad}/out.h5 --overwrite --scfind.statistic median)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --scfind.statistic median)
 astrosweep_add_failure_test(scfind_bad_kernel_list NP 1 CODE 2 MATCH "kernelsZ" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${bad}/out.h5 --overwrite --scfind.kernelsZ 0,three)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --scfind.kernelsZ 0,three)
 astrosweep_add_failure_test(scfind_negative_threshold NP 1 CODE 2 MATCH "threshold" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${bad}/out.h5 --overwrite --scfind.threshold -1)
-file(WRITE ${bad}/flagging.par "input.data = ${cubeA}\nflag.region = 1, 2, 3, 4, 5, 6\n")
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --scfind.threshold -1)
+file(WRITE ${scfind_bad}/flagging.par "input.data = ${cubeA}\nflag.region = 1, 2, 3, 4, 5, 6\n")
 astrosweep_add_failure_test(scfind_par_unsupported_step NP 1 CODE 2 MATCH "flag.region" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind --par ${bad}/flagging.par -o ${bad}/out.h5 --overwrite)
-file(WRITE ${bad}/malformed.par "scfind.enable = true\nscfind.threshold 5\n")
+  COMMAND scfind --par ${scfind_bad}/flagging.par -o ${scfind_bad}/out.h5 --overwrite)
+file(WRITE ${scfind_bad}/malformed.par "scfind.enable = true\nscfind.threshold 5\n")
 astrosweep_add_failure_test(scfind_par_malformed_line NP 1 CODE 3 MATCH "malformed.par:2" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind --par ${bad}/malformed.par -i ${cubeA} -o ${bad}/out.h5 --overwrite)
+  COMMAND scfind --par ${scfind_bad}/malformed.par -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite)
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${bad}/out.h5 --overwrite --backend cuda)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
