@@ -52,8 +52,10 @@ void ScfindProduct::write_mask(std::size_t z0, std::span<const std::uint8_t> mas
   const std::uint64_t plane = static_cast<std::uint64_t>(cube_.nx) * cube_.ny;
   AS_ASSERT(plane > 0 && mask.size() % plane == 0);
   const std::uint64_t channels = mask.size() / plane;
+  // Independent: a rank's channels are whole chunks of its own, so there is nothing to aggregate
+  // (measured: collective MPI-IO only adds coordination, 0.76 s against 0.21 s for 256 MiB).
   h5::write_hyperslab(files_->mask.get(), H5T_NATIVE_UINT8, {z0, 0, 0}, {channels, cube_.ny, cube_.nx}, mask.data(),
-                      h5::Transfer::collective);
+                      h5::Transfer::independent);
   if (files_->fits) files_->fits->write_channels(z0, mask);
 }
 

@@ -210,7 +210,10 @@ std::pair<Id, Id> select(hid_t dataset, const std::vector<std::uint64_t>& offset
     check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, n.data(), nullptr),
           "H5Sselect_hyperslab");
   }
-  Id mem_space(H5Screate_simple(1, &n_mem, nullptr));
+  // The memory space has the block's own shape: with a flat one HDF5 maps every chunk of a
+  // chunked dataset onto a 1-D selection element run by element run (8 s instead of 0.2 s for
+  // 256 MiB in 1 MiB chunks).
+  Id mem_space = n_mem == 0 ? Id(H5Screate_simple(1, &n_mem, nullptr)) : Id(H5Screate_simple(rank, n.data(), nullptr));
   if (n_mem == 0) check(H5Sselect_none(mem_space.get()), "H5Sselect_none");
   return {std::move(file_space), std::move(mem_space)};
 }
