@@ -5,6 +5,8 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <span>
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
@@ -152,9 +154,11 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const auto t_read = Clock::now();
   std::uint64_t counts[2] = {0, 0};
   {
-    std::vector<float> original(slab.held_voxels());
-    const auto read = io::read_cube_channels(info, slab.held_begin, slab.held_end, original);
-    backend->load(slab, original);
+    // Not zero-filled: the reader overwrites every value (a memset of a whole slab costs seconds).
+    const auto original = std::make_unique_for_overwrite<float[]>(slab.held_voxels());
+    const std::span<float> values(original.get(), slab.held_voxels());
+    const auto read = io::read_cube_channels(info, slab.held_begin, slab.held_end, values);
+    backend->load(slab, values);
     counts[0] = read.blanks;
     counts[1] = read.infinities;
   }
