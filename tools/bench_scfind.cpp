@@ -70,12 +70,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const char* v = argv[i + 1];
-    if (a == "--nx") shape.nx = std::strtoull(v, nullptr, 10);
-    else if (a == "--ny") shape.ny = std::strtoull(v, nullptr, 10);
-    else if (a == "--nz") shape.nz = std::strtoull(v, nullptr, 10);
-    else if (a == "--backend") backend_name = v;
-    else if (a == "--threads") threads = std::atoi(v);
-    else if (a == "--repeat") repeat = std::atoi(v);
+    if (a == "--nx")
+      shape.nx = std::strtoull(v, nullptr, 10);
+    else if (a == "--ny")
+      shape.ny = std::strtoull(v, nullptr, 10);
+    else if (a == "--nz")
+      shape.nz = std::strtoull(v, nullptr, 10);
+    else if (a == "--backend")
+      backend_name = v;
+    else if (a == "--threads")
+      threads = std::atoi(v);
+    else if (a == "--repeat")
+      repeat = std::atoi(v);
   }
   std::printf("# astrosweep_bench_scfind --nx %zu --ny %zu --nz %zu --backend %s --threads %d --repeat %d\n", shape.nx,
               shape.ny, shape.nz, backend_name.c_str(), threads, repeat);
@@ -110,8 +116,8 @@ int main(int argc, char** argv) {
         backend->use_original();
       }
       const auto values = backend->samples(range, cadence);
-      noise = measure_noise(NoiseStatistic::mad, FluxRange::negative, {values, range.highest, cadence}, shape.voxels(), 0,
-                            0, SlabChain{});
+      noise = measure_noise(NoiseStatistic::mad, FluxRange::negative, {values, range.highest, cadence}, shape.voxels(),
+                            0, 0, SlabChain{});
       backend->clip(5.0 * noise);
       best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
     }

@@ -7,9 +7,9 @@
 #include <filesystem>
 
 #include "core/mpi.hpp"
-#include "io/output_path.hpp"
 #include "core/work_dispatch.hpp"
 #include "core/work_plan.hpp"
+#include "io/output_path.hpp"
 #include "period_product.hpp"
 
 namespace astrosweep::period {
@@ -26,7 +26,6 @@ struct RankStats {
   double units = 0, objects = 0, work = 0, compute_seconds = 0, write_seconds = 0;
   char backend[160] = {};  ///< the backend's own account of what it used (device memory, kernel time)
 };
-
 
 std::string grid_rule(const GridRequest& r) {
   if (r.n_freq) return r.pmin ? "explicit period range and N_f" : "explicit fmin, fmax and N_f";

@@ -51,7 +51,8 @@ SumAndCount chained_square_sum(const LocalSamples& samples, FluxRange range, con
 
 // Samples of SoFiA-2's mad and histogram walks: global index 0 is never reached (`> data`).
 std::span<const float> without_index_zero(const LocalSamples& s) {
-  if (!s.values.empty() && s.highest_index == (s.values.size() - 1) * s.cadence) return s.values.first(s.values.size() - 1);
+  if (!s.values.empty() && s.highest_index == (s.values.size() - 1) * s.cadence)
+    return s.values.first(s.values.size() - 1);
   return s.values;
 }
 
@@ -122,7 +123,9 @@ double gauss_noise(const LocalSamples& samples, FluxRange range, float local_min
     lo = -limit;
     hi = limit;
   }
-  const std::size_t origin = range == FluxRange::negative ? gauss_bins - 1 : range == FluxRange::positive ? 0 : gauss_bins / 2;
+  const std::size_t origin = range == FluxRange::negative   ? gauss_bins - 1
+                             : range == FluxRange::positive ? 0
+                                                            : gauss_bins / 2;
   const auto inv_optimal_mom2 = static_cast<float>(5.0 / static_cast<double>(gauss_bins));
   const std::span<const float> values = without_index_zero(samples);
 
@@ -210,7 +213,8 @@ double measure_noise(NoiseStatistic statistic, FluxRange range, const LocalSampl
   switch (statistic) {
     case NoiseStatistic::std: {
       const SumAndCount total = chained_square_sum(samples, range, chain);
-      return total.count ? std::sqrt(total.sum / static_cast<double>(total.count)) : std::numeric_limits<double>::quiet_NaN();
+      return total.count ? std::sqrt(total.sum / static_cast<double>(total.count))
+                         : std::numeric_limits<double>::quiet_NaN();
     }
     case NoiseStatistic::mad: return mad_noise(samples, range, n_voxels, chain);
     case NoiseStatistic::gauss: return gauss_noise(samples, range, finite_min, finite_max, chain.comm);

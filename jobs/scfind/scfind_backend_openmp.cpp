@@ -61,9 +61,7 @@ class OpenMpBackend final : public ScfindBackend {
  public:
   explicit OpenMpBackend(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
 
-  [[nodiscard]] std::string describe() const override {
-    return "OpenMP (" + std::to_string(threads_) + " threads)";
-  }
+  [[nodiscard]] std::string describe() const override { return "OpenMP (" + std::to_string(threads_) + " threads)"; }
 
   void load(const Slab& slab, std::span<const float> original) override {
     AS_ASSERT(original.size() == slab.held_voxels());
@@ -126,7 +124,8 @@ class OpenMpBackend final : public ScfindBackend {
     const std::size_t n = slab_.owned_voxels();
 #pragma omp parallel for schedule(static) num_threads(threads_)
     for (std::size_t i = 0; i < n; ++i) {
-      mask[i] |= static_cast<std::uint8_t>(std::fabs(static_cast<double>(v[i])) > threshold);  // branch-free: vectorises
+      mask[i] |=
+          static_cast<std::uint8_t>(std::fabs(static_cast<double>(v[i])) > threshold);  // branch-free: vectorises
     }
   }
 
@@ -268,7 +267,8 @@ class OpenMpBackend final : public ScfindBackend {
           if (!slab_.at_top()) std::memcpy(top, above.data() + (y - y0) * nx + x0, m * sizeof(float));
           line.run_once_from(slab_.at_top() ? nullptr : top, inv);
           for (std::size_t p = 0; p < n; ++p) {
-            std::memcpy(work + (slab_.own_begin + p - slab_.held_begin) * plane + offset, line.row(p), m * sizeof(float));
+            std::memcpy(work + (slab_.own_begin + p - slab_.held_begin) * plane + offset, line.row(p),
+                        m * sizeof(float));
           }
           std::memcpy(below.data() + (y - y0) * nx + x0, line.row(0), m * sizeof(float));
         }
@@ -298,7 +298,9 @@ class OpenMpBackend final : public ScfindBackend {
 
 }  // namespace
 
-std::unique_ptr<ScfindBackend> make_openmp_scfind_backend(int threads) { return std::make_unique<OpenMpBackend>(threads); }
+std::unique_ptr<ScfindBackend> make_openmp_scfind_backend(int threads) {
+  return std::make_unique<OpenMpBackend>(threads);
+}
 
 std::uint64_t openmp_scfind_memory_needed(const Slab& slab) {
   return static_cast<std::uint64_t>(slab.held_voxels()) * (2 * sizeof(float) + sizeof(std::uint8_t));

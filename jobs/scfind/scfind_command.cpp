@@ -27,7 +27,7 @@ po::options_description scfind_options() {
       "fits-mask", po::value<std::string>(),
       "FITS raw mask (uint8, input header); default: the product's name with _mask-raw.fits")(
       "no-fits-mask", po::bool_switch(), "write no FITS mask")("overwrite", po::bool_switch(),
-                                                                "replace existing outputs")(
+                                                               "replace existing outputs")(
       "par", po::value<std::string>(), "SoFiA-2 parameter file (its scfind.*, input.data, output.* keys)")(
       "quiet,q", po::bool_switch(), "only errors on stderr");
   po::options_description sc("Smooth and clip (SoFiA-2 names and defaults; these override --par)");
@@ -38,12 +38,15 @@ po::options_description scfind_options() {
       "scfind.statistic", po::value<std::string>(), "std, mad or gauss [mad]")(
       "scfind.fluxRange", po::value<std::string>(), "negative, positive or full [negative]");
   po::options_description run("Run");
-  run.add_options()("backend", po::value<std::string>()->default_value("auto"), "auto (GPU when there is one), cpu, cuda")(
+  run.add_options()("backend", po::value<std::string>()->default_value("auto"),
+                    "auto (GPU when there is one), cpu, cuda")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: OMP_NUM_THREADS or all cores)")(
-      "memory-budget-mb", po::value<double>()->default_value(0), "host memory a rank may use for its slab, MiB (0: no limit)")(
-      "gpu-memory-mb", po::value<double>()->default_value(0), "GPU memory per rank, MiB (0: its share of its GPU's free memory)")(
-      "help,h", "show this help");
-  po::options_description all("astrosweep scfind: SoFiA-2's smooth-and-clip source finder, raw mask identical to SoFiA-2");
+      "memory-budget-mb", po::value<double>()->default_value(0),
+      "host memory a rank may use for its slab, MiB (0: no limit)")(
+      "gpu-memory-mb", po::value<double>()->default_value(0),
+      "GPU memory per rank, MiB (0: its share of its GPU's free memory)")("help,h", "show this help");
+  po::options_description all(
+      "astrosweep scfind: SoFiA-2's smooth-and-clip source finder, raw mask identical to SoFiA-2");
   all.add(io).add(sc).add(run);
   return all;
 }
@@ -106,12 +109,15 @@ ScfindOptions to_options(const po::variables_map& vm) {
   }
   auto& p = o.parameters;
   if (values.count("scfind.enable"))
-    AS_EXPECTS(parse_bool("scfind.enable", values["scfind.enable"]), UsageError, "scfind.enable is false: nothing to do",
-               "set scfind.enable = true in the parameter file");
-  if (values.count("scfind.kernelsXY")) p.kernels_xy = parse_list<double>("scfind.kernelsXY", values["scfind.kernelsXY"]);
-  if (values.count("scfind.kernelsZ")) p.kernels_z = parse_list<std::size_t>("scfind.kernelsZ", values["scfind.kernelsZ"]);
+    AS_EXPECTS(parse_bool("scfind.enable", values["scfind.enable"]), UsageError,
+               "scfind.enable is false: nothing to do", "set scfind.enable = true in the parameter file");
+  if (values.count("scfind.kernelsXY"))
+    p.kernels_xy = parse_list<double>("scfind.kernelsXY", values["scfind.kernelsXY"]);
+  if (values.count("scfind.kernelsZ"))
+    p.kernels_z = parse_list<std::size_t>("scfind.kernelsZ", values["scfind.kernelsZ"]);
   if (values.count("scfind.threshold")) p.threshold = parse_number("scfind.threshold", values["scfind.threshold"]);
-  if (values.count("scfind.replacement")) p.replacement = parse_number("scfind.replacement", values["scfind.replacement"]);
+  if (values.count("scfind.replacement"))
+    p.replacement = parse_number("scfind.replacement", values["scfind.replacement"]);
   if (values.count("scfind.statistic")) p.statistic = parse_statistic(values["scfind.statistic"]);
   if (values.count("scfind.fluxRange")) p.flux_range = parse_flux_range(values["scfind.fluxRange"]);
   validate(p);
@@ -128,7 +134,8 @@ ScfindOptions to_options(const po::variables_map& vm) {
     const std::filesystem::path dir = values.count("output.directory") ? values["output.directory"] : std::string{};
     o.output = (dir / (values["output.filename"] + ".h5")).string();
   }
-  AS_EXPECTS(!o.output.empty(), UsageError, "no output given", "pass --output PRODUCT.h5 (or output.filename in --par)");
+  AS_EXPECTS(!o.output.empty(), UsageError, "no output given",
+             "pass --output PRODUCT.h5 (or output.filename in --par)");
   if (!vm["no-fits-mask"].as<bool>()) {
     if (vm.count("fits-mask")) {
       o.fits_mask = vm["fits-mask"].as<std::string>();
@@ -137,7 +144,8 @@ ScfindOptions to_options(const po::variables_map& vm) {
       o.fits_mask = (path.parent_path() / (path.stem().string() + "_mask-raw.fits")).string();
     }
   }
-  o.overwrite = vm["overwrite"].as<bool>() || (values.count("output.overwrite") && parse_bool("output.overwrite", values["output.overwrite"]));
+  o.overwrite = vm["overwrite"].as<bool>() ||
+                (values.count("output.overwrite") && parse_bool("output.overwrite", values["output.overwrite"]));
   o.quiet = vm["quiet"].as<bool>();
   o.backend.kind = parse_scfind_backend(vm["backend"].as<std::string>());
   o.backend.threads = vm["threads"].as<int>();

@@ -40,10 +40,12 @@ FluxRange parse_flux_range(const std::string& name) {
 }
 
 void validate(ScfindParameters& p) {
-  AS_EXPECTS(!p.kernels_xy.empty() && !p.kernels_z.empty(), UsageError, "scfind.kernelsXY and scfind.kernelsZ need at least one kernel each",
+  AS_EXPECTS(!p.kernels_xy.empty() && !p.kernels_z.empty(), UsageError,
+             "scfind.kernelsXY and scfind.kernelsZ need at least one kernel each",
              "0 means no smoothing, e.g. scfind.kernelsXY = 0, 3, 6");
   for (double k : p.kernels_xy)
-    AS_EXPECTS(std::isfinite(k) && k >= 0 && k <= 1000, UsageError, "spatial kernel FWHM " + std::to_string(k) + " is out of range",
+    AS_EXPECTS(std::isfinite(k) && k >= 0 && k <= 1000, UsageError,
+               "spatial kernel FWHM " + std::to_string(k) + " is out of range",
                "scfind.kernelsXY takes FWHMs in pixels from 0 to 1000");
   for (std::size_t k : p.kernels_z)
     AS_EXPECTS(k <= 100000, UsageError, "spectral kernel width " + std::to_string(k) + " is out of range",

@@ -10,7 +10,8 @@ namespace astrosweep::scfind {
 
 std::vector<std::size_t> channel_bounds(std::size_t nz, int ranks) {
   std::vector<std::size_t> bounds(static_cast<std::size_t>(ranks) + 1);
-  for (int r = 0; r <= ranks; ++r) bounds[static_cast<std::size_t>(r)] = nz * static_cast<std::size_t>(r) / static_cast<std::size_t>(ranks);
+  for (int r = 0; r <= ranks; ++r)
+    bounds[static_cast<std::size_t>(r)] = nz * static_cast<std::size_t>(r) / static_cast<std::size_t>(ranks);
   return bounds;
 }
 
@@ -38,8 +39,8 @@ int block_tag(const std::vector<std::pair<std::size_t, std::size_t>>& blocks, st
 void MpiSpectralCarry::receive(std::size_t y0, std::size_t y1, std::span<float> values) {
   (void)y1;
   AS_ASSERT(values.size() <= static_cast<std::size_t>(INT_MAX));
-  AS_MPI_TRY(MPI_Recv(values.data(), static_cast<int>(values.size()), MPI_FLOAT, rank_ + 1, block_tag(blocks_, y0), comm_,
-                      MPI_STATUS_IGNORE));
+  AS_MPI_TRY(MPI_Recv(values.data(), static_cast<int>(values.size()), MPI_FLOAT, rank_ + 1, block_tag(blocks_, y0),
+                      comm_, MPI_STATUS_IGNORE));
 }
 
 void MpiSpectralCarry::send(std::size_t y0, std::size_t y1, std::span<const float> values) {
@@ -105,9 +106,9 @@ void exchange_mask_halos(ScfindBackend& backend, const Slab& slab, const std::ve
   for (int q = 0; q < size; ++q) {
     const auto uq = static_cast<std::size_t>(q);
     if (recv_counts[uq] == 0) continue;
-    backend.set_mask_channels(incoming[uq].first,
-                              std::span<const std::uint8_t>(recv_buffer).subspan(static_cast<std::size_t>(recv_displs[uq]),
-                                                                                static_cast<std::size_t>(recv_counts[uq])));
+    backend.set_mask_channels(incoming[uq].first, std::span<const std::uint8_t>(recv_buffer)
+                                                      .subspan(static_cast<std::size_t>(recv_displs[uq]),
+                                                               static_cast<std::size_t>(recv_counts[uq])));
   }
 }
 

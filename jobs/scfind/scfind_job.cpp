@@ -29,7 +29,10 @@ io::CubeInfo shared_cube_info(const std::string& input, MPI_Comm comm) {
   // The header text and shape travel from rank 0; every rank reads its own channels later.
   mpi::broadcast_string(comm, info.path);
   mpi::broadcast_string(comm, info.dataset);
-  std::uint64_t shape[6] = {info.nx, info.ny, info.nz, static_cast<std::uint64_t>(info.naxis),
+  std::uint64_t shape[6] = {info.nx,
+                            info.ny,
+                            info.nz,
+                            static_cast<std::uint64_t>(info.naxis),
                             static_cast<std::uint64_t>(static_cast<std::int64_t>(info.bitpix)),
                             static_cast<std::uint64_t>(info.format)};
   mpi::broadcast_bytes(comm, shape, sizeof shape);
@@ -82,13 +85,15 @@ class NoiseMeter {
     float hi = lo;
     if (parameters_.statistic == NoiseStatistic::gauss) std::tie(lo, hi) = backend.finite_min_max();
     const LocalSamples samples{values, range_.highest, cadence_};
-    const double rms = measure_noise(parameters_.statistic, parameters_.flux_range, samples, slab_.cube.voxels(), lo, hi, chain_);
-    agree(std::isfinite(rms) && rms > 0,
-          InputError("the noise of " + what + " cannot be measured (" + to_string(parameters_.statistic) + " over the " +
-                         to_string(parameters_.flux_range) + " flux range gives " + std::to_string(rms) + ")",
-                     "the cube may be blank, constant or have no values in that flux range; check the cube or choose "
-                     "another scfind.statistic / scfind.fluxRange"),
-          chain_.comm);
+    const double rms =
+        measure_noise(parameters_.statistic, parameters_.flux_range, samples, slab_.cube.voxels(), lo, hi, chain_);
+    agree(
+        std::isfinite(rms) && rms > 0,
+        InputError("the noise of " + what + " cannot be measured (" + to_string(parameters_.statistic) + " over the " +
+                       to_string(parameters_.flux_range) + " flux range gives " + std::to_string(rms) + ")",
+                   "the cube may be blank, constant or have no values in that flux range; check the cube or choose "
+                   "another scfind.statistic / scfind.fluxRange"),
+        chain_.comm);
     return rms;
   }
 
@@ -114,26 +119,30 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   // SoFiA-2's limits: kernels smaller than the cube along their axes.
   for (double k : options.parameters.kernels_xy) {
     if (!(k < static_cast<double>(cube.nx) && k < static_cast<double>(cube.ny)))
-      throw mpi::SharedError(ExitCode::usage, "spatial kernel FWHM " + std::to_string(k) + " is not smaller than the cube (" +
-                                                  std::to_string(cube.nx) + " x " + std::to_string(cube.ny) + " pixels)",
+      throw mpi::SharedError(ExitCode::usage,
+                             "spatial kernel FWHM " + std::to_string(k) + " is not smaller than the cube (" +
+                                 std::to_string(cube.nx) + " x " + std::to_string(cube.ny) + " pixels)",
                              "SoFiA-2 refuses such kernels too; remove it from scfind.kernelsXY");
   }
   for (std::size_t k : options.parameters.kernels_z) {
     if (!(k < cube.nz))
-      throw mpi::SharedError(ExitCode::usage, "spectral kernel width " + std::to_string(k) + " is not smaller than the cube (" +
-                                                  std::to_string(cube.nz) + " channels)",
+      throw mpi::SharedError(ExitCode::usage,
+                             "spectral kernel width " + std::to_string(k) + " is not smaller than the cube (" +
+                                 std::to_string(cube.nz) + " channels)",
                              "SoFiA-2 refuses such kernels too; remove it from scfind.kernelsZ");
   }
   if (static_cast<std::size_t>(size) > cube.nz) {
-    throw mpi::SharedError(ExitCode::usage,
-                           "more ranks (" + std::to_string(size) + ") than channels (" + std::to_string(cube.nz) + ") in " + options.input,
-                           "run with at most " + std::to_string(cube.nz) + " ranks; slabs split the spectral axis");
+    throw mpi::SharedError(
+        ExitCode::usage,
+        "more ranks (" + std::to_string(size) + ") than channels (" + std::to_string(cube.nz) + ") in " + options.input,
+        "run with at most " + std::to_string(cube.nz) + " ranks; slabs split the spectral axis");
   }
   const std::vector<KernelPair> pairs = kernel_pairs(options.parameters);
   std::size_t halo = 0;
   for (const auto& p : pairs) halo = std::max(halo, p.radius_z);
   const std::vector<std::size_t> bounds = channel_bounds(cube.nz, size);
-  const Slab slab = make_slab(cube, bounds[static_cast<std::size_t>(rank)], bounds[static_cast<std::size_t>(rank) + 1], halo);
+  const Slab slab =
+      make_slab(cube, bounds[static_cast<std::size_t>(rank)], bounds[static_cast<std::size_t>(rank) + 1], halo);
 
   ScfindBackendOptions backend_options = options.backend;
   const auto local = mpi::node_local(comm.get());
@@ -164,8 +173,9 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   }
   const double read_seconds = seconds_since(t_read);
   if (talk) {
-    std::fprintf(stderr, "scfind: %s, %zu x %zu x %zu, %d rank(s), slab of %zu channels + halo %zu, %s\n", options.input.c_str(),
-                 cube.nx, cube.ny, cube.nz, size, slab.owned_channels(), halo, backend->describe().c_str());
+    std::fprintf(stderr, "scfind: %s, %zu x %zu x %zu, %d rank(s), slab of %zu channels + halo %zu, %s\n",
+                 options.input.c_str(), cube.nx, cube.ny, cube.nz, size, slab.owned_channels(), halo,
+                 backend->describe().c_str());
     std::fflush(stderr);
   }
 
@@ -174,8 +184,9 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   backend->use_original();
   const double rms = meter.measure(*backend, "the cube");
   summary.noise.push_back(rms);
-  if (talk) std::fprintf(stderr, "scfind: noise of the cube %.9e (%s, %s, stride %zu)\n", rms,
-                         to_string(options.parameters.statistic), to_string(options.parameters.flux_range), meter.cadence());
+  if (talk)
+    std::fprintf(stderr, "scfind: noise of the cube %.9e (%s, %s, stride %zu)\n", rms,
+                 to_string(options.parameters.statistic), to_string(options.parameters.flux_range), meter.cadence());
 
   const auto t_smooth = Clock::now();
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -198,8 +209,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     const auto in_mask = count_mask(*backend, comm.get());
     if (talk) {
       const std::string mask_size = in_mask ? "  mask " + std::to_string(*in_mask) + " voxels" : std::string();
-      std::fprintf(stderr, "scfind: pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s\n", i + 1, pairs.size(), pair.fwhm_xy,
-                   pair.width_z, noise, mask_size.c_str(), seconds_since(t_pair));
+      std::fprintf(stderr, "scfind: pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s\n", i + 1, pairs.size(),
+                   pair.fwhm_xy, pair.width_z, noise, mask_size.c_str(), seconds_since(t_pair));
       std::fflush(stderr);
     }
   }
@@ -215,19 +226,23 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
 
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, comm.get()));
   if (talk) {
-    std::fprintf(stderr, "scfind: %" PRIu64 " blank and %" PRIu64 " infinite voxels in the input (infinities treated as blank)\n",
+    std::fprintf(stderr,
+                 "scfind: %" PRIu64 " blank and %" PRIu64
+                 " infinite voxels in the input (infinities treated as blank)\n",
                  counts[0], counts[1]);
-    std::fprintf(stderr, "scfind: mask %" PRIu64 " voxels; read %.2f s, smooth-and-clip %.2f s, write %.2f s, total %.2f s\n",
+    std::fprintf(stderr,
+                 "scfind: mask %" PRIu64 " voxels; read %.2f s, smooth-and-clip %.2f s, write %.2f s, total %.2f s\n",
                  summary.mask_voxels, read_seconds, smooth_seconds, write_seconds, seconds_since(t_start));
-    std::fprintf(stderr, "scfind: product %s%s%s\n", options.output.c_str(), options.fits_mask.empty() ? "" : ", FITS mask ",
-                 options.fits_mask.c_str());
+    std::fprintf(stderr, "scfind: product %s%s%s\n", options.output.c_str(),
+                 options.fits_mask.empty() ? "" : ", FITS mask ", options.fits_mask.c_str());
   }
   if (!options.quiet) {
     // Per-rank summary, in rank order.
     for (int r = 0; r < size; ++r) {
       if (r == rank) {
-        std::fprintf(stderr, "  rank %d: channels %zu-%zu (held %zu-%zu), %s, %s\n", rank, slab.own_begin, slab.own_end - 1,
-                     slab.held_begin, slab.held_end - 1, backend->describe().c_str(), backend->usage().c_str());
+        std::fprintf(stderr, "  rank %d: channels %zu-%zu (held %zu-%zu), %s, %s\n", rank, slab.own_begin,
+                     slab.own_end - 1, slab.held_begin, slab.held_end - 1, backend->describe().c_str(),
+                     backend->usage().c_str());
         std::fflush(stderr);
       }
       AS_MPI_TRY(MPI_Barrier(comm.get()));

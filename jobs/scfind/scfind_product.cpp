@@ -42,7 +42,8 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
   const std::vector<std::uint64_t> dims{cube.nz, cube.ny, cube.nx};
   const std::uint64_t rows_per_chunk = std::max<std::uint64_t>(1, (1U << 20) / std::max<std::uint64_t>(1, cube.nx));
   files_->mask = h5::create_chunked_dataset(f, "mask", H5T_NATIVE_UINT8, dims, {1, rows_per_chunk, cube.nx});
-  h5::set_attribute(files_->mask.get(), "description", std::string("SoFiA-2 raw mask: 1 where a kernel pair clipped the voxel"));
+  h5::set_attribute(files_->mask.get(), "description",
+                    std::string("SoFiA-2 raw mask: 1 where a kernel pair clipped the voxel"));
   if (!options.fits_mask.empty()) files_->fits.emplace(options.fits_mask, cube, comm, options.overwrite);
 }
 

@@ -18,8 +18,8 @@ std::vector<double> boxcar(const std::vector<double>& line, std::size_t radius) 
 namespace {
 
 // Applies `passes` boxcars to every line of the cube along an axis given by its stride.
-void along(std::vector<double>& cube, std::size_t n_lines, std::size_t length, std::size_t stride,
-           auto&& first_of_line, std::size_t radius, std::size_t passes) {
+void along(std::vector<double>& cube, std::size_t n_lines, std::size_t length, std::size_t stride, auto&& first_of_line,
+           std::size_t radius, std::size_t passes) {
   std::vector<double> line(length);
   for (std::size_t l = 0; l < n_lines; ++l) {
     const std::size_t first = first_of_line(l);
@@ -36,11 +36,15 @@ std::vector<double> smooth(const std::vector<double>& cube, const CubeShape& s, 
   std::vector<double> out = cube;
   const std::size_t plane = s.plane();
   if (plan.passes > 0) {
-    along(out, s.ny * s.nz, s.nx, 1, [&](std::size_t l) { return l * s.nx; }, plan.radius, plan.passes);
-    along(out, s.nx * s.nz, s.ny, s.nx, [&](std::size_t l) { return (l / s.nx) * plane + l % s.nx; }, plan.radius,
-          plan.passes);
+    along(
+        out, s.ny * s.nz, s.nx, 1, [&](std::size_t l) { return l * s.nx; }, plan.radius, plan.passes);
+    along(
+        out, s.nx * s.nz, s.ny, s.nx, [&](std::size_t l) { return (l / s.nx) * plane + l % s.nx; }, plan.radius,
+        plan.passes);
   }
-  if (radius_z > 0) along(out, plane, s.nz, plane, [](std::size_t l) { return l; }, radius_z, 1);
+  if (radius_z > 0)
+    along(
+        out, plane, s.nz, plane, [](std::size_t l) { return l; }, radius_z, 1);
   return out;
 }
 

@@ -18,16 +18,15 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-
 // Keys whose value is taken.
-constexpr std::array used_keys{"input.data",          "scfind.enable",     "scfind.kernelsXY", "scfind.kernelsZ",
-                               "scfind.threshold",    "scfind.replacement", "scfind.statistic", "scfind.fluxRange",
-                               "output.directory",    "output.filename",    "output.overwrite", "output.writeRawMask",
-                               "pipeline.threads",    "pipeline.verbose",   "pipeline.pedantic"};
+constexpr std::array used_keys{"input.data",       "scfind.enable",      "scfind.kernelsXY", "scfind.kernelsZ",
+                               "scfind.threshold", "scfind.replacement", "scfind.statistic", "scfind.fluxRange",
+                               "output.directory", "output.filename",    "output.overwrite", "output.writeRawMask",
+                               "pipeline.threads", "pipeline.verbose",   "pipeline.pedantic"};
 
 // Switches of steps before the S+C finder that change what it sees: refused when enabled.
-constexpr std::array refused_when_true{"flag.auto",           "contsub.enable",      "scaleNoise.enable",
-                                       "scaleNoise.scfind",   "rippleFilter.enable", "input.invert",
+constexpr std::array refused_when_true{"flag.auto",         "contsub.enable",      "scaleNoise.enable",
+                                       "scaleNoise.scfind", "rippleFilter.enable", "input.invert",
                                        "threshold.enable"};
 
 }  // namespace
@@ -55,12 +54,15 @@ SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
       file.values[key] = value;
     } else if (std::find(refused_when_true.begin(), refused_when_true.end(), key) != refused_when_true.end()) {
       const bool off = value.empty() || value == "false" || (key == "flag.auto" && value == "false");
-      AS_EXPECTS(off, UsageError, path + ":" + std::to_string(number) + ": " + key + " = " + value + " is not supported by astrosweep scfind",
-                 "set it to false (astrosweep reproduces SoFiA-2's raw mask of the cube as given; run that step "
-                 "beforehand)");
+      AS_EXPECTS(
+          off, UsageError,
+          path + ":" + std::to_string(number) + ": " + key + " = " + value + " is not supported by astrosweep scfind",
+          "set it to false (astrosweep reproduces SoFiA-2's raw mask of the cube as given; run that step "
+          "beforehand)");
     } else if (key == "flag.region" || key == "flag.catalog" || key == "input.region" || key == "input.mask" ||
                key == "input.gain" || key == "input.noise" || key == "input.primaryBeam" || key == "input.weights") {
-      AS_EXPECTS(value.empty(), UsageError, path + ":" + std::to_string(number) + ": " + key + " is not supported by astrosweep scfind",
+      AS_EXPECTS(value.empty(), UsageError,
+                 path + ":" + std::to_string(number) + ": " + key + " is not supported by astrosweep scfind",
                  "leave it empty; cut or flag the cube beforehand");
     } else {
       file.ignored.push_back(key);  // later stages (linker, reliability, parameters, other outputs)

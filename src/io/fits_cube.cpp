@@ -86,7 +86,8 @@ class ReadOnlyFile {
       const ssize_t got = ::pread(fd_, p, bytes, static_cast<off_t>(offset));
       if (got < 0 && errno == EINTR) continue;
       AS_EXPECTS(got > 0, InputError,
-                 path_ + ": reading the cube's data failed" + (got < 0 ? std::string(": ") + std::strerror(errno) : ": end of file"),
+                 path_ + ": reading the cube's data failed" +
+                     (got < 0 ? std::string(": ") + std::strerror(errno) : ": end of file"),
                  "the file may be truncated or on a failing device");
       p += got;
       bytes -= static_cast<std::size_t>(got);
@@ -235,9 +236,8 @@ ChannelReadCounts read_fits_cube_channels(const CubeInfo& info, std::size_t z0, 
       return read_pieces<float>(info.path, start, first, out,
                                 [&](auto, auto o, auto& counts) { scale_floats(o, scaling, counts); });
     case -64:
-      return read_pieces<double>(info.path, start, first, out, [&](auto raw, auto o, auto& counts) {
-        doubles_to_floats(raw, scaling, o, counts);
-      });
+      return read_pieces<double>(info.path, start, first, out,
+                                 [&](auto raw, auto o, auto& counts) { doubles_to_floats(raw, scaling, o, counts); });
     default: AS_ASSERT(false && "read_cube_info admits no other BITPIX");
   }
   return {};

@@ -61,7 +61,8 @@ std::vector<std::uint8_t> read_fits_mask(const std::string& path, long dims[3]) 
   return v;
 }
 
-int compare(const char* what, const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want, const long* dims) {
+int compare(const char* what, const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want,
+            const long* dims) {
   if (got.size() != want.size()) {
     std::printf("%s: %zu voxels, SoFiA-2 %zu\n", what, got.size(), want.size());
     return 1;
@@ -135,7 +136,8 @@ int make_bad_cubes(const std::string& dir, const std::string& good) {
     std::ifstream in(good, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (bytes.size() < 2 * 2880) throw std::runtime_error("source cube too small");
-    std::ofstream(dir + "/truncated.fits", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+    std::ofstream(dir + "/truncated.fits", std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
     std::ofstream(dir + "/empty.fits", std::ios::binary).flush();
   }
   auto image = [&](const std::string& name, int bitpix, std::vector<long> axes) {

@@ -76,7 +76,8 @@ TEST(MeasureNoise, StdAndMadEqualSofiaOnOneRank) {
       std::vector<float> values(count);
       for (std::uint64_t k = 0; k < count; ++k) values[k] = data[n - (k + 1) * cadence];
       const LocalSamples samples{values, n - cadence, cadence};
-      for (auto [range, code] : {std::pair{FluxRange::negative, -1}, std::pair{FluxRange::full, 0}, std::pair{FluxRange::positive, 1}}) {
+      for (auto [range, code] :
+           {std::pair{FluxRange::negative, -1}, std::pair{FluxRange::full, 0}, std::pair{FluxRange::positive, 1}}) {
         const double std_ours = measure_noise(NoiseStatistic::std, range, samples, n, 0, 0, SlabChain{});
         const double std_sofia = sofia_std(data, cadence, code);
         if (std::isnan(std_sofia)) {
@@ -90,7 +91,8 @@ TEST(MeasureNoise, StdAndMadEqualSofiaOnOneRank) {
           any |= (code < 0 && x < 0) || (code == 0 && x == x) || (code > 0 && x > 0);
         }
         if (!any || (code != 0 && n / (2 * cadence) == 0)) continue;  // SoFiA-2 reads garbage there
-        EXPECT_EQ(measure_noise(NoiseStatistic::mad, range, samples, n, 0, 0, SlabChain{}), sofia_mad(data, cadence, code))
+        EXPECT_EQ(measure_noise(NoiseStatistic::mad, range, samples, n, 0, 0, SlabChain{}),
+                  sofia_mad(data, cadence, code))
             << n << " " << cadence << " " << code;
       }
     }
@@ -110,7 +112,8 @@ TEST(MeasureNoise, GaussFitsTheNoiseOfAGaussian) {
     EXPECT_NEAR(rms, 0.5, 0.03) << to_string(range);
   }
   // All positive: SoFiA-2 gives up ("Maximum is not greater than minimum").
-  EXPECT_TRUE(std::isnan(measure_noise(NoiseStatistic::gauss, FluxRange::full, samples, data.size(), 0.1F, 1.0F, SlabChain{})));
+  EXPECT_TRUE(
+      std::isnan(measure_noise(NoiseStatistic::gauss, FluxRange::full, samples, data.size(), 0.1F, 1.0F, SlabChain{})));
 }
 
 }  // namespace

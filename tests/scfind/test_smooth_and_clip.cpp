@@ -147,7 +147,7 @@ class LocalCarry final : public SpectralCarry {
 };
 
 struct Smoothed {
-  std::vector<float> values;        // owned voxels of all slabs, in cube order
+  std::vector<float> values;       // owned voxels of all slabs, in cube order
   std::vector<std::uint8_t> mask;  // after clip(threshold)
 };
 
@@ -195,12 +195,14 @@ void expect_bit_identical(const std::vector<float>& a, const std::vector<float>&
 TEST(OpenMpBackend, SmoothsLikeTheReferenceAndSlabsAgreeBitForBit) {
   for (const CubeShape shape : {CubeShape{37, 29, 23}, CubeShape{33, 1, 9}, CubeShape{1, 40, 6}, CubeShape{5, 4, 1}}) {
     const auto cube = random_cube(shape, 11);
-    for (const auto& [fwhm, width] : {std::pair{0.0, 3UL}, std::pair{3.0, 0UL}, std::pair{6.0, 7UL}, std::pair{9.0, 15UL}}) {
+    for (const auto& [fwhm, width] :
+         {std::pair{0.0, 3UL}, std::pair{3.0, 0UL}, std::pair{6.0, 7UL}, std::pair{9.0, 15UL}}) {
       KernelPair pair{fwhm, width, gaussian_boxcar_plan(fwhm), spectral_radius(width)};
       const Smoothed one = run_slabs(cube, shape, pair, 1, 0.4);
       // The double reference, blanks as 0 inside the filter and restored afterwards.
       std::vector<double> zeroed(cube.size());
-      for (std::size_t i = 0; i < cube.size(); ++i) zeroed[i] = std::isnan(cube[i]) ? 0.0 : static_cast<double>(cube[i]);
+      for (std::size_t i = 0; i < cube.size(); ++i)
+        zeroed[i] = std::isnan(cube[i]) ? 0.0 : static_cast<double>(cube[i]);
       const auto reference = reference::smooth(zeroed, shape, pair.spatial, pair.radius_z);
       double worst = 0;
       for (std::size_t i = 0; i < cube.size(); ++i) {
