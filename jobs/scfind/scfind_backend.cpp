@@ -17,11 +17,13 @@ std::uint64_t scfind_memory_needed(ScfindBackendKind kind, const Slab& slab) {
   return kind == ScfindBackendKind::cuda ? cuda_scfind_memory_needed(slab) : openmp_scfind_memory_needed(slab);
 }
 
+ScfindBackendKind resolve_scfind_backend(ScfindBackendKind kind) {
+  if (kind != ScfindBackendKind::automatic) return kind;
+  return cuda_scfind_device_count() > 0 ? ScfindBackendKind::cuda : ScfindBackendKind::cpu;
+}
+
 std::unique_ptr<ScfindBackend> make_scfind_backend(const ScfindBackendOptions& options) {
-  ScfindBackendKind kind = options.kind;
-  if (kind == ScfindBackendKind::automatic)
-    kind = cuda_scfind_device_count() > 0 ? ScfindBackendKind::cuda : ScfindBackendKind::cpu;
-  if (kind == ScfindBackendKind::cuda) return make_cuda_scfind_backend(options);
+  if (resolve_scfind_backend(options.kind) == ScfindBackendKind::cuda) return make_cuda_scfind_backend(options);
   return make_openmp_scfind_backend(options.threads);
 }
 

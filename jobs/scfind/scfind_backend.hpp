@@ -83,6 +83,9 @@ struct ScfindBackendOptions {
   std::uint64_t device_memory_budget = 0;  ///< bytes of GPU memory a rank may use; 0: its share of free
 };
 
+/// automatic → cuda when this rank sees a GPU (and the build has CUDA), else cpu.
+ScfindBackendKind resolve_scfind_backend(ScfindBackendKind kind);
+
 /// Bytes a backend of this kind needs to hold `slab` (host for cpu, device for cuda).
 std::uint64_t scfind_memory_needed(ScfindBackendKind kind, const Slab& slab);
 

@@ -89,13 +89,11 @@ bool parse_bool(const std::string& key, const std::string& text) {
 ScfindOptions to_options(const po::variables_map& vm) {
   ScfindOptions o;
   std::map<std::string, std::string> values;  // SoFiA-2 keys: the parameter file, then the command line
-  std::filesystem::path par_dir;
   if (vm.count("par")) {
     const auto path = vm["par"].as<std::string>();
     const auto file = read_sofia_parameter_file(path);
     values = file.values;
     o.ignored_parameters = file.ignored;
-    par_dir = std::filesystem::path(path).parent_path();
   }
   for (const char* key : {"scfind.kernelsXY", "scfind.kernelsZ", "scfind.statistic", "scfind.fluxRange"})
     if (vm.count(key)) values[key] = vm[key].as<std::string>();
@@ -156,7 +154,6 @@ ScfindOptions to_options(const po::variables_map& vm) {
   const double gpu_budget = vm["gpu-memory-mb"].as<double>();
   AS_EXPECTS(gpu_budget >= 0, UsageError, "--gpu-memory-mb must be >= 0");
   o.backend.device_memory_budget = static_cast<std::uint64_t>(gpu_budget * 1024 * 1024);
-  (void)par_dir;
   return o;
 }
 

@@ -149,7 +149,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   backend_options.node_local_rank = local.rank;
   backend_options.node_local_size = local.size;
   auto backend = make_scfind_backend(backend_options);
-  const bool on_gpu = backend->describe().find("CUDA") != std::string::npos;
+  // The host budget bounds host backends; a CUDA backend checks its device budget in load().
+  const bool on_gpu = resolve_scfind_backend(backend_options.kind) == ScfindBackendKind::cuda;
   const std::uint64_t needed = scfind_memory_needed(on_gpu ? ScfindBackendKind::cuda : ScfindBackendKind::cpu, slab);
   agree(on_gpu || options.host_memory_budget == 0 || needed <= options.host_memory_budget,
         RuntimeError("a slab of " + std::to_string(slab.held_channels()) + " channels needs " +

@@ -53,7 +53,7 @@ SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
     if (std::find(used_keys.begin(), used_keys.end(), key) != used_keys.end()) {
       file.values[key] = value;
     } else if (std::find(refused_when_true.begin(), refused_when_true.end(), key) != refused_when_true.end()) {
-      const bool off = value.empty() || value == "false" || (key == "flag.auto" && value == "false");
+      const bool off = value.empty() || value == "false";
       AS_EXPECTS(
           off, UsageError,
           path + ":" + std::to_string(number) + ": " + key + " = " + value + " is not supported by astrosweep scfind",

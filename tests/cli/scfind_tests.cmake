@@ -109,3 +109,5 @@ astrosweep_add_failure_test(scfind_par_malformed_line NP 1 CODE 3 MATCH "malform
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
+astrosweep_add_failure_test(scfind_slab_over_memory_budget NP 2 CODE 5 MATCH "memory budget" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --backend cpu --memory-budget-mb 0.01)
