@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <numbers>
 
+#include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "period_job.hpp"
@@ -119,36 +119,18 @@ PeriodOptions to_options(const po::variables_map& vm) {
 
 int period_command(const std::vector<std::string>& args, MPI_Comm comm) {
   const auto desc = period_options();
-  po::variables_map vm;
-  PeriodOptions options;
-  try {  // every rank parses the same arguments: a parsing error is the same everywhere
-    try {
-      po::store(po::command_line_parser(args).options(desc).run(), vm);
-      if (vm.count("config")) {
-        const auto path = vm["config"].as<std::string>();
-        std::ifstream in(path);
-        AS_EXPECTS(in.good(), InputError, "cannot read parameter file '" + path + "'",
-                   "check the path given to --config");
-        // Command-line values were stored first and win over the file's.
-        po::store(po::parse_config_file(in, desc), vm);
-      }
-      po::notify(vm);
-    } catch (const po::error& e) {
-      throw UsageError(std::string("period: ") + e.what(), "see astrosweep period --help");
-    }
-    if (vm.count("help")) {
-      int rank = 0;
-      MPI_Comm_rank(comm, &rank);
-      if (rank == 0) std::cout << desc << "\n";
-      return 0;
-    }
-    options = to_options(vm);
-  } catch (const Error& e) {
-    throw mpi::SharedError(e.code(), e.what(), e.hint());
-  }
-  options.command_line = "astrosweep period";
-  for (const auto& a : args) options.command_line += " " + a;
-  run_period_job(options, comm);
+  // A parameter file (--config) is read after the command line, whose values therefore win.
+  auto read_config = [&desc](po::variables_map& vm) {
+    if (!vm.count("config")) return;
+    const auto path = vm["config"].as<std::string>();
+    std::ifstream in(path);
+    AS_EXPECTS(in.good(), InputError, "cannot read parameter file '" + path + "'", "check the path given to --config");
+    po::store(po::parse_config_file(in, desc), vm);
+  };
+  auto options = parse_command_line<PeriodOptions>(args, desc, "period", comm, to_options, read_config);
+  if (!options) return 0;
+  options->command_line = command_line_text("period", args);
+  run_period_job(*options, comm);
   return 0;
 }
 

@@ -3,11 +3,11 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <map>
 #include <sstream>
 #include <type_traits>
 
+#include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "scfind_job.hpp"
@@ -160,29 +160,10 @@ ScfindOptions to_options(const po::variables_map& vm) {
 }  // namespace
 
 int scfind_command(const std::vector<std::string>& args, MPI_Comm comm) {
-  const auto desc = scfind_options();
-  po::variables_map vm;
-  ScfindOptions options;
-  try {  // every rank parses the same arguments: an error is the same everywhere
-    try {
-      po::store(po::command_line_parser(args).options(desc).run(), vm);
-      po::notify(vm);
-    } catch (const po::error& e) {
-      throw UsageError(std::string("scfind: ") + e.what(), "see astrosweep scfind --help");
-    }
-    if (vm.count("help")) {
-      int rank = 0;
-      MPI_Comm_rank(comm, &rank);
-      if (rank == 0) std::cout << desc << "\n";
-      return 0;
-    }
-    options = to_options(vm);
-  } catch (const Error& e) {
-    throw mpi::SharedError(e.code(), e.what(), e.hint());
-  }
-  options.command_line = "astrosweep scfind";
-  for (const auto& a : args) options.command_line += " " + a;
-  run_scfind_job(options, comm);
+  auto options = parse_command_line<ScfindOptions>(args, scfind_options(), "scfind", comm, to_options);
+  if (!options) return 0;
+  options->command_line = command_line_text("scfind", args);
+  run_scfind_job(*options, comm);
   return 0;
 }
 
