@@ -109,6 +109,8 @@ class CudaScfindBackend final : public ScfindBackend {
            mib(budget_) + " budget)";
   }
 
+  [[nodiscard]] std::uint64_t memory_budget() const override { return budget_; }
+
   [[nodiscard]] std::string usage() const override {
     // const: waits for queued kernels so their time counts (mutable bookkeeping only)
     compute_->synchronize();

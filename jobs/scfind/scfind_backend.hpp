@@ -68,6 +68,10 @@ class ScfindBackend {
   /// (for the progress report); nullopt otherwise.
   [[nodiscard]] virtual std::optional<std::uint64_t> mask_count() { return std::nullopt; }
 
+  /// Bytes of its own memory (a GPU's) this backend may use for a slab; 0 when it works in host
+  /// memory, which the job budgets itself.
+  [[nodiscard]] virtual std::uint64_t memory_budget() const { return 0; }
+
   /// Resources and time used so far, for the per-rank summary; may be empty.
   [[nodiscard]] virtual std::string usage() const { return {}; }
 };

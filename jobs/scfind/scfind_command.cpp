@@ -42,9 +42,11 @@ po::options_description scfind_options() {
                     "auto (GPU when there is one), cpu, cuda")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: OMP_NUM_THREADS or all cores)")(
       "memory-budget-mb", po::value<double>()->default_value(0),
-      "host memory a rank may use for its slab, MiB (0: no limit)")(
+      "host memory a rank may use for its slabs, MiB (0: no limit)")(
       "gpu-memory-mb", po::value<double>()->default_value(0),
-      "GPU memory per rank, MiB (0: its share of its GPU's free memory)")("help,h", "show this help");
+      "GPU memory per rank, MiB (0: its share of its GPU's free memory)")(
+      "slabs-per-rank", po::value<int>()->default_value(0),
+      "slabs each rank streams through its backend (0: the fewest that fit the memory budgets)")("help,h", "show this help");
   po::options_description all(
       "astrosweep scfind: SoFiA-2's smooth-and-clip source finder, raw mask identical to SoFiA-2");
   all.add(io).add(sc).add(run);
@@ -154,6 +156,9 @@ ScfindOptions to_options(const po::variables_map& vm) {
   const double gpu_budget = vm["gpu-memory-mb"].as<double>();
   AS_EXPECTS(gpu_budget >= 0, UsageError, "--gpu-memory-mb must be >= 0");
   o.backend.device_memory_budget = static_cast<std::uint64_t>(gpu_budget * 1024 * 1024);
+  const int slabs = vm["slabs-per-rank"].as<int>();
+  AS_EXPECTS(slabs >= 0, UsageError, "--slabs-per-rank must be >= 0 (0: as few as the memory budgets allow)");
+  o.slabs_per_rank = static_cast<std::size_t>(slabs);
   return o;
 }
 

@@ -1,25 +1,27 @@
 #pragma once
-// What the ranks' slabs exchange over MPI during a kernel pair: the spectral running sum handed
-// down from slab to slab (SpectralCarry), and the mask of halo channels after each clip.
+// What the slabs exchange over MPI during a kernel pair: the spectral running sum handed down from
+// slab to slab (SpectralCarry), and the mask of halo channels after each clip.
 
 #include <mpi.h>
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "scfind_backend.hpp"
+#include "slab_layout.hpp"
 
 namespace astrosweep::scfind {
 
-/// Channel ranges every rank owns: rank r owns [bounds[r], bounds[r+1]); slabs go up with rank.
-std::vector<std::size_t> channel_bounds(std::size_t nz, int ranks);
-
-/// SpectralCarry over MPI between rank r (this slab) and r ± 1. Sends are non-blocking; finish()
-/// waits for them (call it before the next kernel pair).
+/// SpectralCarry over MPI for slab j: receives from the owner of slab j + 1, sends to the owner of
+/// slab j − 1. Sends are non-blocking; finish() waits for them (before the buffers' next use).
+/// With `record` (a plane, nx·ny floats) the values received are also kept there, so a second
+/// sweep over the same slab can replay them without the other ranks (ReplaySpectralCarry).
 class MpiSpectralCarry final : public SpectralCarry {
  public:
-  MpiSpectralCarry(MPI_Comm comm, const Slab& slab, std::size_t row_block_count);
+  MpiSpectralCarry(MPI_Comm comm, const SlabLayout& layout, std::size_t slab, std::span<float> record = {});
   ~MpiSpectralCarry() override;
   MpiSpectralCarry(const MpiSpectralCarry&) = delete;
   MpiSpectralCarry& operator=(const MpiSpectralCarry&) = delete;
@@ -29,16 +31,42 @@ class MpiSpectralCarry final : public SpectralCarry {
   void finish();
 
  private:
+  [[nodiscard]] int tag(std::size_t receiving_slab, std::size_t y0) const;
+
   MPI_Comm comm_;
-  int rank_ = 0;
+  std::size_t slab_;
+  std::size_t nx_;
+  int above_ = MPI_PROC_NULL, below_ = MPI_PROC_NULL;
+  std::span<float> record_;
   std::vector<std::pair<std::size_t, std::size_t>> blocks_;
   std::deque<std::vector<float>> outgoing_;
   std::vector<MPI_Request> requests_;
 };
 
-/// Brings every rank's halo channels of the mask up to date from the ranks that own them.
-/// Collective over comm; `bounds` from channel_bounds().
-void exchange_mask_halos(ScfindBackend& backend, const Slab& slab, const std::vector<std::size_t>& bounds,
-                         std::size_t halo_radius, MPI_Comm comm);
+/// Replays the values an MpiSpectralCarry recorded for the same slab (none for the top slab);
+/// sends nothing.
+class ReplaySpectralCarry final : public SpectralCarry {
+ public:
+  ReplaySpectralCarry(const SlabLayout& layout, std::span<const float> recorded);
+  [[nodiscard]] std::vector<std::pair<std::size_t, std::size_t>> row_blocks() const override { return blocks_; }
+  void receive(std::size_t y0, std::size_t y1, std::span<float> values) override;
+  void send(std::size_t, std::size_t, std::span<const float>) override {}
+
+ private:
+  std::size_t nx_;
+  std::span<const float> recorded_;
+  std::vector<std::pair<std::size_t, std::size_t>> blocks_;
+};
+
+/// Where a rank keeps the mask of its slabs' held channels: get(slab, z0, z1) returns channels
+/// [z0, z1), set(slab, z0, values) overwrites channels from z0 (cube channel numbers).
+struct MaskAccess {
+  std::function<std::vector<std::uint8_t>(std::size_t, std::size_t, std::size_t)> get;
+  std::function<void(std::size_t, std::size_t, std::span<const std::uint8_t>)> set;
+};
+
+/// Brings the halo channels of every slab's mask up to date from the slabs that own them.
+/// Collective over comm.
+void exchange_mask_halos(const SlabLayout& layout, const MaskAccess& mask, MPI_Comm comm);
 
 }  // namespace astrosweep::scfind

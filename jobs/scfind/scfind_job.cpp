@@ -5,15 +5,19 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "io/cube.hpp"
 #include "noise.hpp"
-#include "scfind_exchange.hpp"
 #include "scfind_product.hpp"
+#include "slab_layout.hpp"
+#include "slab_samples.hpp"
+#include "slab_sweep.hpp"
 
 namespace astrosweep::scfind {
 
@@ -57,36 +61,41 @@ void agree(bool ok, const Error& error, MPI_Comm comm) {
   if (!good) throw mpi::SharedError(error.code(), error.what(), error.hint());
 }
 
-/// Voxels in the mask over all ranks, when every backend can count its own cheaply.
-std::optional<std::uint64_t> count_mask(ScfindBackend& backend, MPI_Comm comm) {
-  const auto local = backend.mask_count();
+/// Voxels in the mask over all ranks, when every rank can count its own cheaply.
+std::optional<std::uint64_t> count_mask(SlabSweep& sweep, MPI_Comm comm) {
+  const auto local = sweep.mask_count();
   std::uint64_t values[2] = {local.value_or(0), local ? 0U : 1U};
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_UINT64_T, MPI_SUM, comm));
   if (values[1] != 0) return std::nullopt;
   return values[0];
 }
 
+/// SoFiA-2's noise statistic of the smoothed cube, over all slabs of all ranks.
 class NoiseMeter {
  public:
-  NoiseMeter(const ScfindParameters& parameters, const Slab& slab, MPI_Comm comm, int rank, int size)
-      : parameters_(parameters), slab_(slab), cadence_(noise_cadence(slab.cube)) {
+  NoiseMeter(const ScfindParameters& parameters, const SlabLayout& layout, MPI_Comm comm, int rank, int size)
+      : parameters_(parameters), layout_(layout), cadence_(noise_cadence(layout.cube())) {
     chain_.comm = comm;
     chain_.above = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
     chain_.below = rank > 0 ? rank - 1 : MPI_PROC_NULL;
-    const std::uint64_t plane = slab.cube.plane();
-    range_ = samples_in(slab.cube.voxels(), cadence_, slab.own_begin * plane, slab.own_end * plane);
+    const std::uint64_t plane = layout.cube().plane();
+    group_ = samples_in(layout.cube().voxels(), cadence_, layout.group_begin(rank) * plane,
+                        layout.group_end(rank) * plane);
   }
   [[nodiscard]] std::size_t cadence() const noexcept { return cadence_; }
 
-  /// The noise of the backend's current smoothed data; stops every rank when it is not usable.
-  double measure(ScfindBackend& backend, const std::string& what) {
-    const std::vector<float> values = backend.samples(range_, cadence_);
-    float lo = std::numeric_limits<float>::quiet_NaN();
-    float hi = lo;
-    if (parameters_.statistic == NoiseStatistic::gauss) std::tie(lo, hi) = backend.finite_min_max();
-    const LocalSamples samples{values, range_.highest, cadence_};
-    const double rms =
-        measure_noise(parameters_.statistic, parameters_.flux_range, samples, slab_.cube.voxels(), lo, hi, chain_);
+  /// The noise of the data `pair` smooths to (nullopt: the original); stops every rank when it is
+  /// not usable.
+  double measure(SlabSweep& sweep, const std::optional<KernelPair>& pair, std::optional<float> replacement,
+                 const std::string& what) {
+    const bool gauss = parameters_.statistic == NoiseStatistic::gauss;
+    std::pair<float, float> min_max{std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
+    auto samples = sweep.sample(pair, replacement, cadence_, gauss ? &min_max : nullptr);
+    const std::vector<float> values = regroup_samples(layout_, cadence_, std::move(samples), chain_.comm);
+    AS_ASSERT(values.size() == group_.count);
+    const LocalSamples local{values, group_.highest, cadence_};
+    const double rms = measure_noise(parameters_.statistic, parameters_.flux_range, local, layout_.cube().voxels(),
+                                     min_max.first, min_max.second, chain_);
     agree(
         std::isfinite(rms) && rms > 0,
         InputError("the noise of " + what + " cannot be measured (" + to_string(parameters_.statistic) + " over the " +
@@ -99,11 +108,97 @@ class NoiseMeter {
 
  private:
   const ScfindParameters& parameters_;
-  const Slab& slab_;
+  const SlabLayout& layout_;
   std::size_t cadence_;
-  SampleRange range_;
+  SampleRange group_;
   SlabChain chain_;
 };
+
+std::string mib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+/// The slabs each rank owns: one when it fits the memory budgets (host, and GPU on GPU ranks),
+/// else the fewest thinner ones that do; originals kept in host memory when the host budget
+/// allows. Stops every rank with exit code 5 when even slabs of one channel do not fit.
+struct SlabPlan {
+  std::size_t slabs_per_rank = 1;
+  bool keep_originals = false;
+};
+
+SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::size_t halo, ScfindBackendKind kind,
+                    const ScfindBackend& backend, MPI_Comm comm, int rank, int size) {
+  const std::uint64_t host_budget = options.host_memory_budget;
+  const std::uint64_t device_budget = backend.memory_budget();
+  struct Need {
+    std::uint64_t device = 0, host = 0, host_keeping = 0;
+  };
+  auto need = [&](const SlabLayout& layout) {
+    Need n;
+    const auto slabs = layout.slabs_of(rank);
+    std::uint64_t backend_bytes = 0;
+    for (std::size_t j : slabs) backend_bytes = std::max(backend_bytes, scfind_memory_needed(kind, layout.slab(j)));
+    if (kind == ScfindBackendKind::cuda)
+      n.device = backend_bytes;
+    else
+      n.host = n.host_keeping = backend_bytes;
+    n.host += slab_sweep_host_bytes(layout, slabs, false);
+    n.host_keeping += slab_sweep_host_bytes(layout, slabs, true);
+    return n;
+  };
+  auto fits = [&](const SlabLayout& layout) {
+    const Need n = need(layout);
+    return (device_budget == 0 || n.device <= device_budget) && (host_budget == 0 || n.host <= host_budget);
+  };
+  const std::size_t most = cube.nz / static_cast<std::size_t>(size);
+  std::size_t k = options.slabs_per_rank;
+  bool none_fit = false;
+  if (k != 0) {
+    if (k > most)
+      throw mpi::SharedError(ExitCode::usage,
+                             "--slabs-per-rank " + std::to_string(k) + " with " + std::to_string(size) +
+                                 " rank(s) makes more slabs than the cube's " + std::to_string(cube.nz) + " channels",
+                             "use at most " + std::to_string(most) + " slabs per rank");
+  } else {
+    // Each rank's fewest, then the largest of those that fits everywhere.
+    std::uint64_t fewest = fewest_slabs_per_rank(cube, halo, size, fits);
+    std::uint64_t none = fewest == 0 ? 1 : 0;
+    AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_UINT64_T, MPI_MAX, comm));
+    AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &none, 1, MPI_UINT64_T, MPI_MAX, comm));
+    none_fit = none != 0;
+    k = static_cast<std::size_t>(fewest);
+    // The need is not monotonic in the number of slabs: go on until one fits on every rank.
+    while (!none_fit) {
+      int ok = fits(SlabLayout(cube, halo, size, k)) ? 1 : 0;
+      AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
+      if (ok != 0) break;
+      if (++k > most) none_fit = true;
+    }
+  }
+  const SlabLayout layout(cube, halo, size, none_fit ? 1 : k);
+  const Need n = need(layout);
+  std::uint64_t largest[2] = {n.device, n.host};  // the message names the neediest rank's figures
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, largest, 2, MPI_UINT64_T, MPI_MAX, comm));
+  const bool on_gpu = kind == ScfindBackendKind::cuda;
+  const bool device_short = on_gpu && device_budget != 0 && largest[0] > device_budget;
+  std::string what = std::to_string(layout.slabs_per_rank()) + " slab(s) of up to " +
+                     std::to_string(layout.thickest_held_channels()) + " channels (with the halo) per rank need " +
+                     (device_short ? mib(largest[0]) + " of GPU memory, more than the budget of " + mib(device_budget)
+                                   : mib(largest[1]) + " of host memory, more than the memory budget of " +
+                                         mib(host_budget)) +
+                     " of a rank";
+  if (none_fit) what += ", and no split into up to " + std::to_string(most) + " thinner slabs per rank fits either";
+  agree(!none_fit && fits(layout),
+        RuntimeError(what, on_gpu ? "raise --gpu-memory-mb or --memory-budget-mb, or run more ranks"
+                                  : "raise --memory-budget-mb, or run more ranks (thinner slabs)"),
+        comm);
+  SlabPlan plan;
+  plan.slabs_per_rank = k;
+  plan.keep_originals = k > 1 && (host_budget == 0 || n.host_keeping <= host_budget);
+  return plan;
+}
 
 }  // namespace
 
@@ -140,50 +235,41 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const std::vector<KernelPair> pairs = kernel_pairs(options.parameters);
   std::size_t halo = 0;
   for (const auto& p : pairs) halo = std::max(halo, p.radius_z);
-  const std::vector<std::size_t> bounds = channel_bounds(cube.nz, size);
-  const Slab slab =
-      make_slab(cube, bounds[static_cast<std::size_t>(rank)], bounds[static_cast<std::size_t>(rank) + 1], halo);
 
   ScfindBackendOptions backend_options = options.backend;
   const auto local = mpi::node_local(comm.get());
   backend_options.node_local_rank = local.rank;
   backend_options.node_local_size = local.size;
   auto backend = make_scfind_backend(backend_options);
-  // The host budget bounds host backends; a CUDA backend checks its device budget in load().
-  const bool on_gpu = resolve_scfind_backend(backend_options.kind) == ScfindBackendKind::cuda;
-  const std::uint64_t needed = scfind_memory_needed(on_gpu ? ScfindBackendKind::cuda : ScfindBackendKind::cpu, slab);
-  agree(on_gpu || options.host_memory_budget == 0 || needed <= options.host_memory_budget,
-        RuntimeError("a slab of " + std::to_string(slab.held_channels()) + " channels needs " +
-                         std::to_string(needed >> 20) + " MiB, more than the memory budget of a rank",
-                     "run more ranks (thinner slabs) or raise --memory-budget-mb"),
-        comm.get());
+  const ScfindBackendKind kind = resolve_scfind_backend(backend_options.kind) == ScfindBackendKind::cuda
+                                     ? ScfindBackendKind::cuda
+                                     : ScfindBackendKind::cpu;
+  const SlabPlan plan = plan_slabs(options, cube, halo, kind, *backend, comm.get(), rank, size);
+  const SlabLayout layout(cube, halo, size, plan.slabs_per_rank);
 
   ScfindProduct product(options, info, comm.get());
 
-  // Each rank reads only its held channels (slab and halo).
+  // Each rank reads only its slabs' channels (and their halos).
   const auto t_read = Clock::now();
-  std::uint64_t counts[2] = {0, 0};
-  {
-    // Not zero-filled: the reader overwrites every value (a memset of a whole slab costs seconds).
-    const auto original = std::make_unique_for_overwrite<float[]>(slab.held_voxels());
-    const std::span<float> values(original.get(), slab.held_voxels());
-    const auto read = io::read_cube_channels(info, slab.held_begin, slab.held_end, values);
-    backend->load(slab, values);
-    counts[0] = read.blanks;
-    counts[1] = read.infinities;
-  }
+  SlabSweep sweep(layout, *backend, info, plan.keep_originals, comm.get());
   const double read_seconds = seconds_since(t_read);
   if (talk) {
-    std::fprintf(stderr, "scfind: %s, %zu x %zu x %zu, %d rank(s), slab of %zu channels + halo %zu, %s\n",
-                 options.input.c_str(), cube.nx, cube.ny, cube.nz, size, slab.owned_channels(), halo,
-                 backend->describe().c_str());
+    std::fprintf(stderr, "scfind: %s, %zu x %zu x %zu, %d rank(s), %s\n", options.input.c_str(), cube.nx, cube.ny,
+                 cube.nz, size, backend->describe().c_str());
+    if (layout.slabs_per_rank() == 1)
+      std::fprintf(stderr, "scfind: a slab of %zu channels per rank, halo %zu\n", layout.slab(0).owned_channels(),
+                   halo);
+    else
+      std::fprintf(stderr, "scfind: %zu slabs of %zu channels per rank streamed through the backend, halo %zu; %s\n",
+                   layout.slabs_per_rank(), layout.slab(0).owned_channels(), halo,
+                   plan.keep_originals ? "the original kept in host memory"
+                                       : "the original re-read from the file in every sweep");
     std::fflush(stderr);
   }
 
-  NoiseMeter meter(options.parameters, slab, comm.get(), rank, size);
+  NoiseMeter meter(options.parameters, layout, comm.get(), rank, size);
   ScfindSummary summary;
-  backend->use_original();
-  const double rms = meter.measure(*backend, "the cube");
+  const double rms = meter.measure(sweep, std::nullopt, std::nullopt, "the cube");
   summary.noise.push_back(rms);
   if (talk)
     std::fprintf(stderr, "scfind: noise of the cube %.9e (%s, %s, stride %zu)\n", rms,
@@ -194,20 +280,14 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     const auto t_pair = Clock::now();
     const KernelPair& pair = pairs[i];
     double noise = rms;
+    std::optional<float> replacement;
+    if (options.parameters.replacement >= 0) replacement = static_cast<float>(options.parameters.replacement * rms);
     if (pair.smooths()) {
-      std::optional<float> replacement;
-      if (options.parameters.replacement >= 0) replacement = static_cast<float>(options.parameters.replacement * rms);
-      MpiSpectralCarry carry(comm.get(), slab, 16);
-      backend->smooth(pair, replacement, carry);
-      carry.finish();
-      noise = meter.measure(*backend, "the smoothed cube");
+      noise = meter.measure(sweep, pair, replacement, "the smoothed cube");
       summary.noise.push_back(noise);
-    } else {
-      backend->use_original();
     }
-    backend->clip(options.parameters.threshold * noise);
-    exchange_mask_halos(*backend, slab, bounds, halo, comm.get());
-    const auto in_mask = count_mask(*backend, comm.get());
+    sweep.clip(pair, replacement, options.parameters.threshold * noise);
+    const auto in_mask = count_mask(sweep, comm.get());
     if (talk) {
       const std::string mask_size = in_mask ? "  mask " + std::to_string(*in_mask) + " voxels" : std::string();
       std::fprintf(stderr, "scfind: pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s\n", i + 1, pairs.size(),
@@ -217,14 +297,19 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   }
   const double smooth_seconds = seconds_since(t_smooth);
 
+  // Every rank owns the same number of slabs, so the collective writes pair up.
   const auto t_write = Clock::now();
-  const std::vector<std::uint8_t> owned_mask = backend->mask_channels(slab.own_begin, slab.own_end);
-  summary.mask_voxels = static_cast<std::uint64_t>(std::count(owned_mask.begin(), owned_mask.end(), std::uint8_t{1}));
+  for (std::size_t j : sweep.slabs()) {
+    const std::vector<std::uint8_t> owned_mask = sweep.owned_mask(j);
+    summary.mask_voxels +=
+        static_cast<std::uint64_t>(std::count(owned_mask.begin(), owned_mask.end(), std::uint8_t{1}));
+    product.write_mask(layout.slab(j).own_begin, owned_mask);
+  }
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm.get()));
-  product.write_mask(slab.own_begin, owned_mask);
   product.finish(pairs, summary, meter.cadence());
   const double write_seconds = seconds_since(t_write);
 
+  std::uint64_t counts[2] = {sweep.read_counts().blanks, sweep.read_counts().infinities};
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, comm.get()));
   if (talk) {
     std::fprintf(stderr,
@@ -241,9 +326,11 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     // Per-rank summary, in rank order.
     for (int r = 0; r < size; ++r) {
       if (r == rank) {
-        std::fprintf(stderr, "  rank %d: channels %zu-%zu (held %zu-%zu), %s, %s\n", rank, slab.own_begin,
-                     slab.own_end - 1, slab.held_begin, slab.held_end - 1, backend->describe().c_str(),
-                     backend->usage().c_str());
+        const Slab top = layout.slab(sweep.slabs().front());
+        const Slab bottom = layout.slab(sweep.slabs().back());
+        std::fprintf(stderr, "  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s, %s, %s\n", rank,
+                     sweep.slabs().size(), bottom.own_begin, top.own_end - 1, bottom.held_begin, top.held_end - 1,
+                     sweep.read_seconds(), backend->describe().c_str(), backend->usage().c_str());
         std::fflush(stderr);
       }
       AS_MPI_TRY(MPI_Barrier(comm.get()));

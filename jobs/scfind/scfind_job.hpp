@@ -1,6 +1,6 @@
 #pragma once
 // The scfind job: SoFiA-2's smooth-and-clip over a cube split into slabs along the spectral axis,
-// one per rank; writes the raw mask into an HDF5 product and a FITS mask.
+// one per rank or several when a slab would not fit a rank's memory (slab_layout.hpp); writes the raw mask into an HDF5 product and a FITS mask.
 
 #include <mpi.h>
 
@@ -21,7 +21,8 @@ struct ScfindOptions {
   bool quiet = false;
   ScfindParameters parameters;
   ScfindBackendOptions backend;
-  std::uint64_t host_memory_budget = 0;  ///< bytes a rank may hold for its slab; 0: no limit
+  std::uint64_t host_memory_budget = 0;  ///< bytes a rank may hold for its slabs; 0: no limit
+  std::size_t slabs_per_rank = 0;        ///< 0: the fewest that fit the memory budgets
   std::string command_line;
   std::vector<std::string> ignored_parameters;  ///< parameter-file keys of later SoFiA-2 stages
 };

@@ -57,6 +57,24 @@ foreach(case IN LISTS scfind_cases)
       set_tests_properties(scfind_${case}_np${np}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_${case}_np${np}
                            LABELS "scfind;sofia")
     endforeach()
+    # Several slabs per rank streamed through the backend (round-robin over the ranks): the
+    # originals kept in host memory here; the re-read path is tested below.
+    foreach(run "1;3" "2;2" "3;3")
+      list(GET run 0 np)
+      list(GET run 1 k)
+      math(EXPR slabs "${np} * ${k}")
+      if(slabs GREATER nz_of_${cube_of_${case}})
+        continue()
+      endif()
+      set(product ${scfind_out}/${case}_np${np}_k${k}.h5)
+      astrosweep_add_mpi_run(scfind_${case}_np${np}_k${k} NP ${np} LABELS scfind FIXTURES_REQUIRED ${needs}
+        FIXTURES_SETUP scfind_run_${case}_np${np}_k${k}
+        COMMAND ${exe} scfind --par ${par} -i ${cube} -o ${product} --overwrite --quiet --threads 1 --slabs-per-rank ${k})
+      add_test(NAME scfind_${case}_np${np}_k${k}_equals_sofia
+               COMMAND scfind_case check ${scfind_data}/cases.txt ${case} ${product} ${scfind_out}/${case}_np${np}_k${k}_mask-raw.fits)
+      set_tests_properties(scfind_${case}_np${np}_k${k}_equals_sofia PROPERTIES
+                           FIXTURES_REQUIRED scfind_run_${case}_np${np}_k${k} LABELS "scfind;sofia")
+    endforeach()
   elseif(expect_of_${case} STREQUAL "refused")
     astrosweep_add_failure_test(scfind_${case}_refused NP 2 CODE 2 MATCH "kernel .* cube" FIXTURES_REQUIRED ${needs}
       COMMAND scfind --par ${par} -i ${cube} -o ${scfind_out}/${case}.h5 --overwrite)
@@ -111,3 +129,30 @@ astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" 
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
 astrosweep_add_failure_test(scfind_slab_over_memory_budget NP 2 CODE 5 MATCH "memory budget" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --backend cpu --memory-budget-mb 0.01)
+
+# --- more slabs than ranks, chosen from the memory budgets ---
+# A host budget too small for one slab per rank (and for keeping the originals): each rank streams
+# two slabs, re-reading the cube in every sweep; on a GPU rank a GPU budget does the same. The
+# masks must still be SoFiA-2's, and the run must say how it split the cube.
+set(streamed_case a_A_mad_full)
+foreach(run "1;--memory-budget-mb;1.5;re-read" "3;--memory-budget-mb;1.05;re-read" "2;--gpu-memory-mb;1;.")
+  list(GET run 0 np)
+  list(GET run 1 option)
+  list(GET run 2 budget)
+  list(GET run 3 expect)
+  string(REPLACE "--" "" option_name ${option})
+  set(name scfind_budget_${option_name}_np${np})
+  set(product ${scfind_out}/${name}.h5)
+  astrosweep_add_mpi_run(${name} NP ${np} LABELS scfind FIXTURES_REQUIRED scfind_par_${streamed_case}
+    FIXTURES_SETUP scfind_run_${name}
+    COMMAND ${exe} scfind --par ${scfind_out}/${streamed_case}.par -i ${cubeA} -o ${product} --overwrite --threads 1
+            ${option} ${budget})
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "scfind: .*slab.*${expect}")
+  add_test(NAME ${name}_equals_sofia
+           COMMAND scfind_case check ${scfind_data}/cases.txt ${streamed_case} ${product} ${scfind_out}/${name}_mask-raw.fits)
+  set_tests_properties(${name}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_${name} LABELS "scfind;sofia")
+endforeach()
+astrosweep_add_failure_test(scfind_too_many_slabs_per_rank NP 2 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --slabs-per-rank 21)
+astrosweep_add_failure_test(scfind_negative_slabs_per_rank NP 1 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --slabs-per-rank -1)

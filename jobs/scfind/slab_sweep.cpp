@@ -1,0 +1,216 @@
+#include "slab_sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "core/error.hpp"
+#include "scfind_exchange.hpp"
+
+namespace astrosweep::scfind {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool smooths(const std::optional<KernelPair>& pair) { return pair && pair->smooths(); }
+
+}  // namespace
+
+std::uint64_t slab_sweep_host_bytes(const SlabLayout& layout, const std::vector<std::size_t>& slabs,
+                                    bool keep_originals) {
+  std::uint64_t held = 0;
+  std::uint64_t thickest = 0;
+  std::uint64_t above = 0;
+  for (std::size_t j : slabs) {
+    const Slab s = layout.slab(j);
+    held += s.held_voxels();
+    thickest = std::max<std::uint64_t>(thickest, s.held_voxels());
+    if (!s.at_top()) above += layout.cube().plane();
+  }
+  if (layout.slabs_per_rank() == 1) return thickest * sizeof(float);  // the read buffer, while loading
+  const std::uint64_t originals = keep_originals ? held : thickest;
+  return held + thickest + (above + originals) * sizeof(float);  // mask store, its staging copy, sums, data
+}
+
+SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, bool keep_originals,
+                     MPI_Comm comm)
+    : layout_(layout), backend_(backend), info_(info), comm_(comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  mine_ = layout.slabs_of(rank);
+  if (resident()) {
+    Streamed s;
+    s.slab = layout.slab(mine_.front());
+    // Not zero-filled: the reader overwrites every value (a memset of a whole slab costs seconds).
+    const auto original = std::make_unique_for_overwrite<float[]>(s.slab.held_voxels());
+    const std::span<float> values(original.get(), s.slab.held_voxels());
+    read(s, values);
+    backend_.load(s.slab, values);
+    return;
+  }
+  for (std::size_t j : mine_) {
+    Streamed s;
+    s.index = j;
+    s.slab = layout.slab(j);
+    s.mask.assign(s.slab.held_voxels(), 0);
+    if (!s.slab.at_top()) s.above.resize(layout.cube().plane());
+    if (keep_originals) {
+      s.original.resize(s.slab.held_voxels());
+      read(s, s.original);
+    }
+    streamed_.push_back(std::move(s));
+  }
+}
+
+void SlabSweep::read(Streamed& s, std::span<float> out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Three reads so that the blanks are counted over the owned channels only (halos belong to
+  // other slabs, which count them).
+  const Slab& slab = s.slab;
+  const std::size_t plane = slab.cube.plane();
+  const std::size_t parts[4] = {slab.held_begin, slab.own_begin, slab.own_end, slab.held_end};
+  for (int k = 0; k < 3; ++k) {
+    if (parts[k] == parts[k + 1]) continue;
+    const auto part = out.subspan((parts[k] - slab.held_begin) * plane, (parts[k + 1] - parts[k]) * plane);
+    const io::ChannelReadCounts counts = io::read_cube_channels(info_, parts[k], parts[k + 1], part);
+    if (k == 1 && !s.counted) {
+      counts_.blanks += counts.blanks;
+      counts_.infinities += counts.infinities;
+    }
+  }
+  s.counted = true;
+  read_seconds_ += seconds_since(t0);
+}
+
+SlabSweep::Streamed& SlabSweep::state(std::size_t j) {
+  const auto it = std::find_if(streamed_.begin(), streamed_.end(), [j](const Streamed& s) { return s.index == j; });
+  AS_ASSERT(it != streamed_.end());
+  return *it;
+}
+
+void SlabSweep::activate(Streamed& s) {
+  if (!s.original.empty()) {
+    backend_.load(s.slab, s.original);
+  } else {
+    if (read_buffer_.size() < s.slab.held_voxels()) read_buffer_.resize(s.slab.held_voxels());
+    const std::span<float> values(read_buffer_.data(), s.slab.held_voxels());
+    read(s, values);
+    backend_.load(s.slab, values);
+  }
+  // The mask as it was before this kernel pair (bit 0); load() cleared the backend's.
+  mask_buffer_.resize(s.mask.size());
+  bool any = false;
+  for (std::size_t i = 0; i < s.mask.size(); ++i) {
+    mask_buffer_[i] = s.mask[i] & 1U;
+    any = any || mask_buffer_[i] != 0;
+  }
+  if (any) backend_.set_mask_channels(s.slab.held_begin, mask_buffer_);
+}
+
+void SlabSweep::smooth(const std::optional<KernelPair>& pair, std::optional<float> replacement, SpectralCarry& carry) {
+  if (smooths(pair))
+    backend_.smooth(*pair, replacement, carry);
+  else
+    backend_.use_original();
+}
+
+std::vector<SlabSamples> SlabSweep::sample(const std::optional<KernelPair>& pair, std::optional<float> replacement,
+                                           std::size_t cadence, std::pair<float, float>* min_max) {
+  std::vector<SlabSamples> samples;
+  std::vector<std::unique_ptr<MpiSpectralCarry>> carries;  // their sends complete at the end
+  const std::uint64_t plane = layout_.cube().plane();
+  float lo = std::numeric_limits<float>::infinity();
+  float hi = -lo;
+  for (std::size_t j : mine_) {
+    std::span<float> record;
+    if (!resident()) {
+      Streamed& s = state(j);
+      activate(s);
+      record = s.above;
+    }
+    carries.push_back(std::make_unique<MpiSpectralCarry>(comm_, layout_, j, record));
+    smooth(pair, replacement, *carries.back());
+    const Slab slab = layout_.slab(j);
+    const SampleRange range =
+        samples_in(layout_.cube().voxels(), cadence, slab.own_begin * plane, slab.own_end * plane);
+    samples.push_back({j, backend_.samples(range, cadence)});
+    if (min_max != nullptr) {
+      const auto [slab_lo, slab_hi] = backend_.finite_min_max();
+      if (!std::isnan(slab_lo)) lo = std::min(lo, slab_lo);
+      if (!std::isnan(slab_hi)) hi = std::max(hi, slab_hi);
+    }
+  }
+  for (auto& carry : carries) carry->finish();
+  if (min_max != nullptr) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    *min_max = lo <= hi ? std::pair{lo, hi} : std::pair{nan, nan};
+  }
+  return samples;
+}
+
+void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float> replacement, double threshold) {
+  if (resident()) {
+    if (!smooths(pair)) backend_.use_original();
+    backend_.clip(threshold);
+  } else {
+    for (std::size_t j : mine_) {
+      Streamed& s = state(j);
+      activate(s);
+      ReplaySpectralCarry carry(layout_, s.above);
+      smooth(pair, replacement, carry);
+      backend_.clip(threshold);
+      // Bit 1: the mask after this clip. Slabs below still read bit 0 of their halos in this sweep.
+      const std::vector<std::uint8_t> after = backend_.mask_channels(s.slab.own_begin, s.slab.own_end);
+      std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
+      for (std::size_t i = 0; i < after.size(); ++i) owned[i] = static_cast<std::uint8_t>((owned[i] & 1U) | (after[i] << 1));
+    }
+    for (Streamed& s : streamed_) {
+      std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
+      for (std::size_t i = 0; i < s.slab.owned_voxels(); ++i) owned[i] = static_cast<std::uint8_t>(owned[i] >> 1);
+    }
+  }
+  MaskAccess access;
+  if (resident()) {
+    access.get = [this](std::size_t, std::size_t z0, std::size_t z1) { return backend_.mask_channels(z0, z1); };
+    access.set = [this](std::size_t, std::size_t z0, std::span<const std::uint8_t> values) {
+      backend_.set_mask_channels(z0, values);
+    };
+  } else {
+    const std::size_t plane = layout_.cube().plane();
+    access.get = [this, plane](std::size_t j, std::size_t z0, std::size_t z1) {
+      const Streamed& s = state(j);
+      const auto first = s.mask.begin() + static_cast<std::ptrdiff_t>((z0 - s.slab.held_begin) * plane);
+      return std::vector<std::uint8_t>(first, first + static_cast<std::ptrdiff_t>((z1 - z0) * plane));
+    };
+    access.set = [this, plane](std::size_t j, std::size_t z0, std::span<const std::uint8_t> values) {
+      Streamed& s = state(j);
+      AS_ASSERT(z0 >= s.slab.held_begin && (z0 - s.slab.held_begin) * plane + values.size() <= s.mask.size());
+      std::copy(values.begin(), values.end(), s.mask.begin() + static_cast<std::ptrdiff_t>((z0 - s.slab.held_begin) * plane));
+    };
+  }
+  exchange_mask_halos(layout_, access, comm_);
+}
+
+std::optional<std::uint64_t> SlabSweep::mask_count() {
+  if (resident()) return backend_.mask_count();
+  std::uint64_t count = 0;
+  for (const Streamed& s : streamed_) {
+    const auto first = s.mask.begin() + static_cast<std::ptrdiff_t>(s.slab.owned_offset());
+    count += static_cast<std::uint64_t>(std::count(first, first + static_cast<std::ptrdiff_t>(s.slab.owned_voxels()), 1));
+  }
+  return count;
+}
+
+std::vector<std::uint8_t> SlabSweep::owned_mask(std::size_t j) {
+  const Slab slab = layout_.slab(j);
+  if (resident()) return backend_.mask_channels(slab.own_begin, slab.own_end);
+  const Streamed& s = state(j);
+  const auto first = s.mask.begin() + static_cast<std::ptrdiff_t>(s.slab.owned_offset());
+  return {first, first + static_cast<std::ptrdiff_t>(s.slab.owned_voxels())};
+}
+
+}  // namespace astrosweep::scfind

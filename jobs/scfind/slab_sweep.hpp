@@ -1,0 +1,81 @@
+#pragma once
+// A rank's slabs during the kernel-pair loop. Each pair is two sweeps down the rank's slabs: the
+// first smooths and draws the noise sample, the second (after the ranks have agreed on the noise)
+// clips. With one slab per rank ("resident") the backend keeps the slab, its smoothed data and its
+// mask between the sweeps, so the second sweep only clips. With several ("streamed") each slab is
+// loaded into the backend when its turn comes: the original from a host copy or re-read from the
+// file, the mask from a host store (1 byte per voxel); the second sweep smooths again, replaying
+// the spectral running sum it received from the slab above in the first.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "io/cube.hpp"
+#include "scfind_backend.hpp"
+#include "slab_layout.hpp"
+#include "slab_samples.hpp"
+
+namespace astrosweep::scfind {
+
+/// Bytes of host memory a rank holds for `slabs` of `layout` beyond its backend's own: the mask
+/// store and the recorded running sums when streamed, the read buffer, and the originals when
+/// `keep_originals`.
+std::uint64_t slab_sweep_host_bytes(const SlabLayout& layout, const std::vector<std::size_t>& slabs,
+                                    bool keep_originals);
+
+class SlabSweep {
+ public:
+  /// Resident when the layout has one slab per rank (which is then read and loaded here).
+  SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, bool keep_originals,
+            MPI_Comm comm);
+
+  [[nodiscard]] bool resident() const noexcept { return layout_.slabs_per_rank() == 1; }
+  [[nodiscard]] const std::vector<std::size_t>& slabs() const noexcept { return mine_; }
+
+  /// First sweep: smooths every slab with `pair` (nullopt: the original data) and returns each
+  /// slab's noise sample; `min_max` (gauss) also gets the smallest and largest non-NaN values.
+  std::vector<SlabSamples> sample(const std::optional<KernelPair>& pair, std::optional<float> replacement,
+                                  std::size_t cadence, std::pair<float, float>* min_max);
+  /// Second sweep: clips every slab's smoothed data (`pair` as in sample()) at `threshold`, then
+  /// brings the mask halos up to date. Collective.
+  void clip(const std::optional<KernelPair>& pair, std::optional<float> replacement, double threshold);
+
+  /// Voxels in the mask over this rank's owned channels, when known cheaply.
+  [[nodiscard]] std::optional<std::uint64_t> mask_count();
+  /// The mask of slab j's owned channels (0/1).
+  [[nodiscard]] std::vector<std::uint8_t> owned_mask(std::size_t j);
+  /// Blank and infinite voxels met reading this rank's slabs (each slab counted once).
+  [[nodiscard]] io::ChannelReadCounts read_counts() const noexcept { return counts_; }
+  [[nodiscard]] double read_seconds() const noexcept { return read_seconds_; }
+
+ private:
+  struct Streamed {
+    std::size_t index = 0;
+    Slab slab;
+    std::vector<std::uint8_t> mask;  ///< held channels; bit 0 before this pair, bit 1 after its clip
+    std::vector<float> above;        ///< the running sum received from the slab above (first sweep)
+    std::vector<float> original;     ///< held channels, when kept in host memory
+    bool counted = false;
+  };
+
+  void read(Streamed& s, std::span<float> out);
+  void activate(Streamed& s);
+  void smooth(const std::optional<KernelPair>& pair, std::optional<float> replacement, SpectralCarry& carry);
+  Streamed& state(std::size_t j);
+
+  const SlabLayout& layout_;
+  ScfindBackend& backend_;
+  const io::CubeInfo& info_;
+  MPI_Comm comm_;
+  std::vector<std::size_t> mine_;
+  std::vector<Streamed> streamed_;
+  std::vector<float> read_buffer_;
+  std::vector<std::uint8_t> mask_buffer_;
+  io::ChannelReadCounts counts_{};
+  double read_seconds_ = 0;
+};
+
+}  // namespace astrosweep::scfind
