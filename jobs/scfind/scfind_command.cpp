@@ -46,7 +46,8 @@ po::options_description scfind_options() {
       "gpu-memory-mb", po::value<double>()->default_value(0),
       "GPU memory per rank, MiB (0: its share of its GPU's free memory)")(
       "slabs-per-rank", po::value<int>()->default_value(0),
-      "slabs each rank streams through its backend (0: the fewest that fit the memory budgets)")("help,h", "show this help");
+      "slabs each rank streams through its backend (0: the fewest that fit the memory budgets)")("help,h",
+                                                                                                 "show this help");
   po::options_description all(
       "astrosweep scfind: SoFiA-2's smooth-and-clip source finder, raw mask identical to SoFiA-2");
   all.add(io).add(sc).add(run);

@@ -79,8 +79,8 @@ class NoiseMeter {
     chain_.above = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
     chain_.below = rank > 0 ? rank - 1 : MPI_PROC_NULL;
     const std::uint64_t plane = layout.cube().plane();
-    group_ = samples_in(layout.cube().voxels(), cadence_, layout.group_begin(rank) * plane,
-                        layout.group_end(rank) * plane);
+    group_ =
+        samples_in(layout.cube().voxels(), cadence_, layout.group_begin(rank) * plane, layout.group_end(rank) * plane);
   }
   [[nodiscard]] std::size_t cadence() const noexcept { return cadence_; }
 
@@ -183,12 +183,12 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, largest, 2, MPI_UINT64_T, MPI_MAX, comm));
   const bool on_gpu = kind == ScfindBackendKind::cuda;
   const bool device_short = on_gpu && device_budget != 0 && largest[0] > device_budget;
-  std::string what = std::to_string(layout.slabs_per_rank()) + " slab(s) of up to " +
-                     std::to_string(layout.thickest_held_channels()) + " channels (with the halo) per rank need " +
-                     (device_short ? mib(largest[0]) + " of GPU memory, more than the budget of " + mib(device_budget)
-                                   : mib(largest[1]) + " of host memory, more than the memory budget of " +
-                                         mib(host_budget)) +
-                     " of a rank";
+  std::string what =
+      std::to_string(layout.slabs_per_rank()) + " slab(s) of up to " + std::to_string(layout.thickest_held_channels()) +
+      " channels (with the halo) per rank need " +
+      (device_short ? mib(largest[0]) + " of GPU memory, more than the budget of " + mib(device_budget)
+                    : mib(largest[1]) + " of host memory, more than the memory budget of " + mib(host_budget)) +
+      " of a rank";
   if (none_fit) what += ", and no split into up to " + std::to_string(most) + " thinner slabs per rank fits either";
   agree(!none_fit && fits(layout),
         RuntimeError(what, on_gpu ? "raise --gpu-memory-mb or --memory-budget-mb, or run more ranks"

@@ -1,6 +1,7 @@
 #pragma once
 // The scfind job: SoFiA-2's smooth-and-clip over a cube split into slabs along the spectral axis,
-// one per rank or several when a slab would not fit a rank's memory (slab_layout.hpp); writes the raw mask into an HDF5 product and a FITS mask.
+// one per rank or several when a slab would not fit a rank's memory (slab_layout.hpp); writes the raw mask into an HDF5
+// product and a FITS mask.
 
 #include <mpi.h>
 

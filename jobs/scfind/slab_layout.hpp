@@ -30,13 +30,17 @@ class SlabLayout {
   [[nodiscard]] int ranks() const noexcept { return ranks_; }
   [[nodiscard]] std::size_t slabs_per_rank() const noexcept { return per_rank_; }
   [[nodiscard]] std::size_t count() const noexcept { return bounds_.size() - 1; }
-  [[nodiscard]] int owner(std::size_t j) const noexcept { return static_cast<int>(j % static_cast<std::size_t>(ranks_)); }
+  [[nodiscard]] int owner(std::size_t j) const noexcept {
+    return static_cast<int>(j % static_cast<std::size_t>(ranks_));
+  }
   [[nodiscard]] Slab slab(std::size_t j) const;
   /// The slabs `rank` owns, from the top of the cube down: the order it works through them.
   [[nodiscard]] std::vector<std::size_t> slabs_of(int rank) const;
   /// The ranks whose noise samples are contiguous: slabs [r·K, (r+1)·K) form rank r's run of
   /// SoFiA-2's sample sequence (see regroup_samples).
-  [[nodiscard]] std::size_t group_begin(int rank) const noexcept { return bounds_[static_cast<std::size_t>(rank) * per_rank_]; }
+  [[nodiscard]] std::size_t group_begin(int rank) const noexcept {
+    return bounds_[static_cast<std::size_t>(rank) * per_rank_];
+  }
   [[nodiscard]] std::size_t group_end(int rank) const noexcept {
     return bounds_[(static_cast<std::size_t>(rank) + 1) * per_rank_];
   }

@@ -31,7 +31,8 @@ std::vector<float> regroup_samples(const SlabLayout& layout, std::size_t cadence
   int size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  for (const auto& s : mine) AS_ASSERT(layout.owner(s.slab) == rank && s.values.size() == sample_count(layout, cadence, s.slab));
+  for (const auto& s : mine)
+    AS_ASSERT(layout.owner(s.slab) == rank && s.values.size() == sample_count(layout, cadence, s.slab));
   if (layout.slabs_per_rank() == 1) {
     AS_ASSERT(mine.size() == 1);
     return std::move(mine.front().values);

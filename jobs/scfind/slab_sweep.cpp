@@ -166,7 +166,8 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
       // Bit 1: the mask after this clip. Slabs below still read bit 0 of their halos in this sweep.
       const std::vector<std::uint8_t> after = backend_.mask_channels(s.slab.own_begin, s.slab.own_end);
       std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
-      for (std::size_t i = 0; i < after.size(); ++i) owned[i] = static_cast<std::uint8_t>((owned[i] & 1U) | (after[i] << 1));
+      for (std::size_t i = 0; i < after.size(); ++i)
+        owned[i] = static_cast<std::uint8_t>((owned[i] & 1U) | (after[i] << 1));
     }
     for (Streamed& s : streamed_) {
       std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
@@ -189,7 +190,8 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
     access.set = [this, plane](std::size_t j, std::size_t z0, std::span<const std::uint8_t> values) {
       Streamed& s = state(j);
       AS_ASSERT(z0 >= s.slab.held_begin && (z0 - s.slab.held_begin) * plane + values.size() <= s.mask.size());
-      std::copy(values.begin(), values.end(), s.mask.begin() + static_cast<std::ptrdiff_t>((z0 - s.slab.held_begin) * plane));
+      std::copy(values.begin(), values.end(),
+                s.mask.begin() + static_cast<std::ptrdiff_t>((z0 - s.slab.held_begin) * plane));
     };
   }
   exchange_mask_halos(layout_, access, comm_);
@@ -200,7 +202,8 @@ std::optional<std::uint64_t> SlabSweep::mask_count() {
   std::uint64_t count = 0;
   for (const Streamed& s : streamed_) {
     const auto first = s.mask.begin() + static_cast<std::ptrdiff_t>(s.slab.owned_offset());
-    count += static_cast<std::uint64_t>(std::count(first, first + static_cast<std::ptrdiff_t>(s.slab.owned_voxels()), 1));
+    count +=
+        static_cast<std::uint64_t>(std::count(first, first + static_cast<std::ptrdiff_t>(s.slab.owned_voxels()), 1));
   }
   return count;
 }
