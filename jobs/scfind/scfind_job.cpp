@@ -80,13 +80,21 @@ class NoiseMeter {
 
   /// The noise of the backend's current smoothed data; stops every rank when it is not usable.
   double measure(ScfindBackend& backend, const std::string& what) {
-    const std::vector<float> values = backend.samples(range_, cadence_);
-    float lo = std::numeric_limits<float>::quiet_NaN();
-    float hi = lo;
-    if (parameters_.statistic == NoiseStatistic::gauss) std::tie(lo, hi) = backend.finite_min_max();
-    const LocalSamples samples{values, range_.highest, cadence_};
-    const double rms =
-        measure_noise(parameters_.statistic, parameters_.flux_range, samples, slab_.cube.voxels(), lo, hi, chain_);
+    // mad on a backend that keeps its magnitudes (CUDA): the median's counting runs there.
+    std::unique_ptr<MagnitudeCounter> magnitudes;
+    if (parameters_.statistic == NoiseStatistic::mad)
+      magnitudes = backend.magnitudes(without_index_zero(range_, cadence_), cadence_, parameters_.flux_range);
+    double rms = 0;
+    if (magnitudes) {
+      rms = mad_noise(*magnitudes, parameters_.flux_range, slab_.cube.voxels(), cadence_, chain_);
+    } else {
+      const std::vector<float> values = backend.samples(range_, cadence_);
+      float lo = std::numeric_limits<float>::quiet_NaN();
+      float hi = lo;
+      if (parameters_.statistic == NoiseStatistic::gauss) std::tie(lo, hi) = backend.finite_min_max();
+      const LocalSamples samples{values, range_.highest, cadence_};
+      rms = measure_noise(parameters_.statistic, parameters_.flux_range, samples, slab_.cube.voxels(), lo, hi, chain_);
+    }
     agree(
         std::isfinite(rms) && rms > 0,
         InputError("the noise of " + what + " cannot be measured (" + to_string(parameters_.statistic) + " over the " +
