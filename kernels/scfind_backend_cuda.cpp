@@ -4,7 +4,7 @@
 // own streams (host to device, device to host), ordered against the kernels by events, so the
 // host's copy into one staging slot overlaps the DMA of the other. Nothing waits on the whole
 // device; the host waits only where it needs a result (samples, min/max, masks, the spectral
-// hand-over to the slab below, the mad's counts). Small results (counts) are
+// hand-over to the slab below, the mad's counts, the mask count). Small results (counts) are
 // copied on the compute stream into pinned memory.
 
 #include <cuda_runtime_api.h>
@@ -29,8 +29,8 @@ namespace {
 constexpr std::size_t align_up(std::size_t n) { return (n + 255) / 256 * 256; }
 
 /// Small results, in 64-bit words of device memory (DeviceLayout::words) and of a pinned mirror:
-/// the number of magnitudes selected, the 256 digit counts of a median round.
-constexpr std::size_t selected_word = 0, digit_words = 1, result_words = digit_words + 256;
+/// the number of magnitudes selected, the mask count, the 256 digit counts of a median round.
+constexpr std::size_t selected_word = 0, mask_count_word = 1, digit_words = 2, result_words = digit_words + 256;
 
 gpu::Flux device_flux(FluxRange range) {
   switch (range) {
@@ -267,6 +267,17 @@ class CudaScfindBackend final : public ScfindBackend {
     gpu::clip(smoothed_ + slab_.owned_offset(), slab_.owned_voxels(), threshold,
               at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), compute_->get());
     clock_.stop(*compute_);
+  }
+
+  [[nodiscard]] std::optional<std::uint64_t> mask_count() override {
+    AS_ASSERT(loaded_);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    clock_.start(*compute_);
+    gpu::mask_count(at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), slab_.owned_voxels(), word(mask_count_word),
+                    compute_->get());
+    clock_.stop(*compute_);
+    fetch_words(mask_count_word, 1);
+    return words_host_.as<std::uint64_t>()[mask_count_word];
   }
 
   [[nodiscard]] std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) override {

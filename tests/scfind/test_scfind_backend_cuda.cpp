@@ -8,7 +8,7 @@
 // The mad's device path (ScfindBackend::magnitudes, kernels/noise.cu) against the host path on
 // the same samples (HostMagnitudes: the same values, digit counts in every round, order
 // statistics, the cap's prefix, the noise bit for bit), on sample counts around the warp, block
-// and grid sizes of its kernels.
+// and grid sizes of its kernels; and the device mask count against the downloaded mask.
 //
 // This file is compiled with -ffp-contract=off (tests/CMakeLists.txt): the reference must round
 // every operation on its own, as SoFiA-2's x86-64 build does.
@@ -289,6 +289,12 @@ void expect_magnitudes_match(ScfindBackend& backend, const SampleRange& range, s
   }
 }
 
+/// Mask voxels set over the owned channels of `s` in a whole-cube mask.
+std::uint64_t owned_mask_count(const std::vector<std::uint8_t>& mask, const Slab& s) {
+  const auto first = mask.begin() + static_cast<std::ptrdiff_t>(s.own_begin * s.cube.plane());
+  return static_cast<std::uint64_t>(std::count(first, first + static_cast<std::ptrdiff_t>(s.owned_voxels()), 1));
+}
+
 class CudaScfind : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -394,6 +400,7 @@ void run_scenario(const Scenario& sc) {
       const auto got = backends[k]->mask_channels(s.held_begin, s.held_end);
       ASSERT_EQ(got.size(), s.held_voxels());
       ASSERT_EQ(std::memcmp(got.data(), mask.data() + s.held_begin * plane, got.size()), 0) << "slab " << k << " mask";
+      EXPECT_EQ(backends[k]->mask_count(), std::optional<std::uint64_t>(owned_mask_count(mask, s))) << "slab " << k;
     }
   }
   for (const auto& b : backends) EXPECT_FALSE(b->usage().empty());
@@ -566,7 +573,7 @@ TEST_F(CudaScfind, SlabBeyondTheBudgetIsARuntimeError) {
   EXPECT_NE(exact->usage().find("GPU"), std::string::npos);
 }
 
-// --- the mad's magnitudes --------------------------------------------------
+// --- the mad's magnitudes and the mask count --------------------------------------------------
 
 /// Noise with ties (a third of the values on a coarse grid), signed zeros, denormals, NaNs of both
 /// signs and with payloads, and infinities (blanked on read in the job; here they must only be
@@ -661,6 +668,7 @@ TEST_F(CudaScfind, MagnitudesAreValidUntilTheSpareCopyIsReused) {
   const SampleRange all{c.voxels() - 1, c.voxels()};
   auto device = backend->magnitudes(all, 1, FluxRange::full);
   (void)backend->finite_min_max();  // reads only: the magnitudes stay
+  (void)backend->mask_count();
   EXPECT_NO_THROW((void)device->count(0, 0, 24));
   (void)backend->samples(all, 1);  // overwrites the spare working copy
   EXPECT_THROW((void)device->count(0, 0, 24), InternalError);
@@ -699,6 +707,36 @@ TEST_F(CudaScfind, MagnitudesAfterSmoothingReadTheSmoothedCopy) {
     for (FluxRange flux : {FluxRange::negative, FluxRange::full}) expect_magnitudes_match(*backend, all, 1, flux, true);
     const auto after = backend->samples(all, 1);
     EXPECT_EQ(std::memcmp(before.data(), after.data(), before.size() * sizeof(float)), 0);
+  }
+}
+
+TEST_F(CudaScfind, MaskCountCountsTheOwnedChannelsOnly) {
+  // Owned voxels starting at every alignment (planes of odd size), one voxel per plane, and a
+  // slab large enough for many blocks; halo channels fully set must not count.
+  for (const CubeShape& c :
+       {CubeShape{1, 1, 9}, CubeShape{3, 5, 6}, CubeShape{17, 1, 40}, CubeShape{33, 31, 8}, CubeShape{517, 333, 5}}) {
+    SCOPED_TRACE(std::to_string(c.nx) + "x" + std::to_string(c.ny) + "x" + std::to_string(c.nz));
+    const std::vector<float> cube = make_cube(c, static_cast<unsigned>(c.nx + c.nz));
+    for (std::size_t parts : {1U, 2U, 3U}) {
+      for (const Slab& s : split(c, parts, 2)) {
+        auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+        backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
+        EXPECT_EQ(backend->mask_count(), std::optional<std::uint64_t>(0));
+        backend->use_original();
+        for (double threshold : {1.5, 0.5, 0.0}) {
+          backend->clip(threshold);
+          if (s.held_begin < s.own_begin)
+            backend->set_mask_channels(s.held_begin,
+                                       std::vector<std::uint8_t>((s.own_begin - s.held_begin) * c.plane(), 1));
+          if (s.own_end < s.held_end)
+            backend->set_mask_channels(s.own_end, std::vector<std::uint8_t>((s.held_end - s.own_end) * c.plane(), 1));
+          const auto owned = backend->mask_channels(s.own_begin, s.own_end);
+          const auto expected = static_cast<std::uint64_t>(std::count(owned.begin(), owned.end(), 1));
+          EXPECT_EQ(backend->mask_count(), std::optional<std::uint64_t>(expected))
+              << "owned " << s.own_begin << "-" << s.own_end << ", threshold " << threshold;
+        }
+      }
+    }
   }
 }
 
