@@ -4,7 +4,8 @@
 // own streams (host to device, device to host), ordered against the kernels by events, so the
 // host's copy into one staging slot overlaps the DMA of the other. Nothing waits on the whole
 // device; the host waits only where it needs a result (samples, min/max, masks, the spectral
-// hand-over to the slab below).
+// hand-over to the slab below, the mad's counts, the mask count). Small results (counts) are
+// copied on the compute stream into pinned memory.
 
 #include <cuda_runtime_api.h>
 #include <omp.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "cuda_memory.hpp"
+#include "noise_cuda.hpp"
 #include "scfind_backend_cuda.hpp"
 #include "smooth_and_clip_cuda.hpp"
 
@@ -25,6 +27,19 @@ namespace astrosweep::scfind {
 namespace {
 
 constexpr std::size_t align_up(std::size_t n) { return (n + 255) / 256 * 256; }
+
+/// Small results, in 64-bit words of device memory (DeviceLayout::words) and of a pinned mirror:
+/// the number of magnitudes selected, the mask count, the 256 digit counts of a median round.
+constexpr std::size_t selected_word = 0, mask_count_word = 1, digit_words = 2, result_words = digit_words + 256;
+
+gpu::Flux device_flux(FluxRange range) {
+  switch (range) {
+    case FluxRange::negative: return gpu::Flux::negative;
+    case FluxRange::positive: return gpu::Flux::positive;
+    case FluxRange::full: return gpu::Flux::full;
+  }
+  return gpu::Flux::full;
+}
 
 /// Byte offsets of a slab's device arrays in one allocation, each 256-byte aligned; its size is
 /// what cuda_scfind_memory_needed reports and what the backend allocates.
@@ -39,6 +54,8 @@ struct DeviceLayout {
     carry_out = add(plane * sizeof(float));
     scratch = add(gpu::min_max_scratch_floats * sizeof(float));
     result = add(2 * sizeof(float));
+    select_scratch = add(gpu::select_scratch_words * sizeof(std::uint64_t));
+    words = add(result_words * sizeof(std::uint64_t));
   }
   std::size_t add(std::size_t n) {
     const std::size_t at = bytes;
@@ -47,6 +64,7 @@ struct DeviceLayout {
   }
   std::size_t bytes = 0;
   std::size_t original = 0, mask = 0, carry_in = 0, carry_out = 0, scratch = 0, result = 0;
+  std::size_t select_scratch = 0, words = 0;
   std::array<std::size_t, 2> work{};
 };
 
@@ -102,6 +120,7 @@ class CudaScfindBackend final : public ScfindBackend {
     compute_ = std::make_unique<cuda::Stream>();
     upload_ = std::make_unique<cuda::Stream>();
     download_ = std::make_unique<cuda::Stream>();
+    words_host_.reserve(result_words * sizeof(std::uint64_t));
   }
 
   [[nodiscard]] std::string describe() const override {
@@ -135,6 +154,7 @@ class CudaScfindBackend final : public ScfindBackend {
                "or use --backend cpu");
     AS_CUDA_TRY(cudaSetDevice(device_));
     idle();  // earlier work may still read the buffers that reserve() replaces
+    ++generation_;
     slab_ = slab;
     layout_ = layout;
     memory_.reserve(layout.bytes);
@@ -148,6 +168,7 @@ class CudaScfindBackend final : public ScfindBackend {
   void smooth(const KernelPair& pair, std::optional<float> replacement, SpectralCarry& carry) override {
     AS_ASSERT(loaded_);
     AS_CUDA_TRY(cudaSetDevice(device_));
+    ++generation_;
     const Slab& s = slab_;
     const std::size_t plane = s.cube.plane(), r = pair.radius_z;
     const bool spectral = r > 0;
@@ -192,23 +213,40 @@ class CudaScfindBackend final : public ScfindBackend {
 
   [[nodiscard]] std::vector<float> samples(const SampleRange& range, std::size_t cadence) override {
     AS_ASSERT(loaded_);
+    ++generation_;  // the spare working copy is overwritten
     if (range.count == 0) return {};
-    const std::uint64_t plane = slab_.cube.plane();
-    const std::uint64_t lowest = range.highest - (range.count - 1) * cadence;
-    AS_ASSERT(cadence > 0 && range.highest >= (range.count - 1) * cadence && lowest >= slab_.own_begin * plane &&
-              range.highest < slab_.own_end * plane);
+    check_owned(range, cadence);
     AS_CUDA_TRY(cudaSetDevice(device_));
-    // The gather goes to a working copy that does not hold the smoothed data.
-    float* spare = at<float>(layout_.work[0]);
-    if (spare == smoothed_) spare = at<float>(layout_.work[1]);
+    float* spare = spare_copy();
     clock_.start(*compute_);
-    gpu::gather_samples(smoothed_, range.highest - slab_.held_begin * plane, cadence, range.count, spare,
+    gpu::gather_samples(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count, spare,
                         compute_->get());
     clock_.stop(*compute_);
     std::vector<float> values(range.count);
     download(values.data(), spare, values.size() * sizeof(float));
     clock_.collect();
     return values;
+  }
+
+  /// The magnitudes go to the spare working copy (the samples lie in the owned voxels, so there are
+  /// fewer of them than it holds); their number comes back, their counts per round later.
+  [[nodiscard]] std::unique_ptr<MagnitudeCounter> magnitudes(const SampleRange& range, std::size_t cadence,
+                                                             FluxRange flux) override {
+    AS_ASSERT(loaded_);
+    ++generation_;
+    if (range.count == 0) return std::make_unique<DeviceMagnitudes>(*this, nullptr, 0);
+    check_owned(range, cadence);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    auto* values = reinterpret_cast<std::uint32_t*>(spare_copy());
+    clock_.start(*compute_);
+    gpu::select_magnitudes(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count,
+                           device_flux(flux), values, at<std::uint64_t>(layout_.select_scratch), word(selected_word),
+                           compute_->get());
+    clock_.stop(*compute_);
+    fetch_words(selected_word, 1);
+    const std::uint64_t selected = words_host_.as<std::uint64_t>()[selected_word];
+    AS_ASSERT(selected <= range.count);
+    return std::make_unique<DeviceMagnitudes>(*this, values, selected);
   }
 
   [[nodiscard]] std::pair<float, float> finite_min_max() override {
@@ -233,6 +271,17 @@ class CudaScfindBackend final : public ScfindBackend {
     clock_.stop(*compute_);
   }
 
+  [[nodiscard]] std::optional<std::uint64_t> mask_count() override {
+    AS_ASSERT(loaded_);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    clock_.start(*compute_);
+    gpu::mask_count(at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), slab_.owned_voxels(), word(mask_count_word),
+                    compute_->get());
+    clock_.stop(*compute_);
+    fetch_words(mask_count_word, 1);
+    return words_host_.as<std::uint64_t>()[mask_count_word];
+  }
+
   [[nodiscard]] std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) override {
     AS_ASSERT(loaded_ && slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
     AS_CUDA_TRY(cudaSetDevice(device_));
@@ -252,9 +301,71 @@ class CudaScfindBackend final : public ScfindBackend {
   }
 
  private:
+  /// The mad's magnitudes in the backend's spare working copy: valid while no later call has
+  /// overwritten it (generation_ tells), and only as long as the backend lives.
+  class DeviceMagnitudes final : public MagnitudeCounter {
+   public:
+    DeviceMagnitudes(CudaScfindBackend& backend, const std::uint32_t* values, std::uint64_t size)
+        : backend_(backend), values_(values), size_(size), generation_(backend.generation_) {}
+    [[nodiscard]] std::uint64_t size() const override { return size_; }
+    void keep_first(std::uint64_t n) override {
+      AS_ASSERT(n <= size_);
+      size_ = n;
+    }
+    [[nodiscard]] Counts count(std::uint32_t prefix, std::uint32_t mask, int shift) override {
+      AS_ASSERT(backend_.generation_ == generation_);  // the values are still there
+      AS_ASSERT(shift >= 0 && shift <= 24);
+      if (size_ == 0) return {};
+      return backend_.count_digits(values_, size_, prefix, mask, shift);
+    }
+
+   private:
+    CudaScfindBackend& backend_;
+    const std::uint32_t* values_;
+    std::uint64_t size_;
+    std::uint64_t generation_;
+  };
+
+  MagnitudeCounter::Counts count_digits(const std::uint32_t* values, std::uint64_t n, std::uint32_t prefix,
+                                        std::uint32_t mask, int shift) {
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    clock_.start(*compute_);
+    gpu::digit_histogram(values, n, prefix, mask, shift, word(digit_words), compute_->get());
+    clock_.stop(*compute_);
+    fetch_words(digit_words, 256);
+    MagnitudeCounter::Counts counts{};
+    std::memcpy(counts.data(), words_host_.as<std::uint64_t>() + digit_words, sizeof counts);
+    return counts;
+  }
+
   template <class T>
   [[nodiscard]] T* at(std::size_t offset) const {
     return reinterpret_cast<T*>(memory_.as<char>() + offset);
+  }
+
+  [[nodiscard]] std::uint64_t* word(std::size_t i) const { return at<std::uint64_t>(layout_.words) + i; }
+
+  /// Copies words [first, first + n) of the small results to their pinned mirror after the kernels
+  /// queued so far, and waits for them.
+  void fetch_words(std::size_t first, std::size_t n) {
+    AS_CUDA_TRY(cudaMemcpyAsync(words_host_.as<std::uint64_t>() + first, word(first), n * sizeof(std::uint64_t),
+                                cudaMemcpyDeviceToHost, compute_->get()));
+    compute_->synchronize();
+    clock_.collect();
+  }
+
+  /// A working copy that does not hold the smoothed data: samples and magnitudes go there.
+  [[nodiscard]] float* spare_copy() const {
+    float* spare = at<float>(layout_.work[0]);
+    return spare == smoothed_ ? at<float>(layout_.work[1]) : spare;
+  }
+
+  /// The samples highest, highest − cadence, ... (count > 0) lie in the owned voxels.
+  void check_owned(const SampleRange& range, std::size_t cadence) const {
+    const std::uint64_t plane = slab_.cube.plane();
+    AS_ASSERT(cadence > 0 && range.highest >= (range.count - 1) * cadence);
+    const std::uint64_t lowest = range.highest - (range.count - 1) * cadence;
+    AS_ASSERT(lowest >= slab_.own_begin * plane && range.highest < slab_.own_end * plane);
   }
 
   /// The spectral running sum over the owned channels, row block by row block: the running values
@@ -405,11 +516,12 @@ class CudaScfindBackend final : public ScfindBackend {
   cuda::Event staged_, received_, computed_, sent_;
   std::array<cuda::Event, 2> slot_free_;
   cuda::DeviceMemory memory_;
-  cuda::PinnedMemory staging_, carry_host_;
+  cuda::PinnedMemory staging_, carry_host_, words_host_;
   Slab slab_;
   DeviceLayout layout_{Slab{}};
   bool loaded_ = false;
   const float* smoothed_ = nullptr;
+  std::uint64_t generation_ = 0;  ///< advances whenever the spare working copy may be overwritten
   mutable KernelClock clock_;
 };
 

@@ -5,6 +5,7 @@
 // out[i+1] + (a - b) * inv into one FMA, whose single rounding changes the result.
 
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
 
 #include "cuda_memory.hpp"
 #include "smooth_and_clip_cuda.hpp"
@@ -330,6 +331,33 @@ __global__ void __launch_bounds__(reduce_threads)
   }
 }
 
+// --- mask count -----------------------------------------------------------------------------
+constexpr unsigned max_count_blocks = 1024;
+
+/// Adds the bytes data[0, n) to *total: the aligned middle 16 bytes per load (__vsadu4 sums four
+/// bytes of a word), the few bytes before and after it one by one.
+__global__ void __launch_bounds__(reduce_threads)
+    byte_sum_kernel(const std::uint8_t* __restrict__ data, std::size_t n, unsigned long long* __restrict__ total) {
+  const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(data) % 16;
+  const std::size_t head = misalignment == 0 ? 0 : (16 - misalignment < n ? 16 - misalignment : n);
+  const std::size_t vectors = (n - head) / 16;
+  const std::size_t tail = head + 16 * vectors;
+  const auto* body = reinterpret_cast<const uint4*>(data + head);
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  unsigned long long sum = 0;
+  for (std::size_t i = t; i < vectors; i += stride) {
+    const uint4 v = body[i];
+    sum += __vsadu4(v.x, 0u) + __vsadu4(v.y, 0u) + __vsadu4(v.z, 0u) + __vsadu4(v.w, 0u);
+  }
+  if (t < head) sum += data[t];
+  if (tail + t < n) sum += data[tail + t];  // fewer than 16 bytes, fewer than the threads
+  using Reduce = cub::BlockReduce<unsigned long long, reduce_threads>;
+  __shared__ typename Reduce::TempStorage temp;
+  sum = Reduce(temp).Sum(sum);
+  if (threadIdx.x == 0 && sum != 0) atomicAdd(total, sum);
+}
+
 }  // namespace
 
 void prepare_working_copy(const float* original, const std::uint8_t* mask, float* out, std::size_t n, bool replace,
@@ -398,6 +426,17 @@ void finite_min_max(const float* data, std::size_t n, float* scratch, float* res
 void clip(const float* data, std::size_t n, double threshold, std::uint8_t* mask, cudaStream_t stream) {
   if (n == 0) return;
   clip_kernel<<<elementwise_blocks(n), elementwise_threads, 0, stream>>>(data, n, threshold, mask);
+  AS_CUDA_TRY(cudaGetLastError());
+}
+
+void mask_count(const std::uint8_t* mask, std::size_t n, std::uint64_t* count, cudaStream_t stream) {
+  static_assert(sizeof(std::uint64_t) == sizeof(unsigned long long));
+  AS_CUDA_TRY(cudaMemsetAsync(count, 0, sizeof *count, stream));
+  if (n == 0) return;
+  std::size_t blocks = (n + 64 * reduce_threads - 1) / (64 * reduce_threads);  // four loads of 16 per thread
+  blocks = blocks > max_count_blocks ? max_count_blocks : blocks;
+  byte_sum_kernel<<<static_cast<unsigned>(blocks), reduce_threads, 0, stream>>>(
+      mask, n, reinterpret_cast<unsigned long long*>(count));
   AS_CUDA_TRY(cudaGetLastError());
 }
 

@@ -74,4 +74,8 @@ void finite_min_max(const float* data, std::size_t n, float* scratch, float* res
 /// mask[i] = 1 where |(double)data[i]| > threshold; other mask values stay. n voxels.
 void clip(const float* data, std::size_t n, double threshold, std::uint8_t* mask, cudaStream_t stream);
 
+/// *count = mask[0] + ... + mask[n − 1] (the voxels set, the mask holding 0 and 1); `count` is
+/// one word of device memory. `mask` may start at any byte.
+void mask_count(const std::uint8_t* mask, std::size_t n, std::uint64_t* count, cudaStream_t stream);
+
 }  // namespace astrosweep::scfind::gpu

@@ -1,6 +1,7 @@
 // Benchmark of the scfind CUDA kernels and backend: per-pass kernel time and throughput (bytes a
 // pass must move at least, over its time) on one cube, then SoFiA-2's default 12 kernel pairs
-// through the backend on one slab. Prints the command that produced the figures.
+// through the backend on one slab, and the mad noise's device path against downloading the
+// samples. Prints the command that produced the figures.
 //   astrosweep_bench_scfind_cuda [nx ny nz [repeat]]   (default 1024 1024 256 5)
 #include <cuda_runtime_api.h>
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cuda_memory.hpp"
+#include "noise_cuda.hpp"
 #include "scfind_backend_cuda.hpp"
 #include "smooth_and_clip_cuda.hpp"
 
@@ -87,7 +89,7 @@ int main(int argc, char** argv) {
     a.reserve(n * 4);
     b.reserve(n * 4);
     mask.reserve(n);
-    scratch.reserve(gpu::min_max_scratch_floats * 4 + 256);
+    scratch.reserve(gpu::min_max_scratch_floats * 4 + 256 + (gpu::select_scratch_words + 1 + 256) * 8);
     AS_CUDA_TRY(cudaMemcpy(original.as<float>(), host.data(), n * 4, cudaMemcpyHostToDevice));
     AS_CUDA_TRY(cudaMemset(mask.as<char>(), 0, n));
     const float* o = original.as<float>();
@@ -140,6 +142,24 @@ int main(int argc, char** argv) {
     report("gather ~1e6 noise samples",
            t.ms(s, repeat, [&] { gpu::gather_samples(y, n - cadence, cadence, count, x, s.get()); }),
            8.0 * static_cast<double>(count));
+    // The mad's device path: |x| of the in-range samples compacted, then a round of the median.
+    auto* words = reinterpret_cast<std::uint64_t*>(scratch.as<char>() + gpu::min_max_scratch_floats * 4 + 256);
+    auto* magnitudes = reinterpret_cast<std::uint32_t*>(x);
+    report("select |x| of ~1e6 samples (negative)",
+           t.ms(s, repeat,
+                [&] {
+                  gpu::select_magnitudes(y, n - cadence, cadence, count, gpu::Flux::negative, magnitudes, words,
+                                         words + gpu::select_scratch_words, s.get());
+                }),
+           8.0 * static_cast<double>(count));
+    std::uint64_t selected = 0;
+    AS_CUDA_TRY(cudaMemcpy(&selected, words + gpu::select_scratch_words, 8, cudaMemcpyDeviceToHost));
+    report(("digit histogram, first round (" + std::to_string(selected) + ")").c_str(),
+           t.ms(s, repeat,
+                [&] {
+                  gpu::digit_histogram(magnitudes, selected, 0, 0, 24, words + gpu::select_scratch_words + 1, s.get());
+                }),
+           4.0 * static_cast<double>(selected));
   }
 
   {  // the backend: SoFiA-2's 12 default pairs on one slab
@@ -186,6 +206,21 @@ int main(int argc, char** argv) {
                     samples.size(), static_cast<double>(range.first), static_cast<double>(range.second));
       }
     std::printf("  12 pairs: %.3f s (smooth, ~1e6 samples back, min/max, clip); %s\n", total, backend->usage().c_str());
+
+    // The mad noise's local work, host path (download the samples) against the device path
+    // (select the magnitudes, eight rounds of 256 counts: an even count's two selections).
+    seconds();
+    for (int k = 0; k < repeat; ++k) (void)backend->samples(all, cadence);
+    const double host_path = seconds() / repeat;
+    for (int k = 0; k < repeat; ++k) {
+      auto counter = backend->magnitudes(all, cadence, FluxRange::negative);
+      for (int round = 0; round < 8; ++round) (void)counter->count(0, 0, 24);
+    }
+    const double device_path = seconds() / repeat;
+    std::printf("  mad noise, local part: samples to the host %.2f ms; magnitudes on the device + 8 rounds %.2f ms\n",
+                host_path * 1e3, device_path * 1e3);
+    for (int k = 0; k < repeat; ++k) (void)backend->mask_count();
+    std::printf("  mask count of the slab: %.2f ms\n", seconds() / repeat * 1e3);
   }
   return 0;
 }

@@ -13,15 +13,6 @@ namespace astrosweep::scfind {
 
 namespace {
 
-bool in_range(float x, FluxRange range) {
-  switch (range) {
-    case FluxRange::negative: return x < 0.0F;
-    case FluxRange::positive: return x > 0.0F;
-    case FluxRange::full: return x == x;
-  }
-  return false;
-}
-
 // Running double sums in SoFiA-2's order: the top slab starts, each rank continues its upper
 // neighbour's partial sum and hands it down; the bottom rank's total is shared.
 struct SumAndCount {
@@ -33,7 +24,7 @@ SumAndCount chained_square_sum(const LocalSamples& samples, FluxRange range, con
   SumAndCount acc;
   AS_MPI_TRY(MPI_Recv(&acc, sizeof acc, MPI_BYTE, chain.above, 0, chain.comm, MPI_STATUS_IGNORE));
   for (float x : samples.values) {
-    if (!in_range(x, range)) continue;
+    if (!in_flux_range(x, range)) continue;
     const double d = static_cast<double>(x);
     acc.sum += d * d;
     ++acc.count;
@@ -67,28 +58,6 @@ std::uint64_t exclusive_from_top(std::uint64_t mine, const SlabChain& chain) {
 std::uint64_t sum_all(std::uint64_t value, MPI_Comm comm) {
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_UINT64_T, MPI_SUM, comm));
   return value;
-}
-
-double mad_noise(const LocalSamples& samples, FluxRange range, std::uint64_t n_voxels, const SlabChain& chain) {
-  // SoFiA-2 copies |x| of in-range samples walking down until its buffer of N/cadence (full
-  // range) or N/(2·cadence) values is full; the cap keeps the first ones met from the top.
-  const std::uint64_t cap = range == FluxRange::full ? n_voxels / samples.cadence : n_voxels / (2 * samples.cadence);
-  std::vector<float> magnitudes;
-  for (float x : without_index_zero(samples))
-    if (in_range(x, range)) magnitudes.push_back(std::fabs(x));
-  const std::uint64_t before = exclusive_from_top(magnitudes.size(), chain);
-  const std::uint64_t room = cap > before ? cap - before : 0;
-  if (magnitudes.size() > room) magnitudes.resize(room);
-  const std::uint64_t n = sum_all(magnitudes.size(), chain.comm);
-  if (n == 0) return std::numeric_limits<double>::quiet_NaN();
-  const float upper = distributed_select(magnitudes, n / 2, chain.comm);
-  float median = upper;
-  if (n % 2 == 0) {
-    // SoFiA-2's median_flt: (value + largest below) / 2.0, the sum in float.
-    const float lower = distributed_select(magnitudes, n / 2 - 1, chain.comm);
-    median = static_cast<float>(static_cast<double>(upper + lower) / 2.0);
-  }
-  return mad_to_std * static_cast<double>(median);
 }
 
 constexpr std::size_t gauss_bins = 101;
@@ -186,18 +155,79 @@ double gauss_noise(const LocalSamples& samples, FluxRange range, float local_min
   return static_cast<double>(static_cast<float>(sigma));
 }
 
+/// A counter over a span of magnitudes the caller already holds.
+class SpanCounter final : public MagnitudeCounter {
+ public:
+  explicit SpanCounter(std::span<const float> values) : values_(values) {}
+  [[nodiscard]] std::uint64_t size() const override { return values_.size(); }
+  void keep_first(std::uint64_t n) override { values_ = values_.first(n); }
+  [[nodiscard]] Counts count(std::uint32_t prefix, std::uint32_t mask, int shift) override {
+    return count_digits(values_, prefix, mask, shift);
+  }
+
+ private:
+  std::span<const float> values_;
+};
+
 }  // namespace
 
+MagnitudeCounter::Counts count_digits(std::span<const float> values, std::uint32_t prefix, std::uint32_t mask,
+                                      int shift) {
+  MagnitudeCounter::Counts counts{};
+  for (float v : values) {
+    const auto bits = std::bit_cast<std::uint32_t>(v);
+    if ((bits & mask) == prefix) ++counts[(bits >> shift) & 0xFFU];
+  }
+  return counts;
+}
+
+HostMagnitudes::HostMagnitudes(std::span<const float> samples, FluxRange range) {
+  for (float x : samples)
+    if (in_flux_range(x, range)) values_.push_back(std::fabs(x));
+}
+
+void HostMagnitudes::keep_first(std::uint64_t n) {
+  AS_ASSERT(n <= values_.size());
+  values_.resize(n);
+}
+
+SampleRange without_index_zero(const SampleRange& range, std::size_t cadence) {
+  SampleRange r = range;
+  if (r.count > 0 && r.highest == (r.count - 1) * cadence) --r.count;
+  return r;
+}
+
+double mad_noise(MagnitudeCounter& magnitudes, FluxRange range, std::uint64_t n_voxels, std::size_t cadence,
+                 const SlabChain& chain) {
+  // SoFiA-2 copies |x| of in-range samples walking down until its buffer of N/cadence (full
+  // range) or N/(2·cadence) values is full; the cap keeps the first ones met from the top.
+  const std::uint64_t cap = range == FluxRange::full ? n_voxels / cadence : n_voxels / (2 * cadence);
+  const std::uint64_t before = exclusive_from_top(magnitudes.size(), chain);
+  const std::uint64_t room = cap > before ? cap - before : 0;
+  if (magnitudes.size() > room) magnitudes.keep_first(room);
+  const std::uint64_t n = sum_all(magnitudes.size(), chain.comm);
+  if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+  const float upper = distributed_select(magnitudes, n / 2, chain.comm);
+  float median = upper;
+  if (n % 2 == 0) {
+    // SoFiA-2's median_flt: (value + largest below) / 2.0, the sum in float.
+    const float lower = distributed_select(magnitudes, n / 2 - 1, chain.comm);
+    median = static_cast<float>(static_cast<double>(upper + lower) / 2.0);
+  }
+  return mad_to_std * static_cast<double>(median);
+}
+
 float distributed_select(std::span<const float> values, std::uint64_t k, MPI_Comm comm) {
+  SpanCounter counter(values);
+  return distributed_select(counter, k, comm);
+}
+
+float distributed_select(MagnitudeCounter& values, std::uint64_t k, MPI_Comm comm) {
   // Non-negative floats order like their bit patterns; find the pattern byte by byte from the top.
   std::uint32_t prefix = 0;
   std::uint32_t prefix_mask = 0;
   for (int shift = 24; shift >= 0; shift -= 8) {
-    std::array<std::uint64_t, 256> counts{};
-    for (float v : values) {
-      const auto bits = std::bit_cast<std::uint32_t>(v);
-      if ((bits & prefix_mask) == prefix) ++counts[(bits >> shift) & 0xFFU];
-    }
+    MagnitudeCounter::Counts counts = values.count(prefix, prefix_mask, shift);
     AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts.data(), 256, MPI_UINT64_T, MPI_SUM, comm));
     std::uint32_t digit = 0;
     while (digit < 255 && k >= counts[digit]) k -= counts[digit++];
@@ -216,7 +246,10 @@ double measure_noise(NoiseStatistic statistic, FluxRange range, const LocalSampl
       return total.count ? std::sqrt(total.sum / static_cast<double>(total.count))
                          : std::numeric_limits<double>::quiet_NaN();
     }
-    case NoiseStatistic::mad: return mad_noise(samples, range, n_voxels, chain);
+    case NoiseStatistic::mad: {
+      HostMagnitudes magnitudes(without_index_zero(samples), range);
+      return mad_noise(magnitudes, range, n_voxels, samples.cadence, chain);
+    }
     case NoiseStatistic::gauss: return gauss_noise(samples, range, finite_min, finite_max, chain.comm);
   }
   return std::numeric_limits<double>::quiet_NaN();

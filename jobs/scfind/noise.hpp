@@ -11,7 +11,9 @@
 #include <span>
 #include <vector>
 
+#include "magnitude_counter.hpp"
 #include "scfind_config.hpp"
+#include "smooth_and_clip.hpp"
 
 namespace astrosweep::scfind {
 
@@ -33,6 +35,29 @@ struct LocalSamples {
   std::size_t cadence = 1;
 };
 
+/// MagnitudeCounter::count over host floats.
+[[nodiscard]] MagnitudeCounter::Counts count_digits(std::span<const float> values, std::uint32_t prefix,
+                                                    std::uint32_t mask, int shift);
+
+/// The host implementation: |x| of the samples in the flux range, copied in order.
+class HostMagnitudes final : public MagnitudeCounter {
+ public:
+  HostMagnitudes(std::span<const float> samples, FluxRange range);
+  [[nodiscard]] std::uint64_t size() const override { return values_.size(); }
+  void keep_first(std::uint64_t n) override;
+  [[nodiscard]] Counts count(std::uint32_t prefix, std::uint32_t mask, int shift) override {
+    return count_digits(values_, prefix, mask, shift);
+  }
+  [[nodiscard]] std::span<const float> values() const noexcept { return values_; }
+
+ private:
+  std::vector<float> values_;
+};
+
+/// SoFiA-2's mad (and histogram) walk stops above global index 0 (`> data`): `range` (samples at
+/// cadence `cadence`, as samples_in gives them) without that index.
+SampleRange without_index_zero(const SampleRange& range, std::size_t cadence);
+
 /// `rms` as SoFiA-2's DataCube_stat_std / MAD_TO_STD·DataCube_stat_mad / DataCube_stat_gauss.
 /// `finite_min`/`finite_max`: this rank's smallest and largest non-NaN value over its owned
 /// voxels (gauss only; NaN when none). `n_voxels`: the whole cube. Collective over chain.comm.
@@ -40,8 +65,19 @@ struct LocalSamples {
 double measure_noise(NoiseStatistic statistic, FluxRange range, const LocalSamples& samples, std::uint64_t n_voxels,
                      float finite_min, float finite_max, const SlabChain& chain);
 
+/// MAD_TO_STD·DataCube_stat_mad from this rank's |x| of its in-range samples without global index
+/// 0, in walk order (a HostMagnitudes of the samples, or what a backend keeps: ScfindBackend::
+/// magnitudes). `range` is the flux range they were selected with and `cadence` the sample
+/// stride (SoFiA-2's cap depends on both); keeps the first values within the cap (keep_first).
+/// Collective over chain.comm, with the same calls whichever kind of counter each rank holds.
+/// measure_noise's mad is this on a HostMagnitudes. NaN when no sample falls in the flux range.
+double mad_noise(MagnitudeCounter& magnitudes, FluxRange range, std::uint64_t n_voxels, std::size_t cadence,
+                 const SlabChain& chain);
+
 /// The k-th smallest (0-based) of the non-negative floats spread over the ranks of `comm`, found
-/// exactly by refining a histogram of their bit patterns (8 bits per round, one allreduce each).
+/// exactly by refining a histogram of their bit patterns (8 bits per round, one allreduce of 256
+/// counts each; the counting is the counter's).
+float distributed_select(MagnitudeCounter& values, std::uint64_t k, MPI_Comm comm);
 float distributed_select(std::span<const float> values, std::uint64_t k, MPI_Comm comm);
 
 }  // namespace astrosweep::scfind

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "magnitude_counter.hpp"
 #include "smooth_and_clip.hpp"
 
 namespace astrosweep::scfind {
@@ -54,6 +55,15 @@ class ScfindBackend {
   /// Smoothed values of the owned voxels at global linear indices highest, highest − cadence, ...
   /// (`range.count` of them, in that order).
   [[nodiscard]] virtual std::vector<float> samples(const SampleRange& range, std::size_t cadence) = 0;
+  /// The mad noise's magnitudes, kept where the backend holds the data: |x| of the smoothed values
+  /// samples(range, cadence) would return that fall in `flux`, in that order (noise.hpp:
+  /// mad_noise counts them there and only 256 counts per round come back). nullptr when the
+  /// backend has no such path; the job then measures on samples(). The counter must not outlive
+  /// the backend and is valid until the next load(), smooth(), samples() or magnitudes().
+  [[nodiscard]] virtual std::unique_ptr<MagnitudeCounter> magnitudes(const SampleRange& /*range*/,
+                                                                     std::size_t /*cadence*/, FluxRange /*flux*/) {
+    return nullptr;
+  }
   /// Smallest and largest non-NaN smoothed value over the owned voxels; NaN, NaN when none.
   [[nodiscard]] virtual std::pair<float, float> finite_min_max() = 0;
   /// Adds owned voxels with |smoothed| > threshold (compared in double) to the mask.

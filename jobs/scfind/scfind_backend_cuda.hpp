@@ -15,7 +15,7 @@ int cuda_scfind_device_count() noexcept;
 
 /// Bytes of device memory the CUDA backend allocates to hold `slab`: the original, two working
 /// copies (float) and the mask (uint8) of the held channels, two planes for the spectral hand-over
-/// and a small reduction scratch.
+/// and small scratch for reductions and the mad's median (a few KiB).
 std::uint64_t cuda_scfind_memory_needed(const Slab& slab);
 
 /// The backend on device node_local_rank mod cuda_scfind_device_count(); throws RuntimeError

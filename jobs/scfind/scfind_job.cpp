@@ -88,14 +88,23 @@ class NoiseMeter {
   /// not usable.
   double measure(SlabSweep& sweep, const std::optional<KernelPair>& pair, std::optional<float> replacement,
                  const std::string& what) {
-    const bool gauss = parameters_.statistic == NoiseStatistic::gauss;
-    std::pair<float, float> min_max{std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
-    auto samples = sweep.sample(pair, replacement, cadence_, gauss ? &min_max : nullptr);
-    const std::vector<float> values = regroup_samples(layout_, cadence_, std::move(samples), chain_.comm);
-    AS_ASSERT(values.size() == group_.count);
-    const LocalSamples local{values, group_.highest, cadence_};
-    const double rms = measure_noise(parameters_.statistic, parameters_.flux_range, local, layout_.cube().voxels(),
-                                     min_max.first, min_max.second, chain_);
+    SlabSweep::Request request;
+    request.cadence = cadence_;
+    request.min_max = parameters_.statistic == NoiseStatistic::gauss;
+    // mad on a resident slab: the backend may keep the magnitudes (CUDA), so the median's
+    // counting runs where the data is. The slab's sample range is then the group's.
+    if (parameters_.statistic == NoiseStatistic::mad && sweep.resident()) request.magnitudes = parameters_.flux_range;
+    SlabSweep::Sampled sampled = sweep.sample(pair, replacement, request);
+    double rms = 0;
+    if (sampled.magnitudes) {
+      rms = mad_noise(*sampled.magnitudes, parameters_.flux_range, layout_.cube().voxels(), cadence_, chain_);
+    } else {
+      const std::vector<float> values = regroup_samples(layout_, cadence_, std::move(sampled.samples), chain_.comm);
+      AS_ASSERT(values.size() == group_.count);
+      const LocalSamples local{values, group_.highest, cadence_};
+      rms = measure_noise(parameters_.statistic, parameters_.flux_range, local, layout_.cube().voxels(),
+                          sampled.min_max.first, sampled.min_max.second, chain_);
+    }
     agree(
         std::isfinite(rms) && rms > 0,
         InputError("the noise of " + what + " cannot be measured (" + to_string(parameters_.statistic) + " over the " +

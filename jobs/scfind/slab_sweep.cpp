@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "noise.hpp"
 #include "scfind_exchange.hpp"
 
 namespace astrosweep::scfind {
@@ -118,9 +119,10 @@ void SlabSweep::smooth(const std::optional<KernelPair>& pair, std::optional<floa
     backend_.use_original();
 }
 
-std::vector<SlabSamples> SlabSweep::sample(const std::optional<KernelPair>& pair, std::optional<float> replacement,
-                                           std::size_t cadence, std::pair<float, float>* min_max) {
-  std::vector<SlabSamples> samples;
+SlabSweep::Sampled SlabSweep::sample(const std::optional<KernelPair>& pair, std::optional<float> replacement,
+                                     const Request& request) {
+  AS_ASSERT(!request.magnitudes || resident());
+  Sampled sampled;
   std::vector<std::unique_ptr<MpiSpectralCarry>> carries;  // their sends complete at the end
   const std::uint64_t plane = layout_.cube().plane();
   float lo = std::numeric_limits<float>::infinity();
@@ -136,20 +138,20 @@ std::vector<SlabSamples> SlabSweep::sample(const std::optional<KernelPair>& pair
     smooth(pair, replacement, *carries.back());
     const Slab slab = layout_.slab(j);
     const SampleRange range =
-        samples_in(layout_.cube().voxels(), cadence, slab.own_begin * plane, slab.own_end * plane);
-    samples.push_back({j, backend_.samples(range, cadence)});
-    if (min_max != nullptr) {
+        samples_in(layout_.cube().voxels(), request.cadence, slab.own_begin * plane, slab.own_end * plane);
+    if (request.magnitudes)
+      sampled.magnitudes =
+          backend_.magnitudes(without_index_zero(range, request.cadence), request.cadence, *request.magnitudes);
+    if (!sampled.magnitudes) sampled.samples.push_back({j, backend_.samples(range, request.cadence)});
+    if (request.min_max) {
       const auto [slab_lo, slab_hi] = backend_.finite_min_max();
       if (!std::isnan(slab_lo)) lo = std::min(lo, slab_lo);
       if (!std::isnan(slab_hi)) hi = std::max(hi, slab_hi);
     }
   }
   for (auto& carry : carries) carry->finish();
-  if (min_max != nullptr) {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    *min_max = lo <= hi ? std::pair{lo, hi} : std::pair{nan, nan};
-  }
-  return samples;
+  if (request.min_max && lo <= hi) sampled.min_max = {lo, hi};
+  return sampled;
 }
 
 void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float> replacement, double threshold) {

@@ -10,10 +10,13 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "io/cube.hpp"
+#include "magnitude_counter.hpp"
 #include "scfind_backend.hpp"
 #include "slab_layout.hpp"
 #include "slab_samples.hpp"
@@ -35,10 +38,22 @@ class SlabSweep {
   [[nodiscard]] bool resident() const noexcept { return layout_.slabs_per_rank() == 1; }
   [[nodiscard]] const std::vector<std::size_t>& slabs() const noexcept { return mine_; }
 
-  /// First sweep: smooths every slab with `pair` (nullopt: the original data) and returns each
-  /// slab's noise sample; `min_max` (gauss) also gets the smallest and largest non-NaN values.
-  std::vector<SlabSamples> sample(const std::optional<KernelPair>& pair, std::optional<float> replacement,
-                                  std::size_t cadence, std::pair<float, float>* min_max);
+  /// What the first sweep draws from each smoothed slab.
+  struct Request {
+    std::size_t cadence = 1;
+    bool min_max = false;  ///< the smallest and largest non-NaN values (gauss)
+    /// Resident only: ask the backend to keep the mad's magnitudes of this flux range where its
+    /// data is; when it does, no samples are drawn.
+    std::optional<FluxRange> magnitudes;
+  };
+  struct Sampled {
+    std::vector<SlabSamples> samples;              ///< one per slab, unless `magnitudes`
+    std::unique_ptr<MagnitudeCounter> magnitudes;  ///< valid until the backend's next step
+    std::pair<float, float> min_max{std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
+  };
+  /// First sweep: smooths every slab with `pair` (nullopt: the original data) and draws from it
+  /// SoFiA-2's noise sample (or the magnitudes, see Request).
+  Sampled sample(const std::optional<KernelPair>& pair, std::optional<float> replacement, const Request& request);
   /// Second sweep: clips every slab's smoothed data (`pair` as in sample()) at `threshold`, then
   /// brings the mask halos up to date. Collective.
   void clip(const std::optional<KernelPair>& pair, std::optional<float> replacement, double threshold);

@@ -5,11 +5,17 @@
 // cube and for the cube split into 2 and 3 slabs whose spectral running sums are handed from slab
 // to slab in-process, top slab first. Skips without a GPU.
 //
+// The mad's device path (ScfindBackend::magnitudes, kernels/noise.cu) against the host path on
+// the same samples (HostMagnitudes: the same values, digit counts in every round, order
+// statistics, the cap's prefix, the noise bit for bit), on sample counts around the warp, block
+// and grid sizes of its kernels; and the device mask count against the downloaded mask.
+//
 // This file is compiled with -ffp-contract=off (tests/CMakeLists.txt): the reference must round
 // every operation on its own, as SoFiA-2's x86-64 build does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +26,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "noise.hpp"
 #include "scfind_backend.hpp"
 #include "scfind_backend_cuda.hpp"
 
@@ -226,6 +233,68 @@ std::string first_difference(const float* a, const float* b, std::size_t n, std:
 
 // ---------------------------------------------------------------------------------------------
 
+std::uint32_t bits_of(float x) { return std::bit_cast<std::uint32_t>(x); }
+
+/// The device magnitudes of `range` against HostMagnitudes over the same samples: their number;
+/// when `thorough`, the digit counts of every round on the way to the smallest, the median and the
+/// largest value, those values, and the counts of a prefix kept by keep_first; always the mad
+/// noise (a fresh pair of counters, with a cap that binds when over half the samples are in the
+/// negative or positive range), bit for bit. Leaves the backend's smoothed data as it was.
+void expect_magnitudes_match(ScfindBackend& backend, const SampleRange& range, std::size_t cadence, FluxRange flux,
+                             bool thorough) {
+  SCOPED_TRACE(std::string(to_string(flux)) + " range, " + std::to_string(range.count) + " samples from " +
+               std::to_string(range.highest) + " at cadence " + std::to_string(cadence));
+  const std::vector<float> samples = backend.samples(range, cadence);
+  if (thorough) {
+    HostMagnitudes host(samples, flux);
+    const auto device = backend.magnitudes(range, cadence, flux);
+    ASSERT_NE(device, nullptr);
+    ASSERT_EQ(device->size(), host.size());
+    const std::uint64_t n = host.size();
+    std::vector<float> sorted(host.values().begin(), host.values().end());
+    std::sort(sorted.begin(), sorted.end());  // non-negative, no NaN
+    for (std::uint64_t k : {std::uint64_t{0}, n / 2, n - 1}) {
+      if (k >= n) continue;
+      const std::uint32_t target = bits_of(sorted[k]);
+      std::uint32_t prefix = 0, mask = 0;
+      for (int shift = 24; shift >= 0; shift -= 8) {
+        ASSERT_EQ(device->count(prefix, mask, shift), host.count(prefix, mask, shift))
+            << "k " << k << ", prefix " << prefix << ", shift " << shift;
+        prefix |= target & (0xFFU << shift);
+        mask |= 0xFFU << shift;
+      }
+      EXPECT_EQ(bits_of(distributed_select(*device, k, MPI_COMM_SELF)), target) << "k " << k;
+    }
+    if (n > 1) {
+      const std::uint64_t m = n / 3 + 1;  // the first m in walk order, not the m smallest
+      host.keep_first(m);
+      device->keep_first(m);
+      EXPECT_EQ(device->size(), m);
+      EXPECT_EQ(device->count(0, 0, 24), host.count(0, 0, 24));
+      const std::uint32_t top = bits_of(host.values()[0]) & 0xFF000000U;
+      EXPECT_EQ(device->count(top, 0xFF000000U, 16), host.count(top, 0xFF000000U, 16));
+    }
+  }
+  HostMagnitudes host(samples, flux);
+  const auto device = backend.magnitudes(range, cadence, flux);
+  ASSERT_NE(device, nullptr);
+  const std::uint64_t n_voxels = std::max<std::uint64_t>(1, range.count) * cadence;
+  const double expected = mad_noise(host, flux, n_voxels, cadence, SlabChain{});
+  const double got = mad_noise(*device, flux, n_voxels, cadence, SlabChain{});
+  EXPECT_EQ(device->size(), host.size());
+  if (std::isnan(expected)) {
+    EXPECT_TRUE(std::isnan(got));
+  } else {
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected)) << got << " vs " << expected;
+  }
+}
+
+/// Mask voxels set over the owned channels of `s` in a whole-cube mask.
+std::uint64_t owned_mask_count(const std::vector<std::uint8_t>& mask, const Slab& s) {
+  const auto first = mask.begin() + static_cast<std::ptrdiff_t>(s.own_begin * s.cube.plane());
+  return static_cast<std::uint64_t>(std::count(first, first + static_cast<std::ptrdiff_t>(s.owned_voxels()), 1));
+}
+
 class CudaScfind : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -296,6 +365,12 @@ void run_scenario(const Scenario& sc) {
       std::reverse(got.begin(), got.end());
       ASSERT_EQ(std::memcmp(got.data(), reference.data() + first, n * sizeof(float)), 0)
           << "slab " << k << ": " << first_difference(reference.data() + first, got.data(), n, first);
+      // The mad's magnitudes of the smoothed data (in whichever working copy is spare), on the top
+      // slab (held channels from above the bottom when split); the min/max and clip below then
+      // check that they left the smoothed data alone. One slab per scenario keeps the sanitizer
+      // run short.
+      if (k + 1 == slabs.size())
+        expect_magnitudes_match(*backends[k], {s.own_end * plane - 1, n}, 1, FluxRange::negative, false);
 
       float lo = std::numeric_limits<float>::infinity(), hi = -lo;
       for (std::size_t i = first; i < first + n; ++i)
@@ -328,6 +403,7 @@ void run_scenario(const Scenario& sc) {
       const auto got = backends[k]->mask_channels(s.held_begin, s.held_end);
       ASSERT_EQ(got.size(), s.held_voxels());
       ASSERT_EQ(std::memcmp(got.data(), mask.data() + s.held_begin * plane, got.size()), 0) << "slab " << k << " mask";
+      EXPECT_EQ(backends[k]->mask_count(), std::optional<std::uint64_t>(owned_mask_count(mask, s))) << "slab " << k;
     }
   }
   for (const auto& b : backends) EXPECT_FALSE(b->usage().empty());
@@ -498,6 +574,182 @@ TEST_F(CudaScfind, SlabBeyondTheBudgetIsARuntimeError) {
   auto exact = make_cuda_scfind_backend(options);
   EXPECT_NO_THROW(exact->load(s, cube));
   EXPECT_NE(exact->usage().find("GPU"), std::string::npos);
+}
+
+// --- the mad's magnitudes and the mask count --------------------------------------------------
+
+/// Noise with ties (a third of the values on a coarse grid), signed zeros, denormals, NaNs of both
+/// signs and with payloads, and infinities (blanked on read in the job; here they must only be
+/// counted like the host counts them).
+std::vector<float> awkward_values(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> noise(-0.2f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 99);
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::denorm_min(),
+                            -std::numeric_limits<float>::denorm_min(),
+                            -3e-39f,
+                            std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::quiet_NaN(),
+                            std::bit_cast<float>(0x7F800001U),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::max(),
+                            -std::numeric_limits<float>::min()};
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    const int p = pick(rng);
+    if (p < 6)
+      x = specials[static_cast<std::size_t>(p) * 2 + (noise(rng) < 0 ? 1 : 0)];
+    else if (p < 40)
+      x = std::round(noise(rng) * 8.0f) / 8.0f;
+    else
+      x = noise(rng);
+  }
+  return v;
+}
+
+/// A backend holding cube `c` of awkward values as one slab, on its original data.
+std::unique_ptr<ScfindBackend> awkward_backend(const CubeShape& c, unsigned seed) {
+  const std::vector<float> cube = awkward_values(c.voxels(), seed);
+  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  backend->load(test_slab(c, 0, c.nz, 0), cube);
+  backend->use_original();
+  return backend;
+}
+
+TEST_F(CudaScfind, MagnitudesMatchTheHostPathAroundBlockSizes) {
+  // Sample counts at cadence 1 around one warp, one block (256), four per thread (1024 per
+  // block) and a few blocks; strided walks as the job's (cadence ~ N / 999983), down to index 0.
+  const CubeShape c{1200, 1000, 3};
+  const auto backend = awkward_backend(c, 41);
+  const std::uint64_t top = c.voxels() - 1;
+  for (std::uint64_t count : {0U, 1U, 2U, 31U, 32U, 33U, 255U, 256U, 257U, 1023U, 1024U, 1025U, 4095U, 4096U, 4097U})
+    for (FluxRange flux : {FluxRange::negative, FluxRange::full, FluxRange::positive})
+      expect_magnitudes_match(*backend, {top - count % 5, count}, 1, flux, true);
+  for (std::size_t cadence : {2U, 7U, 1000U}) {
+    const SampleRange all = samples_in(c.voxels(), cadence, 0, c.voxels());
+    ASSERT_EQ(all.highest, c.voxels() - cadence);
+    for (FluxRange flux : {FluxRange::negative, FluxRange::full, FluxRange::positive})
+      expect_magnitudes_match(*backend, all, cadence, flux, true);
+  }
+}
+
+TEST_F(CudaScfind, MagnitudesOverManyBlocksMatchTheHostPath) {
+  // Up to and past the grid's limit of 1024 blocks (2^20 samples: spans of 1024, then 1280) and
+  // far above it (3e6). Large: tools/gpu_checks.sh leaves it out of the sanitizer runs.
+  const CubeShape c{1200, 1000, 3};
+  const auto backend = awkward_backend(c, 42);
+  const std::uint64_t top = c.voxels() - 1;
+  for (std::uint64_t count : {65537U, 1048575U, 1048576U, 1048577U, 3000000U})
+    for (FluxRange flux : {FluxRange::negative, FluxRange::full})
+      expect_magnitudes_match(*backend, {top - count % 5, count}, 1, flux, count < 3000000U);
+}
+
+TEST_F(CudaScfind, MagnitudesOfASlabAboveTheBottom) {
+  // A slab owning channels 2-4 of 7 with a halo: the walk is relative to the held channels.
+  const CubeShape c{37, 29, 7};
+  const std::vector<float> cube = awkward_values(c.voxels(), 43);
+  const Slab s = test_slab(c, 2, 5, 1);
+  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
+  backend->use_original();
+  for (std::size_t cadence : {1U, 3U, 31U}) {
+    const SampleRange range = samples_in(c.voxels(), cadence, s.own_begin * c.plane(), s.own_end * c.plane());
+    for (FluxRange flux : {FluxRange::negative, FluxRange::full, FluxRange::positive}) {
+      expect_magnitudes_match(*backend, range, cadence, flux, true);
+      // The device values are those of the cube itself.
+      std::vector<float> walk;
+      for (std::uint64_t k = 0; k < range.count; ++k) walk.push_back(cube[range.highest - k * cadence]);
+      HostMagnitudes host(walk, flux);
+      const auto device = backend->magnitudes(range, cadence, flux);
+      ASSERT_EQ(device->size(), host.size());
+      EXPECT_EQ(device->count(0, 0, 24), host.count(0, 0, 24));
+    }
+  }
+}
+
+TEST_F(CudaScfind, MagnitudesAreValidUntilTheSpareCopyIsReused) {
+  const CubeShape c{33, 32, 4};
+  const std::vector<float> cube = awkward_values(c.voxels(), 47);
+  const Slab s = test_slab(c, 0, c.nz, 0);
+  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  backend->load(s, cube);
+  backend->use_original();
+  const SampleRange all{c.voxels() - 1, c.voxels()};
+  auto device = backend->magnitudes(all, 1, FluxRange::full);
+  (void)backend->finite_min_max();  // reads only: the magnitudes stay
+  (void)backend->mask_count();
+  EXPECT_NO_THROW((void)device->count(0, 0, 24));
+  (void)backend->samples(all, 1);  // overwrites the spare working copy
+  EXPECT_THROW((void)device->count(0, 0, 24), InternalError);
+  auto again = backend->magnitudes(all, 1, FluxRange::full);
+  auto newer = backend->magnitudes(all, 1, FluxRange::negative);
+  EXPECT_THROW((void)again->count(0, 0, 24), InternalError);
+  EXPECT_NO_THROW((void)newer->count(0, 0, 24));
+  EXPECT_THROW(newer->keep_first(newer->size() + 1), InternalError);
+
+  // No samples: an empty counter, zero counts, and no noise.
+  auto none = backend->magnitudes({all.highest, 0}, 1, FluxRange::full);
+  EXPECT_EQ(none->size(), 0U);
+  EXPECT_EQ(none->count(0, 0, 24), MagnitudeCounter::Counts{});
+  EXPECT_TRUE(std::isnan(mad_noise(*none, FluxRange::full, c.voxels(), 1, SlabChain{})));
+  // All blank: nothing in any range.
+  backend->load(s, std::vector<float>(c.voxels(), std::numeric_limits<float>::quiet_NaN()));
+  auto blank = backend->magnitudes(all, 1, FluxRange::full);
+  EXPECT_EQ(blank->size(), 0U);
+}
+
+TEST_F(CudaScfind, MagnitudesAfterSmoothingReadTheSmoothedCopy) {
+  // Pairs with an odd and an even number of passes leave the result in either working copy; the
+  // magnitudes go to the other one, and the smoothed data stays intact for what follows.
+  const CubeShape c{45, 38, 9};
+  const std::vector<float> cube = make_cube(c, 53);
+  const Slab s = test_slab(c, 0, c.nz, 7);
+  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  backend->load(s, cube);
+  std::vector<std::vector<float>> planes(1, std::vector<float>(c.plane()));
+  std::vector<std::size_t> sent(1, 0);
+  const SampleRange all{c.voxels() - 1, c.voxels()};
+  for (const KernelPair& pair : {make_pair(3, 0), make_pair(9, 0), make_pair(0, 3), make_pair(6, 15)}) {
+    InProcessCarry carry(planes, sent, 0, s, 8);
+    backend->smooth(pair, std::nullopt, carry);
+    const auto before = backend->samples(all, 1);
+    for (FluxRange flux : {FluxRange::negative, FluxRange::full}) expect_magnitudes_match(*backend, all, 1, flux, true);
+    const auto after = backend->samples(all, 1);
+    EXPECT_EQ(std::memcmp(before.data(), after.data(), before.size() * sizeof(float)), 0);
+  }
+}
+
+TEST_F(CudaScfind, MaskCountCountsTheOwnedChannelsOnly) {
+  // Owned voxels starting at every alignment (planes of odd size), one voxel per plane, and a
+  // slab large enough for many blocks; halo channels fully set must not count.
+  for (const CubeShape& c :
+       {CubeShape{1, 1, 9}, CubeShape{3, 5, 6}, CubeShape{17, 1, 40}, CubeShape{33, 31, 8}, CubeShape{517, 333, 5}}) {
+    SCOPED_TRACE(std::to_string(c.nx) + "x" + std::to_string(c.ny) + "x" + std::to_string(c.nz));
+    const std::vector<float> cube = make_cube(c, static_cast<unsigned>(c.nx + c.nz));
+    for (std::size_t parts : {1U, 2U, 3U}) {
+      for (const Slab& s : split(c, parts, 2)) {
+        auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+        backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
+        EXPECT_EQ(backend->mask_count(), std::optional<std::uint64_t>(0));
+        backend->use_original();
+        for (double threshold : {1.5, 0.5, 0.0}) {
+          backend->clip(threshold);
+          if (s.held_begin < s.own_begin)
+            backend->set_mask_channels(s.held_begin,
+                                       std::vector<std::uint8_t>((s.own_begin - s.held_begin) * c.plane(), 1));
+          if (s.own_end < s.held_end)
+            backend->set_mask_channels(s.own_end, std::vector<std::uint8_t>((s.held_end - s.own_end) * c.plane(), 1));
+          const auto owned = backend->mask_channels(s.own_begin, s.own_end);
+          const auto expected = static_cast<std::uint64_t>(std::count(owned.begin(), owned.end(), 1));
+          EXPECT_EQ(backend->mask_count(), std::optional<std::uint64_t>(expected))
+              << "owned " << s.own_begin << "-" << s.own_end << ", threshold " << threshold;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
