@@ -28,7 +28,8 @@ constexpr const char* usage =
     "  version   print the version\n"
     "\n"
     "'astrosweep <command> --help' lists a command's options. Exit codes: 0 ok, 1 internal error,\n"
-    "2 usage error, 3 input error, 4 output error, 5 runtime (MPI/GPU) error.\n";
+    "2 usage error, 3 input error, 4 output error, 5 runtime (MPI/GPU) error, 6 interrupted by a\n"
+    "signal (rerun with --resume).\n";
 
 int world_rank() {
   int rank = 0;

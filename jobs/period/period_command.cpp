@@ -30,9 +30,12 @@ po::options_description period_options() {
       "time-reference", po::value<std::string>()->default_value(""),
       "label of the time zero point (e.g. MJD), stored in the product");
   po::options_description output("Output");
-  output.add_options()("output,o", po::value<std::string>(), "product file (HDF5)")(
-      "overwrite", po::bool_switch(), "replace an existing product")("periodograms", po::bool_switch(),
-                                                                     "store every full periodogram in the product")(
+  output.add_options()("output,o", po::value<std::string>(), "product file (HDF5)")("overwrite", po::bool_switch(),
+                                                                                    "replace an existing product")(
+      "resume", po::bool_switch(),
+      "continue an interrupted run: compute only the units its journal (OUTPUT.journal) does not record; "
+      "start when there is no product, do nothing when it is complete (exit 0)")(
+      "periodograms", po::bool_switch(), "store every full periodogram in the product")(
       "top-k", po::value<int>()->default_value(3), "distinct peaks stored per object")(
       "peak-separation", po::value<double>()->default_value(1.0),
       "minimum distance of stored peaks, in units of 1/baseline")("quiet,q", po::bool_switch(),
@@ -85,6 +88,10 @@ PeriodOptions to_options(const po::variables_map& vm) {
   o.catalog.time_reference = vm["time-reference"].as<std::string>();
   o.output = vm["output"].as<std::string>();
   o.overwrite = vm["overwrite"].as<bool>();
+  o.resume = vm["resume"].as<bool>();
+  AS_EXPECTS(!(o.resume && o.overwrite), UsageError, "--resume and --overwrite contradict each other",
+             "--resume continues the existing product, --overwrite replaces it: pass one (to start over under a "
+             "script that always passes --resume, remove the product and its .journal)");
   o.config.keep_periodograms = vm["periodograms"].as<bool>();
   o.config.top_k = vm["top-k"].as<int>();
   AS_EXPECTS(o.config.top_k >= 1 && o.config.top_k <= 1000, UsageError, "--top-k must be between 1 and 1000");

@@ -5,12 +5,16 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
+#include "core/interrupt.hpp"
 #include "core/mpi.hpp"
 #include "core/work_dispatch.hpp"
 #include "core/work_plan.hpp"
+#include "io/journal.hpp"
 #include "io/output_path.hpp"
 #include "period_product.hpp"
+#include "period_resume.hpp"
 
 namespace astrosweep::period {
 
@@ -61,15 +65,26 @@ void print_summary(const std::vector<RankStats>& stats, const std::vector<Object
 }  // namespace
 
 void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
+  // Before anything takes long: a signal from here on stops the run at the next unit boundary.
+  interrupt::install_handlers();
   mpi::Communicator comm(parent);
   const bool root = comm.rank() == 0;
-  mpi::on_root_then_share_failure(comm.get(), [&] { io::check_output_path(options.output, options.overwrite); });
+  mpi::on_root_then_share_failure(comm.get(), [&] {
+    // --resume accepts an existing product: decide_resume below says whether it may be continued.
+    io::check_output_path(options.output, options.overwrite || options.resume);
+  });
   io::Catalog catalog(options.catalog, comm.get());
+  ProductProvenance prov{catalog.identity(), catalog.index().time_reference, grid_rule(options.grid),
+                         options.command_line};
 
   PeriodConfig config = options.config;
   std::vector<WorkUnit> units;
   std::uint64_t n_objects = 0;
+  std::uint64_t n_units = 0;
   double total_work = 0;
+  ResumeDecision resume;               // rank 0
+  std::optional<io::Journal> journal;  // rank 0: written by the dispatcher thread
+  const std::string journal_file = io::journal_path(options.output);
   mpi::on_root_then_share_failure(comm.get(), [&] {
     const auto& index = catalog.index();
     n_objects = index.n_objects();
@@ -81,13 +96,36 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     AS_EXPECTS(!config.keep_periodograms || config.grid.n <= (1ULL << 40) / std::max<std::uint64_t>(n_objects, 1),
                UsageError, "the periodograms asked for would hold more than 2^40 values",
                "drop --periodograms or narrow the grid");
-    units = plan_work_units(index.counts, static_cast<double>(config.grid.n), comm.size());
+    const auto product_fp = PeriodProduct::fingerprint(n_objects, config, prov);
+    const auto journal_fp = journal_fingerprint(product_fp, prov.input.paths);
+    if (options.resume) resume = decide_resume(options.output, n_objects, product_fp, journal_fp);
+    if (!resume.note.empty()) std::fprintf(stderr, "[astrosweep] %s\n", resume.note.c_str());
+    // The journal is replaced (empty) before a fresh product is created, never after: entries of
+    // an earlier run must not outlive the rows they stand for.
+    if (resume.start == ResumeDecision::Start::fresh) journal = io::Journal::create(journal_file, journal_fp);
+    if (resume.start == ResumeDecision::Start::resume)
+      journal = io::Journal::resume(journal_file, resume.journal_bytes);
+    units = plan_remaining_work_units(index.counts, resume.done, static_cast<double>(config.grid.n), comm.size());
+    n_units = units.size();
     for (const auto& u : units) total_work += u.cost;
   });
+  int start = static_cast<int>(resume.start);
+  mpi::broadcast_value(comm.get(), start);
+  if (start == static_cast<int>(ResumeDecision::Start::complete)) {
+    if (root) {
+      std::printf("product '%s' is complete: nothing to do\n", options.output.c_str());
+      std::fflush(stdout);
+      try {
+        io::remove_journal(journal_file);  // left behind when a run was killed right after completing
+      } catch (const Error& e) {
+        std::fprintf(stderr, "[astrosweep] warning: %s\n", e.what());
+      }
+    }
+    return;
+  }
   mpi::broadcast_value(comm.get(), config.grid);
   mpi::broadcast_value(comm.get(), n_objects);
-  ProductProvenance prov{catalog.identity(), catalog.index().time_reference, grid_rule(options.grid),
-                         options.command_line};
+  mpi::broadcast_value(comm.get(), n_units);
   mpi::broadcast_string(comm.get(), prov.input.format);
   mpi::broadcast_string(comm.get(), prov.input.paths);
   mpi::broadcast_value(comm.get(), prov.input.bytes);
@@ -107,22 +145,39 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
                  static_cast<unsigned long long>(config.grid.n), name_of(config.model), name_of(config.precision),
                  name_of(config.normalization), units.size(), comm.size(), backend->describe().c_str());
 
-  PeriodProduct product(options.output, comm.get(), n_objects, config, prov);
-  ProgressReporter progress(n_objects, total_work, options.progress_interval, "pairs");
+  std::optional<PeriodProduct> product;
+  if (start == static_cast<int>(ResumeDecision::Start::resume)) {
+    product.emplace(options.output, comm.get(), config);
+  } else {
+    product.emplace(options.output, comm.get(), n_objects, config, prov);
+  }
+  ProgressReporter progress(n_objects - resume.objects_done, total_work, options.progress_interval, "pairs");
   RankStats stats;
   std::vector<ObjectResult> sample;  // the first objects, for the result table
+  std::uint64_t units_finished = 0, objects_finished = 0;
   {
-    WorkDispatcher dispatcher(comm.get(), std::move(units), root ? &progress : nullptr);
+    // A unit enters the journal once the rank that computed it has made its rows durable (sync
+    // below, before it reports the unit): a journalled unit is never lost, whatever kills the run.
+    auto record = [&](const WorkUnit& u) {
+      journal->append({u.first_object, u.n_objects});
+      objects_finished += u.n_objects;
+    };
+    WorkDispatcher dispatcher(comm.get(), std::move(units), root ? &progress : nullptr, record);
     WorkClient client(dispatcher);
     UnitReport report;
-    while (auto unit = client.next(report)) try {
+    for (;;) {
+      report.signal = interrupt::received();  // a stop signal on any rank ends the hand-out
+      const auto unit = client.next(report);
+      if (!unit) break;
+      try {
         const auto t0 = std::chrono::steady_clock::now();
         const auto block = catalog.read(unit->first_object, unit->n_objects, unit->first_row, unit->n_rows);
         std::vector<ObjectResult> results(block.n_objects());
-        auto sink = product.periodogram_sink(unit->first_object);
+        auto sink = product->periodogram_sink(unit->first_object);
         search_block(*backend, block, config, results, sink.get());
         const auto t1 = std::chrono::steady_clock::now();
-        product.write_results(unit->first_object, results);
+        product->write_results(unit->first_object, results);
+        product->sync();
         const auto t2 = std::chrono::steady_clock::now();
         report = {static_cast<std::int64_t>(unit->id), unit->n_objects, unit->cost,
                   std::chrono::duration<double>(t2 - t0).count()};
@@ -143,11 +198,37 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
         mpi::abort_all(MPI_COMM_WORLD, ExitCode::internal,
                        "astrosweep: internal error on rank " + std::to_string(comm.rank()) + ": " + e.what());
       }
+    }
     dispatcher.join();
+    units_finished = dispatcher.units_finished();
+  }
+  mpi::broadcast_value(comm.get(), units_finished);
+  const bool signalled = interrupt::any_rank(comm.get());
+  if (units_finished < n_units) {
+    // Only a signal stops the hand-out early. The product stays incomplete, its rows and journal
+    // consistent; every rank throws the same error after closing it.
+    AS_ASSERT(signalled);
+    product->close();
+    if (root) progress.print_line(true);
+    // Only rank 0 reports the error, and only it knows the counts.
+    throw interrupt::Interrupted(interrupt::received(),
+                                 std::to_string(resume.units_done + units_finished) + " of " +
+                                     std::to_string(resume.units_done + n_units) + " units done (" +
+                                     std::to_string(resume.objects_done + objects_finished) + " of " +
+                                     std::to_string(n_objects) + " objects)",
+                                 "the product '" + options.output +
+                                     "' stays incomplete; its finished units are recorded in '" + journal_file + "'");
   }
   if (root) progress.print_line(true);
 
-  product.finish();
+  product->finish();
+  if (root) {
+    try {
+      io::remove_journal(journal_file);  // the product says complete: the journal has served
+    } catch (const Error& e) {
+      std::fprintf(stderr, "[astrosweep] warning: %s\n", e.what());
+    }
+  }
   std::snprintf(stats.backend, sizeof stats.backend, "%s", backend->usage().c_str());
   std::vector<RankStats> all(static_cast<std::size_t>(comm.size()));
   AS_MPI_TRY(MPI_Gather(&stats, sizeof stats, MPI_BYTE, all.data(), sizeof stats, MPI_BYTE, 0, comm.get()));

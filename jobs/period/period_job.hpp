@@ -1,7 +1,9 @@
 #pragma once
 // The period job end to end: open the catalog on every rank, choose the grid and plan the work on
-// rank 0, create the product collectively, then compute and write work units handed out
-// dynamically, and finish the product.
+// rank 0 (with --resume: only what the journal of an interrupted run does not record), create or
+// reopen the product collectively, then compute and write work units handed out dynamically,
+// journal each once its rows are durable, and finish the product. A stop signal ends the hand-out
+// and the job with ExitCode::interrupted, leaving a product --resume continues.
 
 #include <mpi.h>
 
@@ -18,6 +20,7 @@ struct PeriodOptions {
   io::CatalogOptions catalog;
   std::string output;
   bool overwrite = false;
+  bool resume = false;  ///< continue an interrupted run (docs/reliability.md)
   GridRequest grid;
   PeriodConfig config;  ///< grid filled in by the job
   BackendOptions backend;
@@ -26,7 +29,8 @@ struct PeriodOptions {
   std::string command_line;
 };
 
-/// Collective over `comm`; returns normally on success, throws astrosweep::Error otherwise.
+/// Collective over `comm`; returns normally on success (or when --resume finds the product
+/// complete), throws astrosweep::Error otherwise (interrupt::Interrupted after a stop signal).
 void run_period_job(const PeriodOptions& options, MPI_Comm comm);
 
 }  // namespace astrosweep::period

@@ -1,37 +1,84 @@
 #include "period_product.hpp"
 
+#include <fcntl.h>
+
+#include <cstdio>
+#include <variant>
+
 #include "core/error.hpp"
 #include "core/version.hpp"
 
 namespace astrosweep::period {
 
+namespace {
+
+using AttributeValue = std::variant<std::string, std::int64_t, double>;
+struct Attribute {
+  const char* name;
+  AttributeValue value;
+};
+
+// Every root attribute but status, in the order they are written; the one list the writer, the
+// fingerprint and the reader share.
+std::vector<Attribute> root_attributes(const PeriodConfig& config, const ProductProvenance& prov) {
+  return {{"format", std::string(product_format_name)},
+          {"format_version", product_format_version},
+          {"software", std::string("astrosweep")},
+          {"software_version", std::string(version_string())},
+          {"command_line", prov.command_line},
+          {"input_format", prov.input.format},
+          {"input_paths", prov.input.paths},
+          {"input_bytes", static_cast<std::int64_t>(prov.input.bytes)},
+          {"input_digest_fnv1a64", prov.input.digest},
+          {"time_unit", std::string("d")},
+          {"time_reference", prov.time_reference},
+          {"model", std::string(name_of(config.model))},
+          {"normalization", std::string(name_of(config.normalization))},
+          {"precision", std::string(name_of(config.precision))},
+          {"top_k", static_cast<std::int64_t>(config.top_k)},
+          {"peak_separation", config.peak_separation},
+          {"grid_f0", config.grid.f0},
+          {"grid_df", config.grid.df},
+          {"grid_n", static_cast<std::int64_t>(config.grid.n)},
+          {"grid_fmax", config.grid.n ? config.grid.last() : 0.0},
+          {"grid_rule", prov.grid_rule},
+          {"fap_method", std::string("baluev")}};
+}
+
+// Attributes that do not change results: the command line names the output and options such as
+// --threads; the status is what resuming changes.
+bool describes_results(const std::string& name) { return name != "command_line" && name != "status"; }
+
+std::string text_of(const AttributeValue& v) {
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(v));  // round-trips: equal text, equal bits
+  return buf;
+}
+
+std::optional<std::string> attribute_text(hid_t loc, const std::string& name) {
+  if (H5Aexists(loc, name.c_str()) <= 0) return std::nullopt;
+  h5::Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
+  h5::Id type(H5Aget_type(attr.get()));
+  switch (H5Tget_class(type.get())) {
+    case H5T_STRING: return h5::string_attribute(loc, name);
+    case H5T_FLOAT: return text_of(*h5::double_attribute(loc, name));
+    case H5T_INTEGER: return text_of(*h5::int_attribute(loc, name));
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
 PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, std::uint64_t n, const PeriodConfig& config,
                              const ProductProvenance& prov)
     : config_(config), file_(h5::open_file(path, h5::Access::create_truncate, comm)) {
   const hid_t f = file_.get();
-  h5::set_attribute(f, "format", std::string(product_format_name));
-  h5::set_attribute(f, "format_version", product_format_version);
-  h5::set_attribute(f, "software", std::string("astrosweep"));
-  h5::set_attribute(f, "software_version", std::string(version_string()));
-  h5::set_attribute(f, "status", std::string("incomplete"));
-  h5::set_attribute(f, "command_line", prov.command_line);
-  h5::set_attribute(f, "input_format", prov.input.format);
-  h5::set_attribute(f, "input_paths", prov.input.paths);
-  h5::set_attribute(f, "input_bytes", static_cast<std::int64_t>(prov.input.bytes));
-  h5::set_attribute(f, "input_digest_fnv1a64", prov.input.digest);
-  h5::set_attribute(f, "time_unit", std::string("d"));
-  h5::set_attribute(f, "time_reference", prov.time_reference);
-  h5::set_attribute(f, "model", std::string(name_of(config.model)));
-  h5::set_attribute(f, "normalization", std::string(name_of(config.normalization)));
-  h5::set_attribute(f, "precision", std::string(name_of(config.precision)));
-  h5::set_attribute(f, "top_k", static_cast<std::int64_t>(config.top_k));
-  h5::set_attribute(f, "peak_separation", config.peak_separation);
-  h5::set_attribute(f, "grid_f0", config.grid.f0);
-  h5::set_attribute(f, "grid_df", config.grid.df);
-  h5::set_attribute(f, "grid_n", static_cast<std::int64_t>(config.grid.n));
-  h5::set_attribute(f, "grid_fmax", config.grid.last());
-  h5::set_attribute(f, "grid_rule", prov.grid_rule);
-  h5::set_attribute(f, "fap_method", std::string("baluev"));
+  for (const auto& a : root_attributes(config, prov)) {
+    std::visit([&](const auto& v) { h5::set_attribute(f, a.name, v); }, a.value);
+    if (std::string(a.name) == "software_version") h5::set_attribute(f, "status", std::string("incomplete"));
+  }
 
   objects_ = h5::create_group(f, "objects");
   const hid_t o = objects_.get();
@@ -58,6 +105,65 @@ PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, std::uint64
     h5::Id group = h5::create_group(f, "periodogram");
     const hid_t type = config.precision == Precision::fp32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
     periodogram_ = make(group.get(), "power", type, {n, config.grid.n});
+  }
+  // The metadata reaches the file now, once: rows are then raw writes into storage allocated
+  // above, so a run killed at any later moment leaves a file HDF5 can open (docs/reliability.md).
+  h5::check(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
+  durable_ = io::PosixFile(path, O_RDONLY);
+}
+
+PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, const PeriodConfig& config)
+    : config_(config), file_(h5::open_file(path, h5::Access::read_write, comm)) {
+  objects_ = h5::open_group(file_.get(), "objects");
+  const hid_t o = objects_.get();
+  id_ = h5::open_dataset(o, "id");
+  status_ = h5::open_dataset(o, "status");
+  n_points_ = h5::open_dataset(o, "n_points");
+  n_nonfinite_ = h5::open_dataset(o, "n_nonfinite");
+  n_bad_errors_ = h5::open_dataset(o, "n_bad_errors");
+  n_flagged_ = h5::open_dataset(o, "n_flagged");
+  t_ref_ = h5::open_dataset(o, "t_ref");
+  baseline_ = h5::open_dataset(o, "baseline");
+  best_frequency_ = h5::open_dataset(o, "best_frequency");
+  best_period_ = h5::open_dataset(o, "best_period");
+  best_power_ = h5::open_dataset(o, "best_power");
+  fap_ = h5::open_dataset(o, "fap");
+  peaks_ = h5::open_group(file_.get(), "peaks");
+  peak_frequency_ = h5::open_dataset(peaks_.get(), "frequency");
+  peak_power_ = h5::open_dataset(peaks_.get(), "power");
+  if (config.keep_periodograms) periodogram_ = h5::open_dataset(file_.get(), "periodogram/power");
+  durable_ = io::PosixFile(path, O_RDONLY);
+}
+
+io::Fingerprint PeriodProduct::fingerprint(std::uint64_t n_objects, const PeriodConfig& config,
+                                           const ProductProvenance& prov) {
+  io::Fingerprint fp;
+  for (const auto& a : root_attributes(config, prov))
+    if (describes_results(a.name)) fp.emplace_back(a.name, text_of(a.value));
+  fp.emplace_back("n_objects", std::to_string(n_objects));
+  fp.emplace_back("periodograms", config.keep_periodograms ? "yes" : "no");
+  return fp;
+}
+
+std::optional<ExistingProduct> PeriodProduct::inspect(const std::string& path) {
+  if (!h5::is_hdf5(path)) return std::nullopt;
+  try {
+    h5::Id file = h5::open_file(path, h5::Access::read);
+    const hid_t f = file.get();
+    if (h5::string_attribute(f, "format") != std::string(product_format_name) || !h5::exists(f, "objects/id"))
+      return std::nullopt;
+    ExistingProduct found;
+    for (const auto& a : root_attributes(PeriodConfig{}, ProductProvenance{}))
+      if (describes_results(a.name))
+        if (auto text = attribute_text(f, a.name)) found.fingerprint.emplace_back(a.name, *text);
+    h5::Id ids = h5::open_dataset(f, "objects/id");
+    const auto d = h5::dims(ids.get());
+    found.fingerprint.emplace_back("n_objects", std::to_string(d.empty() ? 0 : d[0]));
+    found.fingerprint.emplace_back("periodograms", h5::exists(f, "periodogram/power") ? "yes" : "no");
+    found.complete = h5::string_attribute(f, "status") == std::string("complete");
+    return found;
+  } catch (const Error&) {
+    return std::nullopt;  // damaged: a run killed while HDF5 was writing the file's metadata
   }
 }
 
@@ -113,10 +219,23 @@ std::unique_ptr<PeriodogramSink> PeriodProduct::periodogram_sink(std::uint64_t f
   return std::make_unique<Sink>(periodogram_.get(), type, first_object);
 }
 
+void PeriodProduct::sync() { durable_.sync(); }
+
+void PeriodProduct::close_all() {
+  for (h5::Id* id :
+       {&periodogram_, &peak_power_, &peak_frequency_, &fap_, &best_power_, &best_period_, &best_frequency_, &baseline_,
+        &t_ref_, &n_flagged_, &n_bad_errors_, &n_nonfinite_, &n_points_, &status_, &id_, &peaks_, &objects_})
+    *id = h5::Id();
+  if (file_.valid()) h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  file_ = h5::Id();
+}
+
+void PeriodProduct::close() { close_all(); }
+
 void PeriodProduct::finish() {
   // The rank count is deliberately not stored: a product does not depend on it.
   h5::set_attribute(file_.get(), "status", std::string("complete"));
-  h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  close_all();
 }
 
 }  // namespace astrosweep::period

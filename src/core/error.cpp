@@ -10,6 +10,7 @@ const char* exit_code_name(ExitCode code) noexcept {
     case ExitCode::input: return "input error";
     case ExitCode::output: return "output error";
     case ExitCode::runtime: return "runtime error";
+    case ExitCode::interrupted: return "interrupted";
   }
   return "unknown";
 }

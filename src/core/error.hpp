@@ -11,11 +11,12 @@ namespace astrosweep {
 /// Process exit codes; documented in docs/user-guide.md ("Exit codes"). Never renumber.
 enum class ExitCode : int {
   ok = 0,
-  internal = 1,  ///< a bug or an unexpected library failure
-  usage = 2,     ///< bad command line or parameter file, inconsistent parameters, too many ranks
-  input = 3,     ///< missing, unreadable or malformed input
-  output = 4,    ///< output exists (without --overwrite) or cannot be written
-  runtime = 5,   ///< the MPI/CUDA runtime cannot provide what the job needs
+  internal = 1,     ///< a bug or an unexpected library failure
+  usage = 2,        ///< bad command line or parameter file, inconsistent parameters, too many ranks
+  input = 3,        ///< missing, unreadable or malformed input
+  output = 4,       ///< output exists (without --overwrite) or cannot be written
+  runtime = 5,      ///< the MPI/CUDA runtime cannot provide what the job needs
+  interrupted = 6,  ///< stopped by a signal (SIGTERM, SIGINT, SIGUSR1/2); the product can be resumed
 };
 
 [[nodiscard]] const char* exit_code_name(ExitCode code) noexcept;

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/interrupt.hpp"
+
 namespace astrosweep {
 
 namespace {
@@ -48,9 +50,12 @@ void ProgressReporter::print_line(bool final) {
   std::fflush(stderr);
 }
 
-WorkDispatcher::WorkDispatcher(MPI_Comm comm, std::vector<WorkUnit> units, ProgressReporter* progress)
-    : comm_(comm), units_(std::move(units)), progress_(progress) {
-  if (comm_.rank() == 0) thread_ = std::thread([this] { serve(); });
+WorkDispatcher::WorkDispatcher(MPI_Comm comm, std::vector<WorkUnit> units, ProgressReporter* progress,
+                               FinishedHook on_finished)
+    : comm_(comm), units_(std::move(units)), progress_(progress), on_finished_(std::move(on_finished)) {
+  if (comm_.rank() != 0) return;
+  for (std::size_t i = 0; i < units_.size(); ++i) AS_ASSERT(position_.emplace(units_[i].id, i).second);
+  thread_ = std::thread([this] { serve(); });
 }
 
 WorkDispatcher::~WorkDispatcher() {
@@ -65,7 +70,9 @@ void WorkDispatcher::serve() {
   try {
     std::size_t next = 0;
     int stopped = 0;
+    bool stopping = false;  // a rank (this one included) received a stop signal: hand out nothing more
     while (stopped < comm_.size()) {
+      stopping = stopping || interrupt::received() != 0;
       // Poll instead of a blocking receive: MPI implementations spin inside blocking calls, and
       // this thread shares rank 0's cores with its compute threads.
       int ready = 0;
@@ -78,9 +85,16 @@ void WorkDispatcher::serve() {
       UnitReport report;
       AS_MPI_TRY(
           MPI_Recv(&report, sizeof report, MPI_BYTE, status.MPI_SOURCE, tag_request, comm_.get(), MPI_STATUS_IGNORE));
-      if (report.unit >= 0 && progress_) progress_->record(report);
+      if (report.unit >= 0) {
+        const auto found = position_.find(static_cast<std::uint64_t>(report.unit));
+        AS_ASSERT(found != position_.end());
+        if (on_finished_) on_finished_(units_[found->second]);
+        ++finished_;
+        if (progress_) progress_->record(report);
+      }
+      stopping = stopping || report.signal != 0;
       WorkUnit reply;
-      if (next < units_.size()) {
+      if (!stopping && next < units_.size()) {
         reply = units_[next++];
       } else {
         reply.id = stop_id;
@@ -89,7 +103,11 @@ void WorkDispatcher::serve() {
       AS_MPI_TRY(MPI_Send(&reply, sizeof reply, MPI_BYTE, status.MPI_SOURCE, tag_reply, comm_.get()));
     }
   } catch (const Error& e) {
-    mpi::abort_all(MPI_COMM_WORLD, e.code(), std::string("astrosweep: work dispatcher failed: ") + e.what());
+    mpi::abort_all(MPI_COMM_WORLD, e.code(),
+                   std::string("astrosweep: work dispatcher failed: ") + e.what() +
+                       (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
+  } catch (const std::exception& e) {
+    mpi::abort_all(MPI_COMM_WORLD, ExitCode::internal, std::string("astrosweep: work dispatcher failed: ") + e.what());
   }
 }
 

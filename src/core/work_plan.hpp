@@ -28,4 +28,10 @@ struct PlanLimits {
 std::vector<WorkUnit> plan_work_units(const std::vector<std::uint64_t>& counts, double cost_per_row, int n_ranks,
                                       const PlanLimits& limits = {});
 
+/// The same over the objects not marked in `done` (one flag per object; empty: none is done), for
+/// a resumed run: no unit holds a done object, every other object is in exactly one unit, units
+/// are sized by the remaining cost. Unit ids are 0..n-1 of this plan, unrelated to earlier ones.
+std::vector<WorkUnit> plan_remaining_work_units(const std::vector<std::uint64_t>& counts, const std::vector<bool>& done,
+                                                double cost_per_row, int n_ranks, const PlanLimits& limits = {});
+
 }  // namespace astrosweep

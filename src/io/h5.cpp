@@ -105,6 +105,11 @@ Id open_file(const std::string& path, Access access, MPI_Comm comm) {
     id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
     if (id < 0)
       throw InputError("cannot open HDF5 file '" + path + "'", "check that it exists, is readable and is an HDF5 file");
+  } else if (access == Access::read_write) {
+    id = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get());
+    if (id < 0)
+      throw OutputError("cannot open '" + path + "' to continue writing it",
+                        "check that it is an HDF5 file and that it and its directory are writable");
   } else {
     Id fcpl(H5Pcreate(H5P_FILE_CREATE));
     // Attribute order tracking off and no timestamps: identical runs give identical bytes.

@@ -35,10 +35,13 @@ class Id {
 template <class T>
 hid_t native_type();
 
-enum class Access { read, create_truncate };
+/// read: an existing file, read-only; read_write: an existing file, to continue writing it (a
+/// resumed product); create_truncate: a new file, replacing any old one.
+enum class Access { read, read_write, create_truncate };
 
 /// Opens or creates a file; with a communicator other than MPI_COMM_NULL, through MPI-IO (every rank
-/// of the communicator must call). Throws InputError (read) or OutputError (create) naming the path.
+/// of the communicator must call). Throws InputError (read) or OutputError (read_write, create)
+/// naming the path.
 Id open_file(const std::string& path, Access access, MPI_Comm comm = MPI_COMM_NULL);
 /// True when `path` exists and is an HDF5 file.
 bool is_hdf5(const std::string& path);

@@ -1,0 +1,422 @@
+// kill_and_resume: interrupts `astrosweep period` runs under mpiexec at moments a seed chooses,
+// resumes them, and checks that the product equals an uninterrupted run's (docs/reliability.md).
+//
+//   kill_and_resume MODE --mpiexec PATH --exe PATH --compare PATH --reference REF.h5 --product OUT.h5
+//                   [--np 2,3,1] [--resume-np N] [--seed S] [--rounds K] [--other ARG|ARG|...] -- PERIOD ARGS
+//
+// MODE
+//   kill-all  SIGKILL every rank, K times, then resume to the end
+//   kill-one  SIGKILL one rank; mpiexec must tear the job down (no hang), then resume
+//   term      SIGTERM to every rank or to one: exit code 6, product incomplete, journal kept
+//   mismatch  interrupt with SIGTERM, then --resume with the --other arguments: exit code 2, the
+//             product untouched; the complete product refuses them too
+// Every mode ends with a resume on --resume-np ranks (exit 0), compare_products against REF,
+// the journal gone, and one more --resume that must leave the complete product byte for byte
+// as it was (exit 0, "nothing to do").
+//
+// Moments: an early one (a delay after the ranks start: catalog reading, product creation) or
+// "after j more journal entries" plus a few milliseconds, j drawn below the run's unit count. The
+// moments are reproducible in what they aim at, not in what they hit: the product must be the
+// same whatever they hit, and nothing here asserts a timing.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/h5.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string mode, mpiexec, exe, compare, reference, product;
+  std::vector<int> np{2};
+  int resume_np = 2;
+  std::uint64_t seed = 1;
+  int rounds = 3;
+  std::vector<std::string> period_args, other_args;
+};
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "kill_and_resume: FAILED: %s\n", what.c_str());
+  std::exit(1);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// --- processes ---------------------------------------------------------------------------------
+
+/// One mpiexec launch, its output in a log file.
+class Launch {
+ public:
+  Launch(const Options& o, int np, const std::vector<std::string>& args, bool resume, std::string log)
+      : log_(std::move(log)) {
+    std::vector<std::string> argv{o.mpiexec, "-n", std::to_string(np), o.exe, "period"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"-o", o.product});
+    if (resume) argv.push_back("--resume");
+    for (const auto& a : argv) command_ += a + " ";
+    pid_ = fork();
+    if (pid_ < 0) fail("fork");
+    if (pid_ == 0) {
+      const int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      std::vector<char*> cargv;
+      for (auto& a : argv) cargv.push_back(a.data());
+      cargv.push_back(nullptr);
+      execvp(cargv[0], cargv.data());
+      _exit(127);
+    }
+  }
+  Launch(const Launch&) = delete;
+  Launch& operator=(const Launch&) = delete;
+  ~Launch() {
+    if (!code_) {  // still running: a failed check; do not leave the job behind
+      for (const auto& [rank, pid] : ranks()) kill(pid, SIGKILL);
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  /// The exit code once mpiexec has ended (128 + signal when a signal ended it).
+  std::optional<int> poll() {
+    if (code_) return code_;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_)
+      code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return code_;
+  }
+  int wait(std::chrono::seconds limit, const std::string& what) {
+    const auto end = Clock::now() + limit;
+    while (!poll()) {
+      if (Clock::now() > end)
+        fail(what + ": mpiexec still running after " + std::to_string(limit.count()) + " s (a hang)\n" + log());
+      std::this_thread::sleep_for(10ms);
+    }
+    return *code_;
+  }
+
+  /// The running ranks: rank -> pid (descendants of mpiexec with OMPI_COMM_WORLD_RANK or PMI_RANK).
+  std::map<int, pid_t> ranks() const {
+    std::map<pid_t, pid_t> parent;
+    if (DIR* d = opendir("/proc")) {
+      while (dirent* e = readdir(d)) {
+        const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+        if (pid <= 0) continue;
+        const std::string stat = read_text("/proc/" + std::string(e->d_name) + "/stat");
+        const auto close = stat.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(stat.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0;
+        if (rest >> state >> ppid && state != 'Z') parent[pid] = ppid;
+      }
+      closedir(d);
+    }
+    std::map<int, pid_t> out;
+    for (const auto& [pid, ppid] : parent) {
+      pid_t up = ppid;
+      for (int depth = 0; depth < 4 && up > 1 && up != pid_; ++depth) up = parent.count(up) ? parent[up] : 0;
+      if (up != pid_) continue;
+      const std::string env = read_text("/proc/" + std::to_string(pid) + "/environ");
+      for (const char* key : {"OMPI_COMM_WORLD_RANK=", "PMI_RANK="}) {
+        const auto at = env.find(key);
+        if (at != std::string::npos && (at == 0 || env[at - 1] == '\0')) {
+          out[std::atoi(env.c_str() + at + std::strlen(key))] = pid;
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::string log() const { return read_text(log_); }
+  [[nodiscard]] const std::string& command() const { return command_; }
+
+ private:
+  std::string log_, command_;
+  pid_t pid_ = -1;
+  std::optional<int> code_;
+};
+
+// --- the product and its journal -----------------------------------------------------------------
+
+std::string journal_of(const Options& o) { return o.product + ".journal"; }
+
+std::size_t journal_entries(const Options& o) {
+  const std::string text = read_text(journal_of(o));
+  std::size_t n = 0;
+  for (std::size_t at = text.find("\ndone "); at != std::string::npos; at = text.find("\ndone ", at + 1)) ++n;
+  return n;
+}
+
+std::string product_status(const std::string& path) {
+  astrosweep::h5::Id file = astrosweep::h5::open_file(path, astrosweep::h5::Access::read);
+  return astrosweep::h5::string_attribute(file.get(), "status").value_or("(none)");
+}
+
+/// A launch that found journalled units must have continued from them, not started over: the
+/// product a killed run leaves must be readable (its metadata was flushed before any unit ran).
+void expect_resumed(const Launch& run, std::size_t journalled, const std::string& what) {
+  if (journalled > 0 && run.log().find("resuming '") == std::string::npos)
+    fail(what + " started over although the journal recorded " + std::to_string(journalled) + " units\n" + run.log());
+}
+
+int run_and_wait(const std::vector<std::string>& argv) {
+  std::string command;
+  for (const auto& a : argv) command += "'" + a + "' ";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// --- one interrupted round -----------------------------------------------------------------------
+
+struct Moment {
+  bool early = false;
+  int delay_ms = 0;       // early: after the ranks appear; otherwise after the journal entries
+  std::size_t units = 0;  // journal entries of this launch to wait for
+  std::string text;
+};
+
+/// Waits for the moment; false when the run ended first.
+bool reach(Launch& run, const Options& o, int np, std::mt19937_64& rng, bool allow_early, Moment& m) {
+  while (run.ranks().size() < static_cast<std::size_t>(np)) {
+    if (run.poll()) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  m.early = allow_early && rng() % 4 == 0;
+  if (m.early) {
+    m.delay_ms = static_cast<int>(rng() % 600);
+    m.text = std::to_string(m.delay_ms) + " ms after the ranks started";
+    const auto end = Clock::now() + std::chrono::milliseconds(m.delay_ms);
+    while (Clock::now() < end) {
+      if (run.poll()) return false;
+      std::this_thread::sleep_for(1ms);
+    }
+    return true;
+  }
+  // The job's first line names its units: the journal is ready (created or reopened) by then.
+  static const std::regex units_line(R"((\d+) work units on)");
+  std::smatch match;
+  std::string log;
+  while (!std::regex_search(log = run.log(), match, units_line)) {
+    if (run.poll()) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  const std::size_t planned = std::stoul(match[1]);
+  const std::size_t base = journal_entries(o);
+  // A SIGTERM comes in the first half: the ranks finish the units they hold, which should leave
+  // work undone (exit code 6) rather than complete the run.
+  const bool term = o.mode == "term" || o.mode == "mismatch";
+  const std::size_t range = term ? std::max<std::size_t>(planned / 2, 1) : planned - 1;
+  m.units = planned > 1 ? 1 + rng() % range : 0;
+  m.delay_ms = static_cast<int>(rng() % 40);
+  m.text = "after " + std::to_string(m.units) + " of " + std::to_string(planned) + " units (+" +
+           std::to_string(m.delay_ms) + " ms)";
+  while (journal_entries(o) < base + m.units) {
+    if (run.poll()) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  const auto end = Clock::now() + std::chrono::milliseconds(m.delay_ms);
+  while (Clock::now() < end) {
+    if (run.poll()) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+/// One launch interrupted the mode's way; false when the run completed before it was interrupted.
+bool interrupted_round(const Options& o, int round, std::mt19937_64& rng) {
+  const int np = o.np[static_cast<std::size_t>(round) % o.np.size()];
+  const auto t0 = Clock::now();
+  const std::size_t journalled = journal_entries(o);
+  Launch run(o, np, o.period_args, round > 0, o.product + ".round" + std::to_string(round) + ".log");
+  Moment m;
+  const bool term = o.mode == "term" || o.mode == "mismatch";
+  if (!reach(run, o, np, rng, !term, m)) {
+    const int code = run.wait(120s, "round " + std::to_string(round));
+    if (code != 0) fail("round " + std::to_string(round) + " ended with " + std::to_string(code) + "\n" + run.log());
+    expect_resumed(run, journalled, "round " + std::to_string(round));
+    std::printf("round %d: %d ranks: finished before the moment (%s)\n", round, np, m.text.c_str());
+    return false;
+  }
+  const auto ranks = run.ranks();
+  std::string action;
+  if (o.mode == "kill-all") {
+    for (const auto& [rank, pid] : ranks) kill(pid, SIGKILL);
+    action = "SIGKILL to every rank";
+  } else if (o.mode == "kill-one") {
+    const int victim = static_cast<int>(rng() % static_cast<std::uint64_t>(np));
+    if (ranks.count(victim)) kill(ranks.at(victim), SIGKILL);
+    action = "SIGKILL to rank " + std::to_string(victim);
+  } else {
+    const bool one = np > 1 && rng() % 2 == 0;
+    const int victim = one ? static_cast<int>(rng() % static_cast<std::uint64_t>(np)) : -1;
+    for (const auto& [rank, pid] : ranks)
+      if (!one || rank == victim) kill(pid, SIGTERM);
+    action = one ? "SIGTERM to rank " + std::to_string(victim) : "SIGTERM to every rank";
+  }
+  const int code = run.wait(60s, "round " + std::to_string(round) + " (" + action + ")");
+  std::printf("round %d: %d ranks: %s %s: exit code %d, %zu units in the journal (%.1f s)\n", round, np, action.c_str(),
+              m.text.c_str(), code, journal_entries(o), std::chrono::duration<double>(Clock::now() - t0).count());
+  std::fflush(stdout);
+  if (!m.early) expect_resumed(run, journalled, "round " + std::to_string(round));
+  if (code == 0) return false;  // it finished first
+  if (term) {
+    const std::string log = run.log();
+    if (code != 6) fail("SIGTERM: expected exit code 6, got " + std::to_string(code) + "\n" + log);
+    if (!std::regex_search(
+            log, std::regex(R"(interrupted by SIGTERM; \d+ of \d+ units done.*rerun the same command with --resume)")))
+      fail("SIGTERM: the message does not say how far the run got and to --resume\n" + log);
+    if (product_status(o.product) != "incomplete") fail("SIGTERM: the product is not marked incomplete");
+    if (!fs::exists(journal_of(o))) fail("SIGTERM: the journal is gone");
+  }
+  return true;
+}
+
+void final_checks(const Options& o) {
+  {
+    const auto t0 = Clock::now();
+    const std::size_t journalled = journal_entries(o);
+    Launch run(o, o.resume_np, o.period_args, true, o.product + ".final.log");
+    const int code = run.wait(240s, "the final resume");
+    if (code != 0) fail("the final resume ended with " + std::to_string(code) + "\n" + run.log());
+    expect_resumed(run, journalled, "the final resume");
+    std::printf("final resume on %d ranks: exit code 0 (%.1f s)\n", o.resume_np,
+                std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  if (run_and_wait({o.compare, o.reference, o.product}) != 0)
+    fail("the resumed product differs from the uninterrupted one");
+  if (fs::exists(journal_of(o))) fail("the journal is still there after the product was completed");
+  // Resuming a complete product: nothing to do, nothing touched.
+  const std::string before = read_text(o.product);
+  const auto mtime = fs::last_write_time(o.product);
+  Launch again(o, 1, o.period_args, true, o.product + ".again.log");
+  const int code = again.wait(120s, "resuming the complete product");
+  if (code != 0 || again.log().find("is complete: nothing to do") == std::string::npos)
+    fail("resuming a complete product: exit code " + std::to_string(code) + "\n" + again.log());
+  if (read_text(o.product) != before || fs::last_write_time(o.product) != mtime)
+    fail("resuming a complete product changed it");
+  std::printf("resuming the complete product: exit code 0, untouched\n");
+}
+
+void mismatch_checks(const Options& o) {
+  auto refused = [&](const std::string& when) {
+    const std::string before = read_text(o.product);
+    Launch run(o, 1, o.other_args, true, o.product + ".mismatch.log");
+    const int code = run.wait(120s, "--resume with other parameters");
+    const std::string log = run.log();
+    if (code != 2 || log.find("was made by another run") == std::string::npos)
+      fail(when + ": --resume with other parameters: exit code " + std::to_string(code) + "\n" + log);
+    if (read_text(o.product) != before) fail(when + ": the refused --resume changed the product");
+    std::printf("%s: --resume with other parameters: exit code 2, product untouched\n", when.c_str());
+  };
+  refused("incomplete product");
+  final_checks(o);
+  refused("complete product");
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  if (argc < 2) fail("usage: see the comment at the top of tests/cli/kill_and_resume.cpp");
+  o.mode = argv[1];
+  int i = 2;
+  for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    const std::string key = argv[i];
+    if (i + 1 >= argc) fail("missing value for " + key);
+    const std::string value = argv[++i];
+    if (key == "--mpiexec")
+      o.mpiexec = value;
+    else if (key == "--exe")
+      o.exe = value;
+    else if (key == "--compare")
+      o.compare = value;
+    else if (key == "--reference")
+      o.reference = value;
+    else if (key == "--product")
+      o.product = value;
+    else if (key == "--resume-np")
+      o.resume_np = std::stoi(value);
+    else if (key == "--seed")
+      o.seed = std::stoull(value);
+    else if (key == "--rounds")
+      o.rounds = std::stoi(value);
+    else if (key == "--other")
+      o.other_args = split(value, '|');
+    else if (key == "--np") {
+      o.np.clear();
+      for (const auto& n : split(value, ',')) o.np.push_back(std::stoi(n));
+    } else
+      fail("unknown option " + key);
+  }
+  for (++i; i < argc; ++i) o.period_args.emplace_back(argv[i]);
+  if (o.mpiexec.empty() || o.exe.empty() || o.compare.empty() || o.reference.empty() || o.product.empty() ||
+      o.period_args.empty() || o.np.empty())
+    fail("--mpiexec, --exe, --compare, --reference, --product and the period arguments are needed");
+  if (o.mode == "mismatch" && o.other_args.empty()) fail("mismatch needs --other");
+  if (o.mode != "kill-all" && o.mode != "kill-one" && o.mode != "term" && o.mode != "mismatch")
+    fail("unknown mode " + o.mode);
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  // No MPI here: this process forks mpiexec, and reads products with serial HDF5 only.
+  fs::remove(o.product);
+  fs::remove(journal_of(o));
+  std::mt19937_64 rng(o.seed);
+  std::printf("kill_and_resume %s, seed %llu\n", o.mode.c_str(), static_cast<unsigned long long>(o.seed));
+  const int rounds = o.mode == "mismatch" ? 1 : o.rounds;
+  for (int round = 0; round < rounds; ++round)
+    if (!interrupted_round(o, round, rng)) break;
+  try {
+    if (o.mode == "mismatch") {
+      if (!fs::exists(journal_of(o))) fail("the run finished before SIGTERM: make the work longer");
+      mismatch_checks(o);
+    } else {
+      final_checks(o);
+    }
+  } catch (const astrosweep::Error& e) {
+    fail(e.what());
+  }
+  std::printf("kill_and_resume %s: the resumed product equals the uninterrupted one\n", o.mode.c_str());
+  return 0;
+}
