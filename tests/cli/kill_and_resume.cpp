@@ -36,6 +36,7 @@
 #include <random>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,10 +59,11 @@ struct Options {
   std::vector<std::string> period_args, other_args;
 };
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "kill_and_resume: FAILED: %s\n", what.c_str());
-  std::exit(1);
-}
+// Thrown, not exit(): unwinding runs ~Launch, which ends a job left running (a hang).
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void fail(const std::string& what) { throw Failure(what); }
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -193,8 +195,12 @@ std::string product_status(const std::string& path) {
 
 /// A launch that found journalled units must have continued from them, not started over: the
 /// product a killed run leaves must be readable (its metadata was flushed before any unit ran).
+/// "complete: nothing to do" is right too: a kill after the product was marked complete and
+/// before its journal was removed.
 void expect_resumed(const Launch& run, std::size_t journalled, const std::string& what) {
-  if (journalled > 0 && run.log().find("resuming '") == std::string::npos)
+  const std::string log = run.log();
+  if (journalled > 0 && log.find("resuming '") == std::string::npos &&
+      log.find("is complete: nothing to do") == std::string::npos)
     fail(what + " started over although the journal recorded " + std::to_string(journalled) + " units\n" + run.log());
 }
 
@@ -398,25 +404,28 @@ Options parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
-  // No MPI here: this process forks mpiexec, and reads products with serial HDF5 only.
-  fs::remove(o.product);
-  fs::remove(journal_of(o));
-  std::mt19937_64 rng(o.seed);
-  std::printf("kill_and_resume %s, seed %llu\n", o.mode.c_str(), static_cast<unsigned long long>(o.seed));
-  const int rounds = o.mode == "mismatch" ? 1 : o.rounds;
-  for (int round = 0; round < rounds; ++round)
-    if (!interrupted_round(o, round, rng)) break;
   try {
+    const Options o = parse(argc, argv);
+    // No MPI here: this process forks mpiexec, and reads products with serial HDF5 only.
+    fs::remove(o.product);
+    fs::remove(journal_of(o));
+    std::mt19937_64 rng(o.seed);
+    std::printf("kill_and_resume %s, seed %llu\n", o.mode.c_str(), static_cast<unsigned long long>(o.seed));
+    const int rounds = o.mode == "mismatch" ? 1 : o.rounds;
+    for (int round = 0; round < rounds; ++round)
+      if (!interrupted_round(o, round, rng)) break;
     if (o.mode == "mismatch") {
       if (!fs::exists(journal_of(o))) fail("the run finished before SIGTERM: make the work longer");
       mismatch_checks(o);
     } else {
       final_checks(o);
     }
+    std::printf("kill_and_resume %s: the resumed product equals the uninterrupted one\n", o.mode.c_str());
+    return 0;
+  } catch (const Failure& e) {
+    std::fprintf(stderr, "kill_and_resume: FAILED: %s\n", e.what());
   } catch (const astrosweep::Error& e) {
-    fail(e.what());
+    std::fprintf(stderr, "kill_and_resume: FAILED: %s\n", e.what());
   }
-  std::printf("kill_and_resume %s: the resumed product equals the uninterrupted one\n", o.mode.c_str());
-  return 0;
+  return 1;
 }
