@@ -28,6 +28,10 @@ po::options_description scfind_options() {
       "FITS raw mask (uint8, input header); default: the product's name with _mask-raw.fits")(
       "no-fits-mask", po::bool_switch(), "write no FITS mask")("overwrite", po::bool_switch(),
                                                                "replace existing outputs")(
+      "resume", po::bool_switch(),
+      "continue an interrupted run's product (start it when there is none; nothing to do when complete)")(
+      "checkpoint-minutes", po::value<double>()->default_value(10),
+      "make the mask durable at least this often, so a killed run resumes from there (0: after every pair)")(
       "par", po::value<std::string>(), "SoFiA-2 parameter file (its scfind.*, input.data, output.* keys)")(
       "quiet,q", po::bool_switch(), "only errors on stderr");
   po::options_description sc("Smooth and clip (SoFiA-2 names and defaults; these override --par)");
@@ -148,6 +152,13 @@ ScfindOptions to_options(const po::variables_map& vm) {
   o.overwrite = vm["overwrite"].as<bool>() ||
                 (values.count("output.overwrite") && parse_bool("output.overwrite", values["output.overwrite"]));
   o.quiet = vm["quiet"].as<bool>();
+  o.resume = vm["resume"].as<bool>();
+  AS_EXPECTS(!(o.resume && vm["overwrite"].as<bool>()), UsageError, "--resume and --overwrite contradict each other",
+             "--resume continues the existing product, --overwrite replaces it: pass one (to start over under a "
+             "script that always passes --resume, remove the product and its .journal)");
+  const double minutes = vm["checkpoint-minutes"].as<double>();
+  AS_EXPECTS(minutes >= 0, UsageError, "--checkpoint-minutes must be >= 0");
+  o.checkpoint_seconds = minutes * 60;
   o.backend.kind = parse_scfind_backend(vm["backend"].as<std::string>());
   o.backend.threads = vm["threads"].as<int>();
   AS_EXPECTS(o.backend.threads >= 0, UsageError, "--threads must be >= 0");

@@ -11,10 +11,14 @@
 #include <span>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/mpi.hpp"
 #include "io/cube.hpp"
+#include "io/journal.hpp"
+#include "io/output_path.hpp"
 #include "noise.hpp"
 #include "scfind_product.hpp"
+#include "scfind_resume.hpp"
 #include "slab_layout.hpp"
 #include "slab_samples.hpp"
 #include "slab_sweep.hpp"
@@ -24,6 +28,9 @@ namespace astrosweep::scfind {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Checkpoint labels are bytes: 1..255 pairs done (scfind_product.hpp).
+constexpr std::size_t max_kernel_pairs = 255;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -212,6 +219,7 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
 }  // namespace
 
 ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
+  interrupt::install_handlers();
   const auto t_start = Clock::now();
   mpi::Communicator comm(parent);
   const int rank = comm.rank();
@@ -244,6 +252,38 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const std::vector<KernelPair> pairs = kernel_pairs(options.parameters);
   std::size_t halo = 0;
   for (const auto& p : pairs) halo = std::max(halo, p.radius_z);
+  if (pairs.size() > max_kernel_pairs)
+    throw mpi::SharedError(ExitCode::usage,
+                           std::to_string(pairs.size()) + " kernel pairs, more than the " +
+                               std::to_string(max_kernel_pairs) + " a product can checkpoint",
+                           "use fewer scfind.kernelsXY x scfind.kernelsZ combinations");
+
+  // What is at the output path decides how the run starts (rank 0 looks, every rank follows).
+  const io::Fingerprint product_fp = scfind_fingerprint(options, info);
+  const std::string journal_file = io::journal_path(options.output);
+  ScfindResume resume;
+  std::optional<io::Journal> journal;  // rank 0
+  mpi::on_root_then_share_failure(comm.get(), [&] {
+    const auto journal_fp = scfind_journal_fingerprint(product_fp, info.path);
+    if (options.resume) resume = decide_scfind_resume(options.output, pairs.size(), product_fp, journal_fp);
+    if (resume.start == ScfindResume::Start::fresh) {
+      if (!options.resume) io::check_output_path(options.output, options.overwrite, "--output");
+      if (!options.fits_mask.empty())
+        io::check_output_path(options.fits_mask, options.overwrite || options.resume, "--fits-mask");
+      journal = io::Journal::create(journal_file, journal_fp);  // before the product: never stale entries
+    } else if (resume.start == ScfindResume::Start::resume) {
+      journal = io::Journal::resume(journal_file, resume.journal_bytes);
+    }
+  });
+  int start = static_cast<int>(resume.start);
+  mpi::broadcast_value(comm.get(), start);
+  mpi::broadcast_value(comm.get(), resume.pairs_done);
+  if (talk && !resume.note.empty()) std::fprintf(stderr, "scfind: %s\n", resume.note.c_str());
+  if (start == static_cast<int>(ScfindResume::Start::complete)) {
+    if (talk) std::fprintf(stderr, "scfind: product '%s' is complete: nothing to do\n", options.output.c_str());
+    return {};
+  }
+  const bool resuming = start == static_cast<int>(ScfindResume::Start::resume);
 
   ScfindBackendOptions backend_options = options.backend;
   const auto local = mpi::node_local(comm.get());
@@ -256,7 +296,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const SlabPlan plan = plan_slabs(options, cube, halo, kind, *backend, comm.get(), rank, size);
   const SlabLayout layout(cube, halo, size, plan.slabs_per_rank);
 
-  ScfindProduct product(options, info, comm.get());
+  ScfindOptions product_options = options;
+  product_options.overwrite = options.overwrite || options.resume;  // --resume replaces its own leftovers
+  ScfindProduct product(product_options, info, pairs,
+                        resuming ? ScfindProduct::Open::resume : ScfindProduct::Open::create, comm.get());
 
   // Each rank reads only its slabs' channels (and their halos).
   const auto t_read = Clock::now();
@@ -276,16 +319,45 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     std::fflush(stderr);
   }
 
+  if (resuming) {
+    sweep.restore_mask([&](std::size_t z0, std::size_t z1) { return product.read_labels(z0, z1); },
+                       static_cast<std::uint8_t>(resume.pairs_done));
+  }
+
+  if (talk) {
+    // Every pair but the last may end in a checkpoint (the last one's mask is the final write).
+    const std::size_t to_do = pairs.size() - resume.pairs_done;
+    std::fprintf(stderr, "scfind: kernel pairs %zu-%zu of %zu to do; %s%zu checkpoints on %d rank(s), journal '%s'\n",
+                 resume.pairs_done + 1, pairs.size(), pairs.size(), options.checkpoint_seconds > 0 ? "up to " : "",
+                 to_do > 0 ? to_do - 1 : 0, size, journal_file.c_str());
+    std::fflush(stderr);
+  }
   NoiseMeter meter(options.parameters, layout, comm.get(), rank, size);
   ScfindSummary summary;
+  // The noise of the cube is measured again on resume (replacement depends on it); the noise of
+  // the pairs done comes from the product.
   const double rms = meter.measure(sweep, std::nullopt, std::nullopt, "the cube");
   summary.noise.push_back(rms);
   if (talk)
     std::fprintf(stderr, "scfind: noise of the cube %.9e (%s, %s, stride %zu)\n", rms,
                  to_string(options.parameters.statistic), to_string(options.parameters.flux_range), meter.cadence());
+  std::vector<double> noise_used = resuming ? product.read_noise(resume.pairs_done) : std::vector<double>{};
+  for (std::size_t i = 0; i < noise_used.size(); ++i)
+    if (pairs[i].smooths()) summary.noise.push_back(noise_used[i]);
+
+  // A checkpoint makes the mask after `done` pairs durable and then journals it (docs/reliability.md).
+  auto checkpoint = [&](std::size_t done) {
+    for (std::size_t j : sweep.slabs())
+      product.write_labels(layout.slab(j).own_begin, sweep.checkpoint_labels(j, static_cast<std::uint8_t>(done)));
+    product.write_noise(std::span<const double>(noise_used).first(rank == 0 ? done : 0));
+    product.sync();
+    AS_MPI_TRY(MPI_Barrier(comm.get()));  // every rank's labels are durable
+    if (journal) journal->append({done, 0});
+  };
+  auto last_checkpoint = Clock::now();
 
   const auto t_smooth = Clock::now();
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
+  for (std::size_t i = resume.pairs_done; i < pairs.size(); ++i) {
     const auto t_pair = Clock::now();
     const KernelPair& pair = pairs[i];
     double noise = rms;
@@ -295,6 +367,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       noise = meter.measure(sweep, pair, replacement, "the smoothed cube");
       summary.noise.push_back(noise);
     }
+    noise_used.push_back(noise);
     sweep.clip(pair, replacement, options.parameters.threshold * noise);
     const auto in_mask = count_mask(sweep, comm.get());
     if (talk) {
@@ -302,6 +375,22 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       std::fprintf(stderr, "scfind: pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s\n", i + 1, pairs.size(),
                    pair.fwhm_xy, pair.width_z, noise, mask_size.c_str(), seconds_since(t_pair));
       std::fflush(stderr);
+    }
+    if (i + 1 == pairs.size()) break;  // the final write follows
+    // Rank 0's clock decides when a checkpoint is due; a stop signal on any rank forces one.
+    int due = seconds_since(last_checkpoint) >= options.checkpoint_seconds ? 1 : 0;
+    mpi::broadcast_value(comm.get(), due);
+    const bool stop = interrupt::any_rank(comm.get());
+    if (due != 0 || stop) {
+      checkpoint(i + 1);
+      last_checkpoint = Clock::now();
+    }
+    if (stop) {
+      product.close();
+      throw interrupt::Interrupted(interrupt::received(),
+                                   std::to_string(i + 1) + " of " + std::to_string(pairs.size()) + " kernel pairs done",
+                                   "the product '" + options.output +
+                                       "' stays incomplete; its checkpoint is recorded in '" + journal_file + "'");
     }
   }
   const double smooth_seconds = seconds_since(t_smooth);
@@ -315,7 +404,14 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     product.write_mask(layout.slab(j).own_begin, owned_mask);
   }
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm.get()));
-  product.finish(pairs, summary, meter.cadence());
+  product.finish(noise_used, summary, meter.cadence());
+  if (journal) {
+    try {
+      io::remove_journal(journal_file);  // the product says complete: the journal has served
+    } catch (const Error& e) {
+      std::fprintf(stderr, "scfind: warning: %s\n", e.what());
+    }
+  }
   const double write_seconds = seconds_since(t_write);
 
   std::uint64_t counts[2] = {sweep.read_counts().blanks, sweep.read_counts().infinities};

@@ -19,6 +19,8 @@ struct ScfindOptions {
   std::string output;     ///< HDF5 product
   std::string fits_mask;  ///< FITS raw mask; empty: none
   bool overwrite = false;
+  bool resume = false;              ///< continue an interrupted product (docs/reliability.md)
+  double checkpoint_seconds = 600;  ///< make the mask durable at least this often; 0: after every pair
   bool quiet = false;
   ScfindParameters parameters;
   ScfindBackendOptions backend;

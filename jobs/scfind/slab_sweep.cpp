@@ -199,6 +199,35 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
   exchange_mask_halos(layout_, access, comm_);
 }
 
+void SlabSweep::restore_mask(const std::function<std::vector<std::uint8_t>(std::size_t, std::size_t)>& read,
+                             std::uint8_t done) {
+  for (std::size_t j : mine_) {
+    const Slab slab = layout_.slab(j);
+    std::vector<std::uint8_t> mask = read(slab.held_begin, slab.held_end);
+    AS_ASSERT(mask.size() == slab.held_voxels());
+    auto& labels = labels_[j];
+    labels.assign(mask.begin() + static_cast<std::ptrdiff_t>(slab.owned_offset()),
+                  mask.begin() + static_cast<std::ptrdiff_t>(slab.owned_offset() + slab.owned_voxels()));
+    for (auto& label : labels)
+      if (label > done) label = 0;
+    for (auto& m : mask) m = static_cast<std::uint8_t>(m != 0 && m <= done);
+    if (resident())
+      backend_.set_mask_channels(slab.held_begin, mask);
+    else
+      state(j).mask = std::move(mask);
+  }
+}
+
+const std::vector<std::uint8_t>& SlabSweep::checkpoint_labels(std::size_t j, std::uint8_t done) {
+  const std::vector<std::uint8_t> mask = owned_mask(j);
+  auto& labels = labels_[j];
+  if (labels.empty()) labels.assign(mask.size(), 0);
+  AS_ASSERT(labels.size() == mask.size());
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (mask[i] != 0 && labels[i] == 0) labels[i] = done;
+  return labels;
+}
+
 std::optional<std::uint64_t> SlabSweep::mask_count() {
   if (resident()) return backend_.mask_count();
   std::uint64_t count = 0;

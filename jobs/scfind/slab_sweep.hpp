@@ -10,7 +10,9 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -58,6 +60,14 @@ class SlabSweep {
   /// brings the mask halos up to date. Collective.
   void clip(const std::optional<KernelPair>& pair, std::optional<float> replacement, double threshold);
 
+  /// Sets the mask from checkpoint labels (ScfindProduct): a voxel is in the mask when its label
+  /// is 1..`done`; larger labels come from a checkpoint that never counted. `read(z0, z1)` gives
+  /// the labels of channels [z0, z1). The labels of owned channels are kept for later checkpoints.
+  void restore_mask(const std::function<std::vector<std::uint8_t>(std::size_t, std::size_t)>& read, std::uint8_t done);
+  /// Checkpoint labels of slab j's owned channels with `done` pairs done: voxels of the mask
+  /// without a label get `done`.
+  [[nodiscard]] const std::vector<std::uint8_t>& checkpoint_labels(std::size_t j, std::uint8_t done);
+
   /// Voxels in the mask over this rank's owned channels, when known cheaply.
   [[nodiscard]] std::optional<std::uint64_t> mask_count();
   /// The mask of slab j's owned channels (0/1).
@@ -87,6 +97,7 @@ class SlabSweep {
   MPI_Comm comm_;
   std::vector<std::size_t> mine_;
   std::vector<Streamed> streamed_;
+  std::map<std::size_t, std::vector<std::uint8_t>> labels_;  ///< per slab, owned voxels
   std::vector<float> read_buffer_;
   std::vector<std::uint8_t> mask_buffer_;
   io::ChannelReadCounts counts_{};

@@ -1,4 +1,4 @@
-// compare_products A B [--datasets-only | --close REL]: exits 0 when two period products hold the
+// compare_products A B [--datasets-only | --close REL]: exits 0 when two period (or scfind) products hold the
 // same bytes in every dataset and the same root attributes (except command_line, which names the
 // output), and 1 with the first difference otherwise. Used to check that products do not depend on
 // rank counts. With --close, floating-point datasets may differ by REL times the dataset's largest
@@ -26,7 +26,9 @@ std::vector<std::string> datasets_of(hid_t file) {
   for (const char* n :
        {"objects/id", "objects/status", "objects/n_points", "objects/n_nonfinite", "objects/n_bad_errors",
         "objects/n_flagged", "objects/t_ref", "objects/baseline", "objects/best_frequency", "objects/best_period",
-        "objects/best_power", "objects/fap", "peaks/frequency", "peaks/power", "periodogram/power"})
+        "objects/best_power", "objects/fap", "peaks/frequency", "peaks/power", "periodogram/power",
+        // scfind products
+        "mask", "kernel_pairs/fwhm_xy", "kernel_pairs/width_z", "kernel_pairs/noise"})
     if (h5::exists(file, n)) names.emplace_back(n);
   return names;
 }

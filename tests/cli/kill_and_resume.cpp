@@ -1,8 +1,10 @@
-// kill_and_resume: interrupts `astrosweep period` runs under mpiexec at moments a seed chooses,
-// resumes them, and checks that the product equals an uninterrupted run's (docs/reliability.md).
+// kill_and_resume: interrupts `astrosweep period` (or `scfind`) runs under mpiexec at moments a
+// seed chooses, resumes them, and checks that the product equals an uninterrupted run's
+// (docs/reliability.md).
 //
 //   kill_and_resume MODE --mpiexec PATH --exe PATH --compare PATH --reference REF.h5 --product OUT.h5
-//                   [--np 2,3,1] [--resume-np N] [--seed S] [--rounds K] [--other ARG|ARG|...] -- PERIOD ARGS
+//                   [--job period|scfind] [--np 2,3,1] [--resume-np N] [--seed S] [--rounds K]
+//                   [--other ARG|ARG|...] -- JOB ARGS
 //
 // MODE
 //   kill-all  SIGKILL every rank, K times, then resume to the end
@@ -52,6 +54,7 @@ namespace fs = std::filesystem;
 
 struct Options {
   std::string mode, mpiexec, exe, compare, reference, product;
+  std::string job = "period";  ///< period, or scfind (its journal entries are checkpoints)
   std::vector<int> np{2};
   int resume_np = 2;
   std::uint64_t seed = 1;
@@ -88,7 +91,7 @@ class Launch {
  public:
   Launch(const Options& o, int np, const std::vector<std::string>& args, bool resume, std::string log)
       : log_(std::move(log)) {
-    std::vector<std::string> argv{o.mpiexec, "-n", std::to_string(np), o.exe, "period"};
+    std::vector<std::string> argv{o.mpiexec, "-n", std::to_string(np), o.exe, o.job};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"-o", o.product});
     if (resume) argv.push_back("--resume");
@@ -237,8 +240,9 @@ bool reach(Launch& run, const Options& o, int np, std::mt19937_64& rng, bool all
     }
     return true;
   }
-  // The job's first line names its units: the journal is ready (created or reopened) by then.
-  static const std::regex units_line(R"((\d+) work units on)");
+  // The job's first line names its units (scfind: checkpoints, one per kernel pair with
+  // --checkpoint-minutes 0): the journal is ready (created or reopened) by then.
+  static const std::regex units_line(R"((\d+) (?:work units|checkpoints) on)");
   std::smatch match;
   std::string log;
   while (!std::regex_search(log = run.log(), match, units_line)) {
@@ -308,7 +312,9 @@ bool interrupted_round(const Options& o, int round, std::mt19937_64& rng) {
     const std::string log = run.log();
     if (code != 6) fail("SIGTERM: expected exit code 6, got " + std::to_string(code) + "\n" + log);
     if (!std::regex_search(
-            log, std::regex(R"(interrupted by SIGTERM; \d+ of \d+ units done.*rerun the same command with --resume)")))
+            log,
+            std::regex(
+                R"(interrupted by SIGTERM; \d+ of \d+ (?:units|kernel pairs) done.*rerun the same command with --resume)")))
       fail("SIGTERM: the message does not say how far the run got and to --resume\n" + log);
     if (product_status(o.product) != "incomplete") fail("SIGTERM: the product is not marked incomplete");
     if (!fs::exists(journal_of(o))) fail("SIGTERM: the journal is gone");
@@ -371,6 +377,8 @@ Options parse(int argc, char** argv) {
       o.mpiexec = value;
     else if (key == "--exe")
       o.exe = value;
+    else if (key == "--job")
+      o.job = value;
     else if (key == "--compare")
       o.compare = value;
     else if (key == "--reference")

@@ -156,3 +156,41 @@ astrosweep_add_failure_test(scfind_too_many_slabs_per_rank NP 2 CODE 2 MATCH "sl
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --slabs-per-rank 21)
 astrosweep_add_failure_test(scfind_negative_slabs_per_rank NP 1 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --slabs-per-rank -1)
+
+# --- checkpoint and resume (docs/reliability.md) ---
+# Runs killed (SIGKILL to every rank or one) or stopped (SIGTERM) after a seed-chosen number of
+# checkpoints (one per kernel pair here), then resumed, possibly on another rank count or slab
+# split, must give the uninterrupted run's product: tests/cli/kill_and_resume.cpp, as for period.
+set(resume_cube ${scfind_out}/resume_cube.fits)
+add_test(NAME scfind_make_resume_cube
+         COMMAND make_scfind_cube --nx 256 --ny 256 --nz 128 --sources 30 --blanks -o ${resume_cube})
+set_tests_properties(scfind_make_resume_cube PROPERTIES FIXTURES_SETUP scfind_resume_cube LABELS scfind)
+set(resume_args -i ${resume_cube} --threads 1 --checkpoint-minutes 0)
+astrosweep_add_mpi_run(scfind_resume_reference NP 2 LABELS scfind FIXTURES_REQUIRED scfind_resume_cube
+  FIXTURES_SETUP scfind_resume_reference
+  COMMAND ${exe} scfind ${resume_args} -o ${scfind_out}/resume_reference.h5 --overwrite --quiet)
+function(astrosweep_add_scfind_resume_test name)
+  cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER;EXTRA" ${ARGN})
+  set(other)
+  if(A_OTHER)
+    string(REPLACE ";" "|" other "${resume_args};${A_OTHER}")
+    set(other --other "${other}")
+  endif()
+  add_test(NAME ${name}
+    COMMAND kill_and_resume ${A_MODE} --job scfind --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${exe}
+            --compare $<TARGET_FILE:compare_products> --reference ${scfind_out}/resume_reference.h5
+            --product ${scfind_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
+            --rounds ${A_ROUNDS} ${other} -- ${resume_args} ${A_EXTRA})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume;scfind"
+                       TIMEOUT 300 FIXTURES_REQUIRED scfind_resume_reference)
+endfunction()
+astrosweep_add_scfind_resume_test(scfind_resume_kill_all MODE kill-all NP 2,1,3 RESUME_NP 2 SEED 51 ROUNDS 3)
+astrosweep_add_scfind_resume_test(scfind_resume_kill_one MODE kill-one NP 3,2 RESUME_NP 1 SEED 52 ROUNDS 2)
+astrosweep_add_scfind_resume_test(scfind_resume_sigterm MODE term NP 2,3 RESUME_NP 2 SEED 53 ROUNDS 2)
+# Several slabs per rank: the checkpoint labels of streamed slabs, resumed on one slab per rank.
+astrosweep_add_scfind_resume_test(scfind_resume_kill_all_streamed MODE kill-all NP 2,3 RESUME_NP 1 SEED 54 ROUNDS 2
+                                  EXTRA --slabs-per-rank 3)
+astrosweep_add_scfind_resume_test(scfind_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 55 ROUNDS 1
+                                  OTHER --scfind.threshold 4)
+astrosweep_add_failure_test(scfind_resume_with_overwrite NP 1 CODE 2 MATCH "--resume and --overwrite contradict"
+  FIXTURES_REQUIRED scfind_bad COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --resume --overwrite)
