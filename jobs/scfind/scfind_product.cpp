@@ -44,6 +44,7 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
   files_->mask = h5::create_chunked_dataset(f, "mask", H5T_NATIVE_UINT8, dims, {1, rows_per_chunk, cube.nx});
   h5::set_attribute(files_->mask.get(), "description",
                     std::string("SoFiA-2 raw mask: 1 where a kernel pair clipped the voxel"));
+  h5::flush(f);  // on disk as "incomplete" from the start, whatever stops the run later
   if (!options.fits_mask.empty()) files_->fits.emplace(options.fits_mask, cube, comm, options.overwrite);
 }
 
@@ -91,6 +92,9 @@ void ScfindProduct::finish(const std::vector<KernelPair>& pairs, const ScfindSum
   h5::write_rows(width.get(), H5T_NATIVE_INT64, 0, rows, widths.data());
   h5::write_rows(noise.get(), H5T_NATIVE_DOUBLE, 0, rows, noises.data());
   h5::set_attribute(f, "noise_original", summary.noise.at(0));
+  // Everything on disk before either file says it is complete: a full disk fails here (exit 4),
+  // leaving the product "incomplete" and the FITS mask under its temporary name.
+  h5::flush(f);
   if (files_->fits) files_->fits->close();
   h5::set_attribute(f, "status", std::string("complete"));
   files_->mask = h5::Id();
@@ -98,7 +102,7 @@ void ScfindProduct::finish(const std::vector<KernelPair>& pairs, const ScfindSum
   width = h5::Id();
   noise = h5::Id();
   table = h5::Id();
-  files_->file = h5::Id();
+  h5::close_file(files_->file);
 }
 
 }  // namespace astrosweep::scfind
