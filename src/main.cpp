@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -51,14 +52,20 @@ int report(const astrosweep::Error& e, bool shared) {
     if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
     std::fflush(stderr);
   }
-  // An error only this rank saw: the others may wait on it forever, so stop them.
-  if (!shared && world_size() > 1) MPI_Abort(MPI_COMM_WORLD, static_cast<int>(e.code()));
+  // An error only this rank saw: the others may wait on it forever, so stop them. A failed write
+  // stops even a single rank there: finalising would have HDF5 close a file it cannot write,
+  // which crashes HDF5 1.10 (the product stays "incomplete" either way).
+  if (!shared && (world_size() > 1 || e.code() == astrosweep::ExitCode::output))
+    MPI_Abort(MPI_COMM_WORLD, static_cast<int>(e.code()));
   return static_cast<int>(e.code());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must end like a full disk: a failed write, a message naming the
+  // output and exit code 4, not SIGXFSZ killing a rank with a core dump.
+  std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::fputs(usage, args.empty() ? stderr : stdout);

@@ -51,10 +51,12 @@ FrequencyGrid make_frequency_grid(const GridRequest& r, const io::CatalogIndex& 
   AS_EXPECTS(r.samples_per_peak > 0 && r.nyquist_factor > 0, UsageError,
              "--samples-per-peak and --nyquist-factor must be > 0");
   double longest = 0;
+  std::size_t longest_object = 0;
   std::vector<double> nyquist;
   for (std::size_t i = 0; i < index.n_objects(); ++i) {
     const double baseline = index.t_max[i] - index.t_min[i];
     if (!(baseline > 0)) continue;
+    if (baseline > longest) longest_object = i;
     longest = std::max(longest, baseline);
     nyquist.push_back(0.5 * static_cast<double>(index.counts[i]) / baseline);
   }
@@ -69,6 +71,15 @@ FrequencyGrid make_frequency_grid(const GridRequest& r, const io::CatalogIndex& 
   }
   AS_EXPECTS(*fmin < *fmax, UsageError,
              "fmin must be smaller than fmax, got fmin=" + num(*fmin) + " >= fmax=" + num(*fmax));
+  // The grid follows the longest baseline: one absurd time (1e300 days, a column not in days)
+  // would ask for more frequencies than any run can compute, so the run would never end.
+  const double n_wanted = (*fmax - *fmin) / df + 1;
+  AS_EXPECTS(n_wanted <= max_automatic_frequencies, InputError,
+             "the automatic grid would have " + num(n_wanted) + " frequencies because object " +
+                 std::to_string(index.ids[longest_object]) + " spans " + num(longest) + " days (t = " +
+                 num(index.t_min[longest_object]) + " to " + num(index.t_max[longest_object]) + ")",
+             "check that object's times (days, one zero point per object), or give the grid with --fmin, --fmax "
+             "and --n-freq");
   g.f0 = *fmin;
   g.df = df;
   g.n = 1 + static_cast<std::uint64_t>(std::llround((*fmax - *fmin) / df));

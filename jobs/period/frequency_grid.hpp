@@ -21,7 +21,11 @@ struct GridRequest {
 /// With n_freq: f_k = fmin + k (fmax - fmin) / n_freq, k < n_freq (fmax excluded, as in
 /// gpu_lomb_scargle). Without: astropy's autofrequency with the longest baseline of the catalog
 /// and the median average Nyquist frequency of its objects; fmin/fmax, when given, override the
-/// automatic limits. Throws UsageError for inconsistent requests.
+/// automatic limits. Throws UsageError for inconsistent requests, InputError when the catalog's
+/// times would make an automatic grid longer than max_automatic_frequencies.
 FrequencyGrid make_frequency_grid(const GridRequest& request, const io::CatalogIndex& index);
+
+/// 2^32: far above the grids of real surveys (a Kepler short-cadence light curve asks for ~2e7).
+inline constexpr double max_automatic_frequencies = 0x1p32;
 
 }  // namespace astrosweep::period

@@ -47,10 +47,21 @@ enum StatusBits : std::uint32_t {
   status_nonfinite_removed = 1u << 0,   ///< points with a non-finite t, y or dy were dropped
   status_bad_errors_removed = 1u << 1,  ///< points with dy <= 0 were dropped (generalized model)
   status_flagged_removed = 1u << 2,     ///< cadences with quality flags were dropped on reading
-  status_too_few_points = 1u << 3,      ///< fewer than 3 usable points: no periodogram
+  status_too_few_points = 1u << 3,      ///< fewer than 4 usable points: no periodogram
   status_zero_variance = 1u << 4,       ///< all usable y equal: no periodogram
+  /// the times span so much that phases at the grid's highest frequency are beyond double precision
+  /// (f_max * baseline / 2 >= 2^32 cycles: times of 1e300 days, or not in days): no periodogram
+  status_time_span_out_of_range = 1u << 5,
+  /// the best power is not a finite positive number: values whose power overflows or underflows a
+  /// double (the psd normalisation of 1e300 fluxes with ordinary errors, or of 1e300 errors), or
+  /// an exact fit under the model/log normalisation (3 points, generalized model): no result
+  status_power_out_of_range = 1u << 6,
 };
 inline constexpr std::uint32_t status_not_computed = status_too_few_points | status_zero_variance;
-inline constexpr std::uint32_t min_points = 3;
+/// A sinusoid and a mean have 3 parameters: 3 points fit exactly at every frequency (power 1, the
+/// false-alarm probability undefined), so a periodogram needs at least 4.
+inline constexpr std::uint32_t min_points = 4;
+/// Largest |f (t - t_ref)| in cycles searched: its double phase still resolves 2^-20 cycles.
+inline constexpr double max_phase_cycles = 0x1p32;
 
 }  // namespace astrosweep::period

@@ -108,7 +108,7 @@ PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, std::uint64
   }
   // The metadata reaches the file now, once: rows are then raw writes into storage allocated
   // above, so a run killed at any later moment leaves a file HDF5 can open (docs/reliability.md).
-  h5::check(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
+  h5::flush(f);  // a full disk: OutputError (exit 4) naming the file
   durable_ = io::PosixFile(path, O_RDONLY);
 }
 
@@ -226,14 +226,17 @@ void PeriodProduct::close_all() {
        {&periodogram_, &peak_power_, &peak_frequency_, &fap_, &best_power_, &best_period_, &best_frequency_, &baseline_,
         &t_ref_, &n_flagged_, &n_bad_errors_, &n_nonfinite_, &n_points_, &status_, &id_, &peaks_, &objects_})
     *id = h5::Id();
-  if (file_.valid()) h5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+  if (file_.valid()) h5::flush(file_.get());
   file_ = h5::Id();
 }
 
 void PeriodProduct::close() { close_all(); }
 
 void PeriodProduct::finish() {
-  // The rank count is deliberately not stored: a product does not depend on it.
+  // The rank count is deliberately not stored: a product does not depend on it. Every row is on
+  // disk before the product says "complete": a full disk fails this flush (exit 4) and leaves it
+  // "incomplete".
+  h5::flush(file_.get());
   h5::set_attribute(file_.get(), "status", std::string("complete"));
   close_all();
 }

@@ -11,14 +11,17 @@
 
 namespace astrosweep::period {
 
+/// Fluxes or errors of extreme magnitude (outside 2^-64..2^64, e.g. 1e300) are scaled by an exact
+/// power of two before use: y is then in those units, and psd_scale carries the factor back, so
+/// every normalisation gives what unscaled arithmetic would have given without overflowing.
 struct PreparedSeries {
   std::vector<double> t;  ///< t - t_ref
-  std::vector<double> y;  ///< y - sum(w y)
+  std::vector<double> y;  ///< y - sum(w y) (scaled by a power of two if extreme)
   std::vector<double> w;  ///< normalised weights
   double t_ref = 0;
   double baseline = 0;
   double yy = 0;          ///< sum(w y^2) of the centred data
-  double psd_scale = 0;   ///< sum(dy^-2) (N without errors): astropy's psd normalisation
+  double psd_scale = 0;   ///< sum(dy^-2) (N without errors), over the square of y's scale: psd normalisation
   double t_variance = 0;  ///< weighted variance of t (Baluev's effective baseline)
   std::uint32_t n_nonfinite = 0;
   std::uint32_t n_bad_errors = 0;

@@ -67,7 +67,7 @@ double parse_number(const std::string& key, const std::string& text) {
     used = 0;
   }
   AS_EXPECTS(used > 0 && text.find_first_not_of(" \t\r", used) == std::string::npos, UsageError,
-             key + ": '" + text + "' is not a number");
+             key + ": '" + text + "' is not a number", "write a decimal number, e.g. 5 or 2.5e-3");
   return value;
 }
 
@@ -90,42 +90,59 @@ std::vector<T> parse_list(const std::string& key, const std::string& text) {
 bool parse_bool(const std::string& key, const std::string& text) {
   if (text == "true") return true;
   if (text == "false") return false;
-  throw UsageError(key + ": '" + text + "' is not true or false");
+  throw UsageError(key + ": '" + text + "' is not true or false", "write true or false");
 }
 
 ScfindOptions to_options(const po::variables_map& vm) {
   ScfindOptions o;
   std::map<std::string, std::string> values;  // SoFiA-2 keys: the parameter file, then the command line
+  std::map<std::string, std::string> where;   // "FILE:LINE" of the values taken from the parameter file
   if (vm.count("par")) {
     const auto path = vm["par"].as<std::string>();
     const auto file = read_sofia_parameter_file(path);
     values = file.values;
+    where = file.where;
     o.ignored_parameters = file.ignored;
   }
   for (const char* key : {"scfind.kernelsXY", "scfind.kernelsZ", "scfind.statistic", "scfind.fluxRange"})
-    if (vm.count(key)) values[key] = vm[key].as<std::string>();
+    if (vm.count(key)) {
+      values[key] = vm[key].as<std::string>();
+      where.erase(key);
+    }
   for (const char* key : {"scfind.threshold", "scfind.replacement"}) {
     if (vm.count(key)) {
       std::ostringstream s;
       s.precision(17);
       s << vm[key].as<double>();
       values[key] = s.str();
+      where.erase(key);
     }
   }
+  // A bad value from the parameter file is reported with its file and line.
+  auto given_at = [&](const UsageError& e) -> UsageError {
+    const std::string text = std::string(e.what()) + " " + e.hint();
+    for (const auto& [key, at] : where)
+      if (text.find(key) != std::string::npos) return UsageError(at + ": " + e.what(), e.hint());
+    return e;
+  };
   auto& p = o.parameters;
-  if (values.count("scfind.enable"))
-    AS_EXPECTS(parse_bool("scfind.enable", values["scfind.enable"]), UsageError,
-               "scfind.enable is false: nothing to do", "set scfind.enable = true in the parameter file");
-  if (values.count("scfind.kernelsXY"))
-    p.kernels_xy = parse_list<double>("scfind.kernelsXY", values["scfind.kernelsXY"]);
-  if (values.count("scfind.kernelsZ"))
-    p.kernels_z = parse_list<std::size_t>("scfind.kernelsZ", values["scfind.kernelsZ"]);
-  if (values.count("scfind.threshold")) p.threshold = parse_number("scfind.threshold", values["scfind.threshold"]);
-  if (values.count("scfind.replacement"))
-    p.replacement = parse_number("scfind.replacement", values["scfind.replacement"]);
-  if (values.count("scfind.statistic")) p.statistic = parse_statistic(values["scfind.statistic"]);
-  if (values.count("scfind.fluxRange")) p.flux_range = parse_flux_range(values["scfind.fluxRange"]);
-  validate(p);
+  try {
+    if (values.count("scfind.enable"))
+      AS_EXPECTS(parse_bool("scfind.enable", values["scfind.enable"]), UsageError,
+                 "scfind.enable is false: nothing to do", "set scfind.enable = true in the parameter file");
+    if (values.count("scfind.kernelsXY"))
+      p.kernels_xy = parse_list<double>("scfind.kernelsXY", values["scfind.kernelsXY"]);
+    if (values.count("scfind.kernelsZ"))
+      p.kernels_z = parse_list<std::size_t>("scfind.kernelsZ", values["scfind.kernelsZ"]);
+    if (values.count("scfind.threshold")) p.threshold = parse_number("scfind.threshold", values["scfind.threshold"]);
+    if (values.count("scfind.replacement"))
+      p.replacement = parse_number("scfind.replacement", values["scfind.replacement"]);
+    if (values.count("scfind.statistic")) p.statistic = parse_statistic(values["scfind.statistic"]);
+    if (values.count("scfind.fluxRange")) p.flux_range = parse_flux_range(values["scfind.fluxRange"]);
+    validate(p);
+  } catch (const UsageError& e) {
+    throw given_at(e);
+  }
 
   if (vm.count("input")) {
     o.input = vm["input"].as<std::string>();

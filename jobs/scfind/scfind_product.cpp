@@ -125,7 +125,7 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
     const std::uint64_t rows = rank == 0 ? n : 0;  // one rank writes the small tables
     h5::write_rows(fwhm.get(), H5T_NATIVE_DOUBLE, 0, rows, fwhms.data());
     h5::write_rows(width.get(), H5T_NATIVE_INT64, 0, rows, widths.data());
-    h5::check(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");  // from here on only raw data changes
+    h5::flush(f);  // on disk as "incomplete" from the start; from here on only raw data changes
   }
   files_->durable = io::PosixFile(options.output, O_RDWR);
 }
@@ -188,7 +188,9 @@ void ScfindProduct::write_mask(std::size_t z0, std::span<const std::uint8_t> mas
   h5::write_hyperslab(files_->mask.get(), H5T_NATIVE_UINT8, {z0, 0, 0}, {channels, cube_.ny, cube_.nx}, mask.data(),
                       h5::Transfer::independent);
   if (!options_.fits_mask.empty()) {
-    if (!files_->fits) files_->fits.emplace(options_.fits_mask + ".part", cube_, comm_, true);
+    // Created only now: the writer lays out NAME.part and renames it when whole (io/cube.hpp), and
+    // the path was checked when the run started.
+    if (!files_->fits) files_->fits.emplace(options_.fits_mask, cube_, comm_, true);
     files_->fits->write_channels(z0, mask);
   }
 }
@@ -197,8 +199,7 @@ void ScfindProduct::close() {
   files_->fits.reset();
   files_->mask = h5::Id();
   files_->noise = h5::Id();
-  if (files_->file.valid()) h5::check(H5Fflush(files_->file.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-  files_->file = h5::Id();
+  if (files_->file.valid()) h5::close_file(files_->file);
 }
 
 void ScfindProduct::finish(std::span<const double> noise, const ScfindSummary& summary, std::size_t cadence) {
@@ -209,21 +210,14 @@ void ScfindProduct::finish(std::span<const double> noise, const ScfindSummary& s
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   write_noise(noise.first(rank == 0 ? noise.size() : 0));  // one rank writes the small table
-  if (files_->fits) {
-    files_->fits->close();
-    files_->fits.reset();
-    mpi::on_root_then_share_failure(comm_, [&] {
-      std::error_code ec;
-      std::filesystem::rename(options_.fits_mask + ".part", options_.fits_mask, ec);
-      AS_EXPECTS(!ec, OutputError,
-                 "cannot rename '" + options_.fits_mask + ".part' to '" + options_.fits_mask + "': " + ec.message(),
-                 "check the output directory's permissions and free space");
-    });
-  }
+  // Everything on disk before either file says it is complete: a full disk fails here (exit 4),
+  // leaving the product "incomplete" and the FITS mask under its temporary name.
+  h5::flush(f);
+  if (files_->fits) files_->fits->close();
   h5::set_attribute(f, "status", std::string("complete"));
   files_->mask = h5::Id();
   files_->noise = h5::Id();
-  files_->file = h5::Id();
+  h5::close_file(files_->file);
 }
 
 }  // namespace astrosweep::scfind

@@ -11,6 +11,14 @@ namespace astrosweep::scfind {
 
 namespace {
 
+// A line as it may be shown in a one-line message: damaged bytes as '?', at most 60 characters.
+std::string shown(const std::string& text) {
+  std::string out = text.substr(0, 60);
+  for (char& c : out)
+    if (c < 32 || c > 126) c = '?';
+  return text.size() > 60 ? out + "..." : out;
+}
+
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return {};
@@ -45,13 +53,14 @@ SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
     if (text.empty()) continue;
     const auto eq = text.find('=');
     AS_EXPECTS(eq != std::string::npos, InputError,
-               path + ":" + std::to_string(number) + ": expected 'key = value', found '" + text + "'",
+               path + ":" + std::to_string(number) + ": expected 'key = value', found '" + shown(text) + "'",
                "SoFiA-2 parameter files have one 'key = value' per line; '#' starts a comment");
     const std::string key = trim(text.substr(0, eq));
     const std::string value = trim(text.substr(eq + 1));
     AS_EXPECTS(!key.empty(), InputError, path + ":" + std::to_string(number) + ": missing key before '='");
     if (std::find(used_keys.begin(), used_keys.end(), key) != used_keys.end()) {
       file.values[key] = value;
+      file.where[key] = path + ":" + std::to_string(number);
     } else if (std::find(refused_when_true.begin(), refused_when_true.end(), key) != refused_when_true.end()) {
       const bool off = value.empty() || value == "false";
       AS_EXPECTS(

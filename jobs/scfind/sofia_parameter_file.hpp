@@ -11,6 +11,7 @@ namespace astrosweep::scfind {
 
 struct SofiaParameterFile {
   std::map<std::string, std::string> values;  ///< keys astrosweep uses, as written
+  std::map<std::string, std::string> where;   ///< "FILE:LINE" of each value, for messages about it
   std::vector<std::string> ignored;           ///< keys of later stages, for one note to the user
 };
 

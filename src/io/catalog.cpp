@@ -53,6 +53,12 @@ bool looks_like_fits(const std::string& path) {
   return std::string(head) == "SIMPLE  ";
 }
 
+bool ends_with(const std::string& path, std::initializer_list<const char*> suffixes) {
+  for (const char* s : suffixes)
+    if (path.ends_with(s)) return true;
+  return false;
+}
+
 }  // namespace
 
 ResolvedInputs resolve_inputs(const CatalogOptions& options) {
@@ -74,12 +80,25 @@ ResolvedInputs resolve_inputs(const CatalogOptions& options) {
   if (r.format == InputFormat::automatic) {
     const auto& first = r.paths.front();
     std::error_code ec;
+    // By content first; a file whose content is no format (empty, damaged) by its name, so the
+    // message comes from the reader of the format the user meant.
     if (r.paths.size() == 1 && h5::is_hdf5(first))
       r.format = InputFormat::hdf5;
     else if (std::filesystem::is_directory(first, ec) || looks_like_fits(first))
       r.format = InputFormat::fits;
+    else if (r.paths.size() == 1 && ends_with(first, {".h5", ".hdf5", ".he5"}))
+      r.format = InputFormat::hdf5;
+    else if (ends_with(first, {".fits", ".fit", ".fts", ".fits.gz"}))
+      r.format = InputFormat::fits;
     else
       r.format = InputFormat::csv;
+  }
+  for (const auto& p : r.paths) {
+    std::error_code ec;
+    AS_EXPECTS(r.format == InputFormat::csv || !std::filesystem::is_regular_file(p, ec) ||
+                   std::filesystem::file_size(p, ec) > 0,
+               InputError, "input '" + p + "' is empty (0 bytes)",
+               "the file is incomplete (an interrupted copy or download?); copy it again");
   }
   AS_EXPECTS(r.format == InputFormat::fits || r.paths.size() == 1, UsageError,
              std::string("the ") + input_format_name(r.format) + " format reads one input file, " +

@@ -1,6 +1,8 @@
 #include "io/csv_light_curves.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,8 +23,11 @@ std::string read_whole_file(const std::string& path) {
   AS_EXPECTS(!fs::is_directory(path, ec), InputError,
              "input '" + path + "' is a directory, but the CSV format reads one file",
              "give the file itself, or use --format fits for a directory of FITS light curves");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  AS_EXPECTS(in.good(), InputError, "cannot read input file '" + path + "'", "check its permissions");
+  AS_EXPECTS(in.good(), InputError,
+             "cannot read input file '" + path + "'" + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""),
+             "check its permissions (it must be readable by the user running astrosweep)");
   std::ostringstream contents;
   contents << in.rdbuf();
   AS_EXPECTS(!in.bad(), InputError, "reading '" + path + "' failed");
@@ -46,11 +51,23 @@ int split_fields(std::string_view line, std::string_view (&fields)[5]) {
   return n;
 }
 
+enum class Parsed { ok, not_a_number, out_of_range };
+
 template <class T>
-bool parse(std::string_view s, T& out) {
+Parsed parse(std::string_view s, T& out) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && end == s.data() + s.size();
+  if (end != s.data() + s.size()) return Parsed::not_a_number;
+  if (ec == std::errc::result_out_of_range) return Parsed::out_of_range;
+  return ec == std::errc() ? Parsed::ok : Parsed::not_a_number;
+}
+
+// A field as it may be shown in a one-line message: damaged bytes as '?', at most 40 characters.
+std::string shown(std::string_view field) {
+  std::string text(field.substr(0, 40));
+  for (char& c : text)
+    if (c < 32 || c > 126) c = '?';
+  return field.size() > 40 ? text + "..." : text;
 }
 
 }  // namespace
@@ -97,14 +114,17 @@ CsvRead read_csv_light_curves(const std::string& path) {
                "every line must have the same columns 'id, t, y[, dy]'");
     std::int64_t id = 0;
     double v[3] = {0, 0, 0};
-    AS_EXPECTS(parse(f[0], id), InputError,
-               where(line_no) + ": object id '" + std::string(f[0]) + "' is not an integer",
-               "ids must be 64-bit integers");
-    for (int c = 1; c < n; ++c)
-      AS_EXPECTS(
-          parse(f[c], v[c - 1]), InputError,
-          where(line_no) + ": column " + std::to_string(c + 1) + " value '" + std::string(f[c]) + "' is not a number",
-          "fix or remove the line (nan is accepted and counted as a non-finite value)");
+    AS_EXPECTS(parse(f[0], id) == Parsed::ok, InputError,
+               where(line_no) + ": object id '" + shown(f[0]) + "' is not an integer",
+               "ids must be 64-bit integers; a header line must start with '#'");
+    for (int c = 1; c < n; ++c) {
+      const Parsed parsed = parse(f[c], v[c - 1]);
+      AS_EXPECTS(parsed == Parsed::ok, InputError,
+                 where(line_no) + ": column " + std::to_string(c + 1) + " value '" + shown(f[c]) +
+                     (parsed == Parsed::out_of_range ? "' is outside the range of a double (magnitudes 1e-308 to 1e308)"
+                                                     : "' is not a number"),
+                 "fix or remove the line (nan is accepted and counted as a non-finite value)");
+    }
 
     if (block.ids.empty() || block.ids.back() != id) {
       auto [it, inserted] = first_line_of.emplace(id, line_no);

@@ -48,8 +48,10 @@ ChannelReadCounts read_cube_channels(const CubeInfo& info, std::size_t z0, std::
 /// BITPIX set to 8, NAXIS1..3 set to the cube's shape, BSCALE/BZERO/BLANK/DATAMIN/DATAMAX/BUNIT
 /// (and CHECKSUM/DATASUM, which would be wrong) dropped; a minimal header for an HDF5 input. Rank
 /// 0 writes the header and sizes the file (zero bytes, padded to 2880); every rank then writes
-/// its channels through MPI-IO into the data unit. Construction, write_channels() and close() are
-/// collective over `comm`, which must outlive the writer.
+/// its channels through MPI-IO into the data unit. The file is written as PATH.part and renamed to
+/// PATH by close(), so a mask under its own name is always complete; a writer destroyed without
+/// close() (an error) removes PATH.part. Construction, write_channels() and close() are collective
+/// over `comm`, which must outlive the writer.
 class FitsMaskWriter {
  public:
   /// Throws, on every rank alike, an Error with ExitCode::output (an mpi::SharedError found by
@@ -62,13 +64,15 @@ class FitsMaskWriter {
   /// Writes channels [z0, z0 + mask.size() / (nx·ny)); collective (a rank with nothing passes an
   /// empty span). Throws OutputError on every rank when a write failed on any.
   void write_channels(std::size_t z0, std::span<const std::uint8_t> mask);
-  /// Collective; the file is complete (padded to 2880 bytes) afterwards.
+  /// Collective; the file is complete (padded to 2880 bytes) and has its name afterwards.
   void close();
   /// Byte offset of the data unit (the header's size, a multiple of 2880).
   [[nodiscard]] std::uint64_t data_offset() const noexcept { return data_offset_; }
 
  private:
   std::string path_;
+  std::string part_;  ///< the name while it is written
+  bool completed_ = false;
   std::uint64_t data_offset_ = 0;
   std::uint64_t plane_ = 0;
   std::uint64_t nz_ = 0;

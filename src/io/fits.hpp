@@ -25,9 +25,16 @@ class File {
 
   /// Throws InputError "<path>: <what>: <cfitsio text>" when status is non-zero.
   void check(int status, const std::string& what) const;
-  /// Header keyword of the current HDU, if present.
+  /// Header keyword of the current HDU, if present (a value that is not valid FITS: InputError).
   [[nodiscard]] std::optional<std::string> keyword(const std::string& name) const;
+  /// A numeric keyword of the current HDU, if present; InputError naming the file, HDU and keyword
+  /// when its value is not a number (a damaged BSCALE must not silently become 1).
   [[nodiscard]] std::optional<double> keyword_double(const std::string& name) const;
+  /// Throws InputError naming the file, HDU and card when a card of the current HDU's header holds
+  /// a byte that is not printable ASCII: a damaged header, which CFITSIO opens without complaint.
+  void check_header_cards() const;
+  /// "HDU n" of the current HDU (1 is the primary), for messages.
+  [[nodiscard]] std::string hdu_name() const;
 
  private:
   fitsfile* fptr_ = nullptr;

@@ -163,6 +163,7 @@ ChannelReadCounts read_pieces(const std::string& path, std::uint64_t data_start,
 
 CubeInfo read_fits_cube_info(const std::string& path) {
   fits::File f(path, fits::Name::disk_file);
+  f.check_header_cards();  // the cards go into the FITS mask: a damaged one is refused here
   int status = 0, bitpix = 0, naxis = 0;
   LONGLONG naxes[9] = {};
   fits_get_img_paramll(f.get(), 9, &bitpix, &naxis, naxes, &status);
@@ -204,6 +205,7 @@ CubeInfo read_fits_cube_info(const std::string& path) {
              "the file is incomplete (an interrupted copy or download?); copy it again");
 
   info.header_cards = read_cards(f);
+  (void)read_scaling(f, bitpix);  // a damaged BSCALE/BZERO/BLANK stops the job here, found by rank 0
   return info;
 }
 

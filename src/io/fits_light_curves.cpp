@@ -41,9 +41,18 @@ int find_column(const fits::File& f, const std::string& name) {
 }
 
 std::vector<double> read_double_column(const fits::File& f, int col, long n_rows, const std::string& name) {
+  int status = 0;
+  int type = 0;
+  long repeat = 0, width = 0;
+  fits_get_eqcoltype(f.get(), col, &type, &repeat, &width, &status);
+  f.check(status, "reading the type of column " + name);
+  AS_EXPECTS(type != TSTRING && type != TLOGICAL && type != TBIT, InputError,
+             f.path() + ": " + f.hdu_name() + ": column " + name + " holds " + (type == TSTRING ? "text" : "flags") +
+                 " (TFORM" + std::to_string(col) + " = " + f.keyword("TFORM" + std::to_string(col)).value_or("?") +
+                 "), not numbers",
+             "the file is not a TESS/Kepler light curve, or the column was written wrongly; check --flux-column");
   std::vector<double> v(static_cast<std::size_t>(n_rows));
   if (n_rows == 0) return v;
-  int status = 0;
   int any_null = 0;
   double null_value = std::nan("");
   fits_read_col(f.get(), TDOUBLE, col, 1, 1, n_rows, &null_value, v.data(), &any_null, &status);
@@ -51,12 +60,36 @@ std::vector<double> read_double_column(const fits::File& f, int col, long n_rows
   return v;
 }
 
+// The message when no light-curve table can be found: a file that goes on after the HDUs CFITSIO
+// could read has a damaged extension header (a missing END card, an invalid NAXIS), which is not
+// the same as a file that simply has no table.
+std::string missing_table_message(const fits::File& f, int n_hdus) {
+  int status = 0, type = 0;
+  LONGLONG header_start = 0, data_start = 0, data_end = 0;
+  fits_movabs_hdu(f.get(), n_hdus, &type, &status);
+  fits_get_hduaddrll(f.get(), &header_start, &data_start, &data_end, &status);
+  fits_clear_errmsg();
+  std::error_code ec;
+  const bool plain = !f.path().ends_with(".gz") && std::filesystem::is_regular_file(f.path(), ec);
+  const auto bytes = plain ? std::filesystem::file_size(f.path(), ec) : 0;
+  if (status == 0 && plain && !ec && bytes > static_cast<std::uintmax_t>(data_end))
+    return f.path() + ": no light-curve table can be read: the file goes on for " +
+           std::to_string(bytes - static_cast<std::uintmax_t>(data_end)) + " bytes after its last readable HDU (" +
+           std::to_string(n_hdus) + "), so an extension header is damaged (a missing END card or an invalid " +
+           "keyword such as NAXIS)";
+  return f.path() + ": no binary table (light-curve extension) found";
+}
+
 OneFile read_one(const std::string& path, const FitsReadOptions& options) {
   fits::File f(path);
+  f.check_header_cards();
   OneFile out;
   // Target id lives in the primary header.
   for (const char* key : {"TICID", "KEPLERID"}) {
     if (auto v = f.keyword_double(key)) {
+      AS_EXPECTS(*v == std::trunc(*v) && std::abs(*v) < 9.2e18, InputError,
+                 path + ": HDU 1: " + key + " = " + std::to_string(*v) + " is not a whole number that fits an id",
+                 "repair the keyword; object ids are 64-bit integers");
       out.id = static_cast<std::int64_t>(*v);
       out.has_id = true;
       break;
@@ -73,8 +106,9 @@ OneFile read_one(const std::string& path, const FitsReadOptions& options) {
     f.check(status, "moving to HDU " + std::to_string(h));
     if (type == BINARY_TBL) table_hdu = h;
   }
-  AS_EXPECTS(table_hdu != 0, InputError, path + ": no binary table (light-curve extension) found",
-             "give TESS/Kepler light-curve files (*_lc.fits, *llc.fits), not target pixel files or images");
+  AS_EXPECTS(table_hdu != 0, InputError, missing_table_message(f, n_hdus),
+             "give complete TESS/Kepler light-curve files (*_lc.fits, *llc.fits), not target pixel files or images");
+  f.check_header_cards();
 
   const int time_col = find_column(f, "TIME");
   AS_EXPECTS(time_col != 0, InputError, path + ": the light-curve table has no TIME column",

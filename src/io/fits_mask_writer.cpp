@@ -78,9 +78,10 @@ std::string mask_header(const CubeInfo& like) {
   return header;
 }
 
-// Rank 0 only: the file with its header and a zero data unit of the final size (sparse where the
-// file system allows), so ranks can write anywhere in it.
-void lay_out_file(const std::string& path, const std::string& header, std::uint64_t total, bool overwrite) {
+// Rank 0 only: the file (under its temporary name `part`) with its header and a zero data unit of
+// the final size (sparse where the file system allows), so ranks can write anywhere in it.
+void lay_out_file(const std::string& path, const std::string& part, const std::string& header, std::uint64_t total,
+                  bool overwrite) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path p(path);
@@ -93,16 +94,18 @@ void lay_out_file(const std::string& path, const std::string& header, std::uint6
                "give the mask a file name");
     AS_EXPECTS(overwrite, OutputError, "output '" + path + "' exists", "remove it, or pass --overwrite");
   }
+  AS_EXPECTS(!fs::is_directory(part, ec), OutputError, "'" + part + "' (the mask while it is written) is a directory",
+             "remove it, or give the mask another name");
   {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    AS_EXPECTS(out, OutputError, "cannot create '" + path + "': " + std::strerror(errno),
+    std::ofstream out(part, std::ios::binary | std::ios::trunc);
+    AS_EXPECTS(out, OutputError, "cannot create '" + part + "': " + std::strerror(errno),
                "check that the directory is writable");
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.close();
-    AS_EXPECTS(out, OutputError, "cannot write the header of '" + path + "'", "check the free space and quota");
+    AS_EXPECTS(out, OutputError, "cannot write the header of '" + part + "'", "check the free space and quota");
   }
-  fs::resize_file(p, total, ec);
-  AS_EXPECTS(!ec, OutputError, "cannot make '" + path + "' " + std::to_string(total) + " bytes long: " + ec.message(),
+  fs::resize_file(part, total, ec);
+  AS_EXPECTS(!ec, OutputError, "cannot make '" + part + "' " + std::to_string(total) + " bytes long: " + ec.message(),
              "check the free space and quota");
 }
 
@@ -123,18 +126,19 @@ bool all_ranks(MPI_Comm comm, bool ok) {
 }  // namespace
 
 FitsMaskWriter::FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite)
-    : path_(path), plane_(static_cast<std::uint64_t>(like.nx) * like.ny), nz_(like.nz), comm_(comm) {
+    : path_(path), part_(path + ".part"), plane_(static_cast<std::uint64_t>(like.nx) * like.ny), nz_(like.nz),
+      comm_(comm) {
   AS_ASSERT(plane_ > 0 && nz_ > 0);
   const std::string header = mask_header(like);
   data_offset_ = header.size();
   const std::uint64_t total = data_offset_ + padded(plane_ * nz_);
-  mpi::on_root_then_share_failure(comm, [&] { lay_out_file(path, header, total, overwrite); });
+  mpi::on_root_then_share_failure(comm, [&] { lay_out_file(path, part_, header, total, overwrite); });
 
-  const int rc = MPI_File_open(comm, path.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
+  const int rc = MPI_File_open(comm, part_.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
   if (rc != MPI_SUCCESS) file_ = MPI_FILE_NULL;
   // A rank that opened the file must not go on alone to collective writes: all fail together.
   if (!all_ranks(comm, rc == MPI_SUCCESS))
-    throw OutputError("cannot open '" + path + "' for parallel writing" +
+    throw OutputError("cannot open '" + part_ + "' for parallel writing" +
                           (rc != MPI_SUCCESS ? ": " + mpi_error_text(rc) : std::string(" on every rank")),
                       "the output must be on a file system that every rank can reach");
 }
@@ -143,7 +147,14 @@ FitsMaskWriter::~FitsMaskWriter() {
   // Closing is collective: not while one rank unwinds an error, nor after MPI has ended.
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (file_ != MPI_FILE_NULL && !finalized && !mpi::unwinding_in_parallel()) MPI_File_close(&file_);
+  if (finalized || completed_) return;
+  if (file_ != MPI_FILE_NULL && !mpi::unwinding_in_parallel()) MPI_File_close(&file_);
+  // Never closed: the mask is not complete, and rank 0 removes its temporary file (unlinking is
+  // safe while other ranks still have it open). A run killed outright leaves NAME.part behind.
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  std::error_code ec;
+  if (rank == 0) std::filesystem::remove(part_, ec);
 }
 
 void FitsMaskWriter::write_channels(std::size_t z0, std::span<const std::uint8_t> mask) {
@@ -167,19 +178,28 @@ void FitsMaskWriter::write_channels(std::size_t z0, std::span<const std::uint8_t
     if (rc != MPI_SUCCESS && failure == MPI_SUCCESS) failure = rc;
   }
   if (!all_ranks(comm_, failure == MPI_SUCCESS))
-    throw OutputError("writing the mask to '" + path_ + "' failed" +
+    throw OutputError("writing the mask to '" + part_ + "' failed" +
                           (failure != MPI_SUCCESS ? ": " + mpi_error_text(failure) : std::string(" on another rank")),
                       "check the free space and quota of the output file system");
 }
 
 void FitsMaskWriter::close() {
-  if (file_ == MPI_FILE_NULL) return;
-  const int rc = MPI_File_close(&file_);
+  if (completed_) return;
+  const int rc = file_ == MPI_FILE_NULL ? MPI_SUCCESS : MPI_File_close(&file_);
   file_ = MPI_FILE_NULL;
   if (!all_ranks(comm_, rc == MPI_SUCCESS))
-    throw OutputError("closing '" + path_ + "' failed" +
+    throw OutputError("closing '" + part_ + "' failed" +
                           (rc != MPI_SUCCESS ? ": " + mpi_error_text(rc) : std::string(" on another rank")),
                       "check the free space and quota of the output file system");
+  // Complete: the mask takes its name (replacing an older file only now, with --overwrite).
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  std::error_code ec;
+  if (rank == 0) std::filesystem::rename(part_, path_, ec);
+  if (!all_ranks(comm_, !ec))
+    throw OutputError("cannot rename '" + part_ + "' to '" + path_ + "'" + (ec ? ": " + ec.message() : std::string()),
+                      "the complete mask is in '" + part_ + "'; rename it yourself");
+  completed_ = true;
 }
 
 }  // namespace astrosweep::io

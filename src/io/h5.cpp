@@ -1,6 +1,8 @@
 #include "io/h5.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -41,6 +43,11 @@ Id& Id::operator=(Id&& other) noexcept {
     other.id_ = H5I_INVALID_HID;
   }
   return *this;
+}
+hid_t Id::release() noexcept {
+  const hid_t id = id_;
+  id_ = H5I_INVALID_HID;
+  return id;
 }
 void Id::reset() noexcept {
   // Closing may be collective (files opened through MPI-IO): not while one rank unwinds an error.
@@ -86,9 +93,52 @@ hid_t native_type<std::int16_t>() {
 }
 
 bool is_hdf5(const std::string& path) {
+  silence_library_errors();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
   return H5Fis_hdf5(path.c_str()) > 0;
+}
+
+namespace {
+// The system's reason for a failed file operation, when the last one set errno to something a
+// user can act on; HDF5 and MPI-IO keep errno from the failing call but do not report it.
+std::string system_reason(int error) {
+  switch (error) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+    case EIO:
+    case EROFS:
+    case EACCES:
+    case EPERM:
+    case EISDIR: return std::string(": ") + std::strerror(error);
+    default: return {};
+  }
+}
+
+constexpr const char* write_hint = "check the free space and quota of the output's file system (and 'ulimit -f'), "
+                                   "then run again; the product is not marked complete";
+}  // namespace
+
+std::string name_of(hid_t object) {
+  std::string file(static_cast<std::size_t>(std::max<ssize_t>(H5Fget_name(object, nullptr, 0), 0)), '\0');
+  if (!file.empty()) H5Fget_name(object, file.data(), file.size() + 1);
+  std::string path(static_cast<std::size_t>(std::max<ssize_t>(H5Iget_name(object, nullptr, 0), 0)), '\0');
+  if (!path.empty()) H5Iget_name(object, path.data(), path.size() + 1);
+  return path.empty() || path == "/" ? file : file + ":" + path;
+}
+
+void flush(hid_t file) {
+  errno = 0;
+  if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+    throw OutputError("writing '" + name_of(file) + "' failed" + system_reason(errno), write_hint);
+}
+
+void close_file(Id& file) {
+  const std::string name = name_of(file.get());
+  errno = 0;
+  if (H5Fclose(file.release()) < 0)
+    throw OutputError("writing '" + name + "' failed when closing it" + system_reason(errno), write_hint);
 }
 
 Id open_file(const std::string& path, Access access, MPI_Comm comm) {
@@ -101,21 +151,24 @@ Id open_file(const std::string& path, Access access, MPI_Comm comm) {
     check(H5Pset_coll_metadata_write(fapl.get(), true), "H5Pset_coll_metadata_write");
   }
   hid_t id = H5I_INVALID_HID;
+  errno = 0;
   if (access == Access::read) {
     id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
     if (id < 0)
-      throw InputError("cannot open HDF5 file '" + path + "'", "check that it exists, is readable and is an HDF5 file");
+      throw InputError("cannot open HDF5 file '" + path + "'" + system_reason(errno),
+                       "check that it exists, is readable and is a complete HDF5 file (a truncated or damaged "
+                       "file cannot be opened: copy or create it again)");
   } else if (access == Access::read_write) {
     id = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get());
     if (id < 0)
-      throw OutputError("cannot open '" + path + "' to continue writing it",
+      throw OutputError("cannot open '" + path + "' to continue writing it" + system_reason(errno),
                         "check that it is an HDF5 file and that it and its directory are writable");
   } else {
     Id fcpl(H5Pcreate(H5P_FILE_CREATE));
     // Attribute order tracking off and no timestamps: identical runs give identical bytes.
     id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get());
     if (id < 0)
-      throw OutputError("cannot create output file '" + path + "'",
+      throw OutputError("cannot create output file '" + path + "'" + system_reason(errno),
                         "check that the directory exists and is writable and that there is free space");
   }
   return Id(id);
@@ -141,7 +194,7 @@ Id create_group(hid_t loc, const std::string& name) {
 
 Id open_group(hid_t loc, const std::string& name) {
   hid_t id = H5Gopen2(loc, name.c_str(), H5P_DEFAULT);
-  if (id < 0) throw InputError("HDF5 group '" + name + "' is missing");
+  if (id < 0) throw InputError(name_of(loc) + ": HDF5 group '" + name + "' is missing");
   return Id(id);
 }
 
@@ -184,7 +237,7 @@ Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const 
 
 Id open_dataset(hid_t loc, const std::string& name) {
   hid_t id = H5Dopen2(loc, name.c_str(), H5P_DEFAULT);
-  if (id < 0) throw InputError("HDF5 dataset '" + name + "' is missing");
+  if (id < 0) throw InputError(name_of(loc) + ": HDF5 dataset '" + name + "' is missing");
   return Id(id);
 }
 
@@ -257,8 +310,9 @@ void write_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>
                      const std::vector<std::uint64_t>& count, const void* data, Transfer transfer) {
   auto [file_space, mem_space] = select(dataset, offset, count);
   Id dxpl = transfer_properties(dataset, transfer);
+  errno = 0;
   if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), dxpl.get(), data) < 0)
-    throw OutputError("writing to the output product failed (disk full or file system error?)");
+    throw OutputError("writing '" + name_of(dataset) + "' failed" + system_reason(errno), write_hint);
 }
 
 void read_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
@@ -266,7 +320,9 @@ void read_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>&
   auto [file_space, mem_space] = select(dataset, offset, count);
   Id dxpl = transfer_properties(dataset, transfer);
   if (H5Dread(dataset, type, mem_space.get(), file_space.get(), dxpl.get(), data) < 0)
-    throw InputError("reading an HDF5 dataset failed (truncated or corrupted file?)");
+    throw InputError("reading '" + name_of(dataset) + "' failed",
+                     "the file may be truncated or damaged, or the dataset's type is not numeric; copy or create "
+                     "it again");
 }
 
 void write_block(hid_t dataset, hid_t type, std::uint64_t row0, std::uint64_t n_rows, std::uint64_t col0,

@@ -26,6 +26,8 @@ class Id {
   Id& operator=(const Id&) = delete;
   [[nodiscard]] hid_t get() const noexcept { return id_; }
   [[nodiscard]] bool valid() const noexcept { return id_ >= 0; }
+  /// Gives up ownership: the caller closes the identifier.
+  [[nodiscard]] hid_t release() noexcept;
 
  private:
   void reset() noexcept;
@@ -45,6 +47,14 @@ enum class Access { read, read_write, create_truncate };
 Id open_file(const std::string& path, Access access, MPI_Comm comm = MPI_COMM_NULL);
 /// True when `path` exists and is an HDF5 file.
 bool is_hdf5(const std::string& path);
+/// Writes everything HDF5 holds in memory for `file` to disk (collective through MPI-IO); throws
+/// OutputError naming the file when that fails (disk full, quota, file-size limit).
+void flush(hid_t file);
+/// Closes `file` now, which must be its last open identifier, and throws OutputError naming it
+/// when the final writes fail; `file` is empty afterwards. Collective through MPI-IO.
+void close_file(Id& file);
+/// "FILE:/path" of an HDF5 object, for messages.
+std::string name_of(hid_t object);
 
 Id create_group(hid_t loc, const std::string& name);
 Id open_group(hid_t loc, const std::string& name);
@@ -68,11 +78,13 @@ enum class Transfer { independent, collective };
 
 /// Writes the block [offset, offset + count) of a dataset of any rank (one entry per dimension, C
 /// order: the last dimension fastest) from `data`, packed in that order. A zero in `count` writes
-/// nothing. Throws OutputError when HDF5 fails (disk full, file not writable).
+/// nothing. Throws OutputError naming the file and dataset when HDF5 fails (disk full, file not
+/// writable).
 void write_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
                      const std::vector<std::uint64_t>& count, const void* data,
                      Transfer transfer = Transfer::independent);
-/// Reads the block [offset, offset + count) into `data`, packed; throws InputError when HDF5 fails.
+/// Reads the block [offset, offset + count) into `data`, packed; throws InputError naming the file
+/// and dataset when HDF5 fails.
 void read_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,
                     const std::vector<std::uint64_t>& count, void* data, Transfer transfer = Transfer::independent);
 

@@ -43,6 +43,27 @@ void write_h5_catalog(const std::string& path, const LightCurveBlock& block, con
   if (block.has_errors()) put(points.get(), "dy", block.dy);
 }
 
+namespace {
+
+constexpr const char* rebuild_hint =
+    "re-create the catalog with 'astrosweep convert' (docs/formats.md has the layout other writers must follow)";
+
+// A catalog dataset must be a 1-D column of numbers: anything else would be read into the wrong
+// amount of memory or converted into garbage. Returns its length.
+std::uint64_t column_length(const std::string& path, hid_t dataset, const std::string& name) {
+  const auto d = h5::dims(dataset);
+  AS_EXPECTS(d.size() == 1, InputError,
+             "'" + path + "': catalog dataset /" + name + " has " + std::to_string(d.size()) + " dimensions, not 1",
+             rebuild_hint);
+  h5::Id type(H5Dget_type(dataset));
+  const auto type_class = H5Tget_class(type.get());
+  AS_EXPECTS(type_class == H5T_INTEGER || type_class == H5T_FLOAT, InputError,
+             "'" + path + "': catalog dataset /" + name + " does not hold numbers", rebuild_hint);
+  return d[0];
+}
+
+}  // namespace
+
 H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
     : path_(path), file_(h5::open_file(path, h5::Access::read, comm)) {
   const auto format = h5::string_attribute(file_.get(), "format");
@@ -55,7 +76,7 @@ H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
   for (const char* name :
        {"objects/id", "objects/offset", "objects/count", "objects/t_min", "objects/t_max", "points/t", "points/y"})
     AS_EXPECTS(h5::exists(file_.get(), name), InputError,
-               "'" + path + "': catalog dataset /" + std::string(name) + " is missing");
+               "'" + path + "': catalog dataset /" + std::string(name) + " is missing", rebuild_hint);
   ids_ = h5::open_dataset(file_.get(), "objects/id");
   counts_ = h5::open_dataset(file_.get(), "objects/count");
   if (h5::exists(file_.get(), "objects/n_flagged")) n_flagged_ = h5::open_dataset(file_.get(), "objects/n_flagged");
@@ -65,6 +86,20 @@ H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
 }
 
 CatalogIndex H5Catalog::read_index() const {
+  // Shapes and types first (rank 0 alone, before any rank reads rows).
+  const std::uint64_t n_objects = column_length(path_, ids_.get(), "objects/id");
+  for (const char* name : {"objects/offset", "objects/count", "objects/t_min", "objects/t_max", "objects/n_flagged"}) {
+    if (!h5::exists(file_.get(), name)) continue;
+    h5::Id column = h5::open_dataset(file_.get(), name);
+    AS_EXPECTS(column_length(path_, column.get(), name) == n_objects, InputError,
+               "'" + path_ + "': /" + name + " and /objects/id have different lengths", rebuild_hint);
+  }
+  const std::uint64_t n_rows = column_length(path_, t_.get(), "points/t");
+  for (const auto& [column, name] : {std::pair{&y_, "points/y"}, std::pair{&dy_, "points/dy"}})
+    if (column->valid())
+      AS_EXPECTS(column_length(path_, column->get(), name) == n_rows, InputError,
+                 "'" + path_ + "': /" + name + " and /points/t have different lengths", rebuild_hint);
+
   CatalogIndex index;
   index.ids = h5::read_all<std::int64_t>(file_.get(), "objects/id");
   index.counts = h5::read_all<std::uint64_t>(file_.get(), "objects/count");
@@ -74,6 +109,8 @@ CatalogIndex H5Catalog::read_index() const {
   index.has_errors = dy_.valid();
   index.time_reference = h5::string_attribute(file_.get(), "time_reference").value_or("");
   const std::size_t n = index.ids.size();
+  AS_EXPECTS(n > 0, InputError, "'" + path_ + "' is a catalog without objects",
+             "convert an input that has light curves in it");
   AS_EXPECTS(index.counts.size() == n && offsets.size() == n && index.t_min.size() == n && index.t_max.size() == n,
              InputError, "'" + path_ + "': the /objects datasets have different lengths");
   std::uint64_t row = 0;
@@ -87,7 +124,8 @@ CatalogIndex H5Catalog::read_index() const {
   const auto d = h5::dims(t_.get());
   AS_EXPECTS(!d.empty() && d[0] == row, InputError,
              "'" + path_ + "': /points/t has " + std::to_string(d.empty() ? 0 : d[0]) + " rows but the objects count " +
-                 std::to_string(row));
+                 std::to_string(row),
+             rebuild_hint);
   require_unique_ids(index.ids, path_);
   return index;
 }

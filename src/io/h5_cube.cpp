@@ -54,11 +54,7 @@ void read_channel_groups(const CubeInfo& info, hid_t dataset, std::size_t z0, st
       raw = part.data();
     else
       raw = buffer.data();
-    try {
-      h5::read_hyperslab(dataset, h5::native_type<Raw>(), {z, 0, 0}, {n, info.ny, info.nx}, raw);
-    } catch (const InputError& e) {
-      throw InputError(where(info) + ": " + e.what(), "the file may be truncated or corrupted; copy it again");
-    }
+    h5::read_hyperslab(dataset, h5::native_type<Raw>(), {z, 0, 0}, {n, info.ny, info.nx}, raw);  // names the file
     convert(std::span<const Raw>(raw, part.size()), part);
   }
 }

@@ -20,8 +20,11 @@ void check_output_path(const std::string& path, bool overwrite, const std::strin
   }
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  AS_EXPECTS(fs::is_directory(dir, ec), OutputError, "the directory of output '" + path + "' does not exist",
+  AS_EXPECTS(fs::exists(dir, ec), OutputError, "the directory of output '" + path + "' does not exist",
              "create it first");
+  AS_EXPECTS(fs::is_directory(dir, ec), OutputError,
+             "output '" + path + "': '" + dir.string() + "' is not a directory but a file",
+             "give " + option + " a path inside a directory");
   AS_EXPECTS(access(dir.c_str(), W_OK) == 0, OutputError, "the directory of output '" + path + "' is not writable",
              "choose a writable location for " + option);
 }

@@ -417,6 +417,12 @@ int main(int argc, char** argv) {
     // No MPI here: this process forks mpiexec, and reads products with serial HDF5 only.
     fs::remove(o.product);
     fs::remove(journal_of(o));
+    if (o.job == "scfind") {  // its default FITS mask, beside the product, and its temporary name
+      const fs::path product(o.product);
+      const fs::path mask = product.parent_path() / (product.stem().string() + "_mask-raw.fits");
+      fs::remove(mask);
+      fs::remove(mask.string() + ".part");
+    }
     std::mt19937_64 rng(o.seed);
     std::printf("kill_and_resume %s, seed %llu\n", o.mode.c_str(), static_cast<unsigned long long>(o.seed));
     const int rounds = o.mode == "mismatch" ? 1 : o.rounds;

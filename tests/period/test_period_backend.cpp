@@ -134,5 +134,72 @@ TEST(PeriodBackend, UncomputableObjectsGetAStatusNotACrash) {
   EXPECT_TRUE(std::isfinite(r[4].best_frequency));
 }
 
+// Absurd magnitudes: every result is finite or carries a bit saying why not, in every precision.
+TEST(PeriodBackend, AbsurdValuesGiveFiniteResultsOrAStatus) {
+  io::LightCurveBlock block;
+  auto object = [&](std::int64_t id, double t_scale, double y_scale, double dy, double outlier_time = NAN) {
+    std::vector<double> t, y, e;
+    for (int k = 0; k < 40; ++k) {
+      t.push_back(k == 5 && !std::isnan(outlier_time) ? outlier_time : 0.37 * k * t_scale);
+      y.push_back(y_scale * std::sin(2 * M_PI * 0.37 * k / 1.3));
+      e.push_back(dy);
+    }
+    block.append(id, t, y, e);
+  };
+  object(1, 1, 1, 0.05);       // ordinary
+  object(2, 1, 1e300, 0.05);   // 1e300 fluxes
+  object(3, 1, 1, 1e300);      // 1e300 errors
+  object(4, 1, 1, 1e-300);     // 1e-300 errors
+  object(5, 1, 1e300, 1e300);  // both
+  object(6, 1, 1, 0.05, 1e300);  // one time of 1e300 days
+  object(7, 1e300, 1, 0.05);     // times in units of 1e300 days
+  for (Normalization n : {Normalization::standard, Normalization::psd})
+    for (Precision p : {Precision::fp64, Precision::fp32}) {
+      auto c = paper_grid(Model::generalized, p);
+      c.grid = {0.5, 23.5 / 1e3, 1000};
+      c.normalization = n;
+      const auto r = run(block, c);
+      const std::string what = std::string(name_of(n)) + " " + name_of(p);
+      for (const auto& o : r) {
+        const bool finite = std::isfinite(o.best_frequency) && std::isfinite(o.best_power) && o.best_power > 0;
+        EXPECT_TRUE(finite || (o.status & (status_time_span_out_of_range | status_power_out_of_range)))
+            << what << " object " << o.id;
+        if (!finite) {
+          EXPECT_TRUE(std::isnan(o.best_frequency) && std::isnan(o.fap)) << what << " object " << o.id;
+        }
+      }
+      // Scaled fluxes and errors find the ordinary object's period.
+      for (int i : {1, 2, 3, 4}) {
+        if (!(r[i].status & status_power_out_of_range)) {
+          EXPECT_EQ(r[i].best_frequency, r[0].best_frequency) << what;
+        }
+        if (n == Normalization::standard) {
+          EXPECT_EQ(r[i].status, 0u) << what << " object " << r[i].id;
+        }
+      }
+      EXPECT_EQ(r[5].status, status_time_span_out_of_range) << what;
+      EXPECT_EQ(r[6].status, status_time_span_out_of_range) << what;
+      EXPECT_EQ(r[5].n_points, 40u);
+      EXPECT_TRUE(std::isnan(r[5].t_ref));
+    }
+}
+
+// The phase-precision limit depends on the grid: times of 1e8 days are fine up to 1 cycle/day
+// and beyond it at 1e3 cycles/day.
+TEST(PeriodBackend, TimeSpanLimitFollowsTheGrid) {
+  io::LightCurveBlock block;
+  std::vector<double> t, y;
+  for (int k = 0; k < 40; ++k) {
+    t.push_back(1e8 / 39 * k);
+    y.push_back(std::sin(k * 1.3));
+  }
+  block.append(1, t, y, {});
+  auto c = paper_grid(Model::standard, Precision::fp64);
+  c.grid = {1e-3, 1e-6, 1000};
+  EXPECT_EQ(run(block, c)[0].status & status_time_span_out_of_range, 0u);
+  c.grid = {1e3, 1e-6, 1000};
+  EXPECT_NE(run(block, c)[0].status & status_time_span_out_of_range, 0u);
+}
+
 }  // namespace
 }  // namespace astrosweep::period

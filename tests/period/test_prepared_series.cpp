@@ -31,7 +31,7 @@ TEST(PreparedSeries, DropsNonPositiveErrorsOnlyInGeneralizedModel) {
 }
 
 TEST(PreparedSeries, TooFewPoints) {
-  for (std::size_t n : {0u, 1u, 2u}) {
+  for (std::size_t n : {0u, 1u, 2u, 3u}) {  // 3 points fit a sinusoid and a mean exactly
     std::vector<double> t(n, 1.0), y(n, 2.0);
     for (std::size_t j = 0; j < n; ++j) t[j] = static_cast<double>(j);
     const auto s = prepare_series(t, y, {}, Model::standard);
@@ -52,18 +52,40 @@ TEST(PreparedSeries, ZeroVariance) {
 }
 
 TEST(PreparedSeries, ShiftsTimesAndNormalisesWeights) {
-  std::vector<double> t{2458000.1, 2458003.2, 2458010.7}, y{1, 3, 2}, dy{0.1, 0.2, 0.4};
+  std::vector<double> t{2458000.1, 2458003.2, 2458006.0, 2458010.7}, y{1, 3, 2.5, 2}, dy{0.1, 0.2, 0.5, 0.4};
   const auto s = prepare_series(t, y, dy, Model::generalized);
   EXPECT_DOUBLE_EQ(s.t_ref, 0.5 * (2458000.1 + 2458010.7));
   EXPECT_NEAR(s.baseline, 10.6, 1e-9);
   double wsum = 0, ymean = 0;
-  for (std::size_t j = 0; j < 3; ++j) {
+  for (std::size_t j = 0; j < 4; ++j) {
     wsum += s.w[j];
     ymean += s.w[j] * s.y[j];
   }
   EXPECT_NEAR(wsum, 1.0, 1e-15);
   EXPECT_NEAR(ymean, 0.0, 1e-15);
-  EXPECT_NEAR(s.psd_scale, 100 + 25 + 6.25, 1e-12);
+  EXPECT_NEAR(s.psd_scale, 100 + 25 + 4 + 6.25, 1e-12);
+}
+
+// Fluxes and errors of any magnitude a double holds: scaled by an exact power of two, so the
+// weights, the normalised powers and the psd normalisation are those of ordinary values.
+TEST(PreparedSeries, ExtremeMagnitudesAreScaledExactly) {
+  const std::vector<double> t{0, 0.7, 1.9, 2.2, 3.1, 4.6}, y{1, 3, 2.5, 2, -1, 0.5}, dy{0.1, 0.2, 0.5, 0.4, 0.3, 0.1};
+  const auto base = prepare_series(t, y, dy, Model::generalized);
+  for (int e : {-1000, -300, 300, 1000}) {
+    std::vector<double> ys(y.size()), dys(dy.size());
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      ys[j] = std::ldexp(y[j], e);
+      dys[j] = std::ldexp(dy[j], e);
+    }
+    const auto s = prepare_series(t, ys, dys, Model::generalized);
+    ASSERT_TRUE(s.computable()) << e;
+    EXPECT_EQ(s.w, base.w) << e;  // the same bits
+    // y and yy scaled alike (a power of two), psd_scale compensating: psd powers equal too.
+    const double ratio = s.yy / base.yy;
+    EXPECT_EQ(ratio, std::ldexp(1.0, std::ilogb(ratio))) << e;
+    for (std::size_t j = 0; j < y.size(); ++j) EXPECT_EQ(s.y[j], base.y[j] * std::sqrt(ratio)) << e;
+    EXPECT_EQ(s.psd_scale * ratio, base.psd_scale) << e;
+  }
 }
 
 }  // namespace
