@@ -141,12 +141,17 @@ foreach(run "1;--memory-budget-mb;1.5;re-read" "3;--memory-budget-mb;1.05;re-rea
   list(GET run 2 budget)
   list(GET run 3 expect)
   string(REPLACE "--" "" option_name ${option})
+  # A host budget sizes the slabs of CPU ranks (a GPU rank's slab lives in device memory).
+  set(backend)
+  if(option STREQUAL "--memory-budget-mb")
+    set(backend --backend cpu)
+  endif()
   set(name scfind_budget_${option_name}_np${np})
   set(product ${scfind_out}/${name}.h5)
   astrosweep_add_mpi_run(${name} NP ${np} LABELS scfind FIXTURES_REQUIRED scfind_par_${streamed_case}
     FIXTURES_SETUP scfind_run_${name}
     COMMAND ${exe} scfind --par ${scfind_out}/${streamed_case}.par -i ${cubeA} -o ${product} --overwrite --threads 1
-            ${option} ${budget})
+            ${option} ${budget} ${backend})
   set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "scfind: .*slab.*${expect}")
   add_test(NAME ${name}_equals_sofia
            COMMAND scfind_case check ${scfind_data}/cases.txt ${streamed_case} ${product} ${scfind_out}/${name}_mask-raw.fits)
