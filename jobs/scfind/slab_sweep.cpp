@@ -104,11 +104,17 @@ void SlabSweep::activate(Streamed& s) {
   }
   // The mask as it was before this kernel pair (bit 0); load() cleared the backend's.
   mask_buffer_.resize(s.mask.size());
-  bool any = false;
-  for (std::size_t i = 0; i < s.mask.size(); ++i) {
-    mask_buffer_[i] = s.mask[i] & 1U;
-    any = any || mask_buffer_[i] != 0;
+  const std::uint8_t* store = s.mask.data();
+  std::uint8_t* out = mask_buffer_.data();
+  const std::size_t n = s.mask.size();
+  std::size_t in_mask = 0;
+  // Host passes over the whole slab: in parallel, or they cost as much as the transfers.
+#pragma omp parallel for schedule(static) reduction(+ : in_mask)
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = store[i] & 1U;
+    in_mask += out[i];
   }
+  const bool any = in_mask != 0;
   if (any) backend_.set_mask_channels(s.slab.held_begin, mask_buffer_);
 }
 
@@ -168,12 +174,16 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
       // Bit 1: the mask after this clip. Slabs below still read bit 0 of their halos in this sweep.
       const std::vector<std::uint8_t> after = backend_.mask_channels(s.slab.own_begin, s.slab.own_end);
       std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
-      for (std::size_t i = 0; i < after.size(); ++i)
-        owned[i] = static_cast<std::uint8_t>((owned[i] & 1U) | (after[i] << 1));
+      const std::uint8_t* clipped = after.data();
+      const std::size_t n = after.size();
+#pragma omp parallel for schedule(static)
+      for (std::size_t i = 0; i < n; ++i) owned[i] = static_cast<std::uint8_t>((owned[i] & 1U) | (clipped[i] << 1));
     }
     for (Streamed& s : streamed_) {
       std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
-      for (std::size_t i = 0; i < s.slab.owned_voxels(); ++i) owned[i] = static_cast<std::uint8_t>(owned[i] >> 1);
+      const std::size_t n = s.slab.owned_voxels();
+#pragma omp parallel for schedule(static)
+      for (std::size_t i = 0; i < n; ++i) owned[i] = static_cast<std::uint8_t>(owned[i] >> 1);
     }
   }
   MaskAccess access;
