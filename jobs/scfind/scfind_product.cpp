@@ -96,6 +96,10 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
     files_->mask = h5::open_dataset(files_->file.get(), "mask");
     files_->noise = h5::open_dataset(files_->file.get(), "kernel_pairs/noise");
   } else {
+    // A full disk found before HDF5's collective writes (each mask is a byte per voxel).
+    const std::uint64_t voxels = static_cast<std::uint64_t>(cube.nx) * cube.ny * cube.nz;
+    io::check_output_space(options.output, voxels, comm);
+    if (!options.fits_mask.empty()) io::check_output_space(options.fits_mask, voxels, comm);
     files_->file = h5::open_file(options.output, h5::Access::create_truncate, comm);
     const hid_t f = files_->file.get();
     for (const auto& [name, value] : creation_attributes(options, cube)) h5::set_attribute(f, name, value);
