@@ -215,7 +215,7 @@ void ScfindProduct::finish(std::span<const double> noise, const ScfindSummary& s
   MPI_Comm_rank(comm_, &rank);
   write_noise(noise.first(rank == 0 ? noise.size() : 0));  // one rank writes the small table
   // Everything on disk before either file says it is complete: a full disk fails here (exit 4),
-  // leaving the product "incomplete" and the FITS mask under its temporary name.
+  // leaving the product "incomplete" and no FITS mask under its own name.
   h5::flush(f);
   if (files_->fits) files_->fits->close();
   h5::set_attribute(f, "status", std::string("complete"));
