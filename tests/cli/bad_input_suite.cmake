@@ -254,6 +254,10 @@ bad_input(bad_output_fits_mask_device CODE 4 MATCH "is not a regular file" FILE 
   COMMAND scfind -i ${cube} --quiet -o @OUT@ --fits-mask /dev/full --overwrite)
 bad_input(bad_output_fits_mask_refused_by_kernel CODE 4 MATCH "cannot create '/proc/m.fits.part'" FILE /proc/m.fits
   COMMAND scfind -i ${cube} --quiet -o @OUT@ --fits-mask /proc/m.fits --overwrite)
+bad_input(bad_output_convert_device CODE 4 MATCH "is not a regular file" FILE /dev/full
+  COMMAND convert -i ${lc} -o /dev/full --overwrite)
+bad_input(bad_output_convert_under_a_file CODE 4 MATCH "is not a directory but a file" FILE ${lc}/c.h5
+  COMMAND convert -i ${lc} -o ${lc}/c.h5)
 # A full disk, the same everywhere: each rank's file-size limit (ulimit -f) below the product.
 # Shared memory between the ranks is left out (its files would be limited too).
 bad_input(bad_output_period_full_disk NP 2 FSIZE 2000000 CODE 4 MATCH "more than the file-size limit"
