@@ -32,20 +32,26 @@ function(astrosweep_add_mpi_run name)
   endif()
 endfunction()
 
-# astrosweep_add_failure_test(name NP n CODE c MATCH regex COMMAND args...): runs astrosweep with a bad
-# input and checks its exit code and that stderr explains the problem.
+# astrosweep_add_failure_test(name NP n CODE c MATCH regex [FILE path] [PRODUCTS p...] [ABSENT f...]
+#                             [FSIZE bytes] [AS_NOBODY] COMMAND args...): runs astrosweep with a bad
+# input and checks its exit code and that stderr explains the problem; the optional checks are
+# described in tests/cli/expect_failure.cmake.
 function(astrosweep_add_failure_test name)
-  cmake_parse_arguments(A "" "NP;CODE;MATCH;FIXTURES_REQUIRED" "COMMAND" ${ARGN})
+  cmake_parse_arguments(A "AS_NOBODY" "NP;CODE;MATCH;FIXTURES_REQUIRED;FILE;FSIZE" "COMMAND;PRODUCTS;ABSENT" ${ARGN})
   if(NOT A_NP)
     set(A_NP 1)
   endif()
   string(REPLACE ";" "|" escaped "${A_COMMAND}")  # a list cannot cross the command line
+  string(REPLACE ";" "|" products "${A_PRODUCTS}")
+  string(REPLACE ";" "|" absent "${A_ABSENT}")
   add_test(NAME ${name} COMMAND ${CMAKE_COMMAND}
-    -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNP=${A_NP} -DEXE=$<TARGET_FILE:astrosweep>
-    "-DARGS=${escaped}" -DCODE=${A_CODE} "-DMATCH=${A_MATCH}"
+    -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNP=${A_NP} -DEXE=$<TARGET_FILE:astrosweep> -DTOOL=$<TARGET_FILE:bad_inputs>
+    "-DARGS=${escaped}" -DCODE=${A_CODE} "-DMATCH=${A_MATCH}" "-DFILE=${A_FILE}" "-DPRODUCTS=${products}"
+    "-DABSENT=${absent}" "-DFSIZE=${A_FSIZE}" "-DAS_NOBODY=${A_AS_NOBODY}"
     -P ${PROJECT_SOURCE_DIR}/tests/cli/expect_failure.cmake)
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "bad-input" TIMEOUT 300
-                       SKIP_REGULAR_EXPRESSION "astrosweep-test-skipped")
+  # mpirun waits 2 s before it kills what is left of a failed job; a failing run needs no grace.
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV};OMPI_MCA_odls_base_sigkill_timeout=0"
+                       LABELS "bad-input" TIMEOUT 300 SKIP_REGULAR_EXPRESSION "astrosweep-test-skipped")
   if(A_FIXTURES_REQUIRED)
     set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${A_FIXTURES_REQUIRED})
   endif()

@@ -2,12 +2,12 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include "core/error.hpp"
 #include "io/catalog.hpp"
 #include "io/h5_catalog.hpp"
+#include "io/output_path.hpp"
 
 namespace astrosweep {
 
@@ -45,9 +45,7 @@ int convert_command(const std::vector<std::string>& args) {
   options.fits.use_quality = !vm["no-quality-mask"].as<bool>();
   options.time_reference = vm["time-reference"].as<std::string>();
   const auto output = vm["output"].as<std::string>();
-  std::error_code ec;
-  AS_EXPECTS(!std::filesystem::exists(output, ec) || vm["overwrite"].as<bool>(), OutputError,
-             "output '" + output + "' already exists", "choose another --output or pass --overwrite");
+  io::check_output_path(output, vm["overwrite"].as<bool>());  // exists, a directory or device, no directory
 
   const auto inputs = io::resolve_inputs(options);
   AS_EXPECTS(inputs.format != io::InputFormat::hdf5, UsageError, "the input is already an HDF5 catalog");

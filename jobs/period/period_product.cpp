@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "io/output_path.hpp"
 
 namespace astrosweep::period {
 
@@ -69,11 +70,25 @@ std::optional<std::string> attribute_text(hid_t loc, const std::string& name) {
   }
 }
 
+// The product's size without HDF5's few kilobytes of metadata: the rows of /objects and /peaks,
+// and the periodograms.
+std::uint64_t data_bytes(std::uint64_t n, const PeriodConfig& config) {
+  const std::uint64_t per_object =
+      6 * 8 + 6 * 4 + 2 * 8 * static_cast<std::uint64_t>(config.top_k) +
+      (config.keep_periodograms ? config.grid.n * (config.precision == Precision::fp32 ? 4 : 8) : 0);
+  return n * per_object;
+}
+
+h5::Id create_file(const std::string& path, MPI_Comm comm, std::uint64_t bytes) {
+  io::check_output_space(path, bytes, comm);  // a full disk found before HDF5's collective writes
+  return h5::open_file(path, h5::Access::create_truncate, comm);
+}
+
 }  // namespace
 
 PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, std::uint64_t n, const PeriodConfig& config,
                              const ProductProvenance& prov)
-    : config_(config), file_(h5::open_file(path, h5::Access::create_truncate, comm)) {
+    : config_(config), file_(create_file(path, comm, data_bytes(n, config))) {
   const hid_t f = file_.get();
   for (const auto& a : root_attributes(config, prov)) {
     std::visit([&](const auto& v) { h5::set_attribute(f, a.name, v); }, a.value);

@@ -96,6 +96,10 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
     files_->mask = h5::open_dataset(files_->file.get(), "mask");
     files_->noise = h5::open_dataset(files_->file.get(), "kernel_pairs/noise");
   } else {
+    // A full disk found before HDF5's collective writes (each mask is a byte per voxel).
+    const std::uint64_t voxels = static_cast<std::uint64_t>(cube.nx) * cube.ny * cube.nz;
+    io::check_output_space(options.output, voxels, comm);
+    if (!options.fits_mask.empty()) io::check_output_space(options.fits_mask, voxels, comm);
     files_->file = h5::open_file(options.output, h5::Access::create_truncate, comm);
     const hid_t f = files_->file.get();
     for (const auto& [name, value] : creation_attributes(options, cube)) h5::set_attribute(f, name, value);
@@ -211,7 +215,7 @@ void ScfindProduct::finish(std::span<const double> noise, const ScfindSummary& s
   MPI_Comm_rank(comm_, &rank);
   write_noise(noise.first(rank == 0 ? noise.size() : 0));  // one rank writes the small table
   // Everything on disk before either file says it is complete: a full disk fails here (exit 4),
-  // leaving the product "incomplete" and the FITS mask under its temporary name.
+  // leaving the product "incomplete" and no FITS mask under its own name.
   h5::flush(f);
   if (files_->fits) files_->fits->close();
   h5::set_attribute(f, "status", std::string("complete"));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -42,8 +44,11 @@ constexpr std::array refused_when_true{"flag.auto",         "contsub.enable",   
 SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
   AS_EXPECTS(!std::filesystem::is_directory(path), InputError, "parameter file '" + path + "' is a directory",
              "pass a SoFiA-2 parameter file (key = value lines)");
+  errno = 0;
   std::ifstream in(path);
-  AS_EXPECTS(in.good(), InputError, "cannot read parameter file '" + path + "'", "check the path given to --par");
+  AS_EXPECTS(in.good(), InputError,
+             "cannot read parameter file '" + path + "'" + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""),
+             "check the path given to --par and that the file is readable");
   SofiaParameterFile file;
   std::string line;
   int number = 0;

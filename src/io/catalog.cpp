@@ -136,7 +136,10 @@ Catalog::Catalog(const CatalogOptions& options, MPI_Comm comm) {
   if (format_ == InputFormat::hdf5) {
     std::string path = inputs.paths.empty() ? std::string() : inputs.paths.front();
     mpi::broadcast_string(comm, path);
-    h5_ = std::make_unique<H5Catalog>(path, comm);  // every rank opens: collective
+    // Rank 0 looks at the file alone first, so a damaged or foreign file gives one message and
+    // every rank the same exit code; then every rank opens it (collective).
+    mpi::on_root_then_share_failure(comm, [&] { H5Catalog(path, MPI_COMM_NULL).check_layout(); });
+    h5_ = std::make_unique<H5Catalog>(path, comm);
     mpi::on_root_then_share_failure(comm, [&] {
       index_ = h5_->read_index();
       if (!options.time_reference.empty()) index_.time_reference = options.time_reference;

@@ -171,8 +171,10 @@ std::vector<std::string> expand_fits_inputs(const std::vector<std::string>& inpu
     std::vector<std::string> found;
     for (const auto& entry : fs::directory_iterator(in, ec))
       if (entry.is_regular_file() && has_fits_extension(entry.path())) found.push_back(entry.path().string());
-    AS_EXPECTS(!ec, InputError, "cannot list directory '" + in + "': " + ec.message());
-    AS_EXPECTS(!found.empty(), InputError, "directory '" + in + "' contains no FITS files (*.fits, *.fit, *.fits.gz)");
+    AS_EXPECTS(!ec, InputError, "cannot list directory '" + in + "': " + ec.message(),
+               "check that the directory is readable by the user running astrosweep");
+    AS_EXPECTS(!found.empty(), InputError, "directory '" + in + "' contains no FITS files (*.fits, *.fit, *.fits.gz)",
+               "give a directory of TESS/Kepler light curves, or a file (CSV: one file, with --format csv)");
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }

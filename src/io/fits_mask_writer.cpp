@@ -92,9 +92,13 @@ void lay_out_file(const std::string& path, const std::string& part, const std::s
   if (fs::exists(p, ec)) {
     AS_EXPECTS(!fs::is_directory(p, ec), OutputError, "output '" + path + "' is a directory",
                "give the mask a file name");
+    AS_EXPECTS(fs::is_regular_file(p, ec), OutputError,
+               "output '" + path + "' exists and is not a regular file (a device, pipe or socket)",
+               "give the mask the name of a file");
     AS_EXPECTS(overwrite, OutputError, "output '" + path + "' exists", "remove it, or pass --overwrite");
   }
-  AS_EXPECTS(!fs::is_directory(part, ec), OutputError, "'" + part + "' (the mask while it is written) is a directory",
+  AS_EXPECTS(!fs::exists(part, ec) || fs::is_regular_file(part, ec), OutputError,
+             "'" + part + "' (the name of the mask while it is written) exists and is not a regular file",
              "remove it, or give the mask another name");
   {
     std::ofstream out(part, std::ios::binary | std::ios::trunc);
@@ -116,6 +120,15 @@ std::string mpi_error_text(int rc) {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
+// The file a mask written to `path` ends up in: through a symbolic link, its target (the rename
+// that completes the mask must replace the file, not the link).
+std::string final_name(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(path, ec)) return path;
+  const auto target = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : target.string();
+}
+
 // True on every rank when `ok` holds on every rank of `comm`.
 bool all_ranks(MPI_Comm comm, bool ok) {
   int value = ok ? 1 : 0;
@@ -126,13 +139,16 @@ bool all_ranks(MPI_Comm comm, bool ok) {
 }  // namespace
 
 FitsMaskWriter::FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite)
-    : path_(path), part_(path + ".part"), plane_(static_cast<std::uint64_t>(like.nx) * like.ny), nz_(like.nz),
+    : path_(final_name(path)),
+      part_(path_ + ".part"),
+      plane_(static_cast<std::uint64_t>(like.nx) * like.ny),
+      nz_(like.nz),
       comm_(comm) {
   AS_ASSERT(plane_ > 0 && nz_ > 0);
   const std::string header = mask_header(like);
   data_offset_ = header.size();
   const std::uint64_t total = data_offset_ + padded(plane_ * nz_);
-  mpi::on_root_then_share_failure(comm, [&] { lay_out_file(path, part_, header, total, overwrite); });
+  mpi::on_root_then_share_failure(comm, [&] { lay_out_file(path_, part_, header, total, overwrite); });
 
   const int rc = MPI_File_open(comm, part_.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
   if (rc != MPI_SUCCESS) file_ = MPI_FILE_NULL;

@@ -1,5 +1,7 @@
 #include "io/h5.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -116,8 +118,9 @@ std::string system_reason(int error) {
   }
 }
 
-constexpr const char* write_hint = "check the free space and quota of the output's file system (and 'ulimit -f'), "
-                                   "then run again; the product is not marked complete";
+constexpr const char* write_hint =
+    "check the free space and quota of the output's file system (and 'ulimit -f'), "
+    "then run again; the product is not marked complete";
 }  // namespace
 
 std::string name_of(hid_t object) {
@@ -154,6 +157,10 @@ Id open_file(const std::string& path, Access access, MPI_Comm comm) {
   errno = 0;
   if (access == Access::read) {
     id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
+    // MPI-IO does not keep errno: ask the system whether the file can be read at all.
+    if (id < 0 && ::access(path.c_str(), R_OK) != 0)
+      throw InputError("cannot open HDF5 file '" + path + "'" + system_reason(errno),
+                       "check that it exists and is readable by the user running astrosweep");
     if (id < 0)
       throw InputError("cannot open HDF5 file '" + path + "'" + system_reason(errno),
                        "check that it exists, is readable and is a complete HDF5 file (a truncated or damaged "

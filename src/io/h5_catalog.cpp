@@ -85,8 +85,7 @@ H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
   if (h5::exists(file_.get(), "points/dy")) dy_ = h5::open_dataset(file_.get(), "points/dy");
 }
 
-CatalogIndex H5Catalog::read_index() const {
-  // Shapes and types first (rank 0 alone, before any rank reads rows).
+void H5Catalog::check_layout() const {
   const std::uint64_t n_objects = column_length(path_, ids_.get(), "objects/id");
   for (const char* name : {"objects/offset", "objects/count", "objects/t_min", "objects/t_max", "objects/n_flagged"}) {
     if (!h5::exists(file_.get(), name)) continue;
@@ -99,7 +98,10 @@ CatalogIndex H5Catalog::read_index() const {
     if (column->valid())
       AS_EXPECTS(column_length(path_, column->get(), name) == n_rows, InputError,
                  "'" + path_ + "': /" + name + " and /points/t have different lengths", rebuild_hint);
+}
 
+CatalogIndex H5Catalog::read_index() const {
+  check_layout();
   CatalogIndex index;
   index.ids = h5::read_all<std::int64_t>(file_.get(), "objects/id");
   index.counts = h5::read_all<std::uint64_t>(file_.get(), "objects/count");

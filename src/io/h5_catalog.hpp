@@ -31,6 +31,9 @@ void write_h5_catalog(const std::string& path, const LightCurveBlock& block, con
 class H5Catalog {
  public:
   H5Catalog(const std::string& path, MPI_Comm comm);
+  /// Throws InputError naming the file when a dataset is not a 1-D column of numbers or the
+  /// columns' lengths disagree (metadata only: nothing is read).
+  void check_layout() const;
   /// Reads and validates the index (rank 0 plans with it).
   [[nodiscard]] CatalogIndex read_index() const;
   [[nodiscard]] InputIdentity identity(const CatalogIndex& index) const;

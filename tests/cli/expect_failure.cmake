@@ -1,7 +1,17 @@
 # Runs `MPIEXEC -n NP EXE ARGS` and checks that it fails with exit code CODE and that its stderr
-# matches MATCH. ARGS arrives '|'-separated. ARGS entries may use @NONROOT@ to require a non-root user (the test is skipped as root,
-# where permissions do not stop reads).
+# matches MATCH. ARGS arrives '|'-separated. ARGS entries may use @NONROOT@ to require a non-root
+# user (the test is skipped as root, where permissions do not stop reads). Optional, for the
+# bad-input suite (TOOL is the bad_inputs program):
+#   FILE       stderr must name this path (literally) and carry a "hint:" line
+#   PRODUCTS   '|'-separated HDF5 outputs: removed first; afterwards absent, unreadable or with
+#              status "incomplete", never "complete"
+#   ABSENT     '|'-separated paths (FITS masks): removed first; afterwards they must not exist
+#   FSIZE      run each rank with a file-size limit of FSIZE bytes (a full disk)
+#   AS_NOBODY  as root, run as user nobody (where permissions do stop reads); skipped when that
+#              user cannot reach the executable
 string(REPLACE "|" ";" ARGS "${ARGS}")
+string(REPLACE "|" ";" PRODUCTS "${PRODUCTS}")
+string(REPLACE "|" ";" ABSENT "${ABSENT}")
 if(ARGS MATCHES "@NONROOT@")
   execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(uid STREQUAL "0")
@@ -10,7 +20,32 @@ if(ARGS MATCHES "@NONROOT@")
   endif()
   string(REPLACE "@NONROOT@" "" ARGS "${ARGS}")
 endif()
-execute_process(COMMAND ${MPIEXEC} -n ${NP} ${EXE} ${ARGS}
+foreach(path IN LISTS PRODUCTS ABSENT)
+  file(REMOVE ${path} ${path}.part)
+endforeach()
+set(launch ${MPIEXEC})
+set(rank_prefix "")
+if(FSIZE)
+  set(rank_prefix ${TOOL} fsize ${FSIZE})
+endif()
+if(AS_NOBODY)
+  execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(uid STREQUAL "0")
+    find_program(SETPRIV setpriv)
+    if(NOT SETPRIV)
+      message("astrosweep-test-skipped: running as root without setpriv, so permissions do not stop reads")
+      return()
+    endif()
+    set(nobody ${SETPRIV} --reuid=65534 --regid=65534 --clear-groups --)
+    execute_process(COMMAND ${nobody} test -x ${EXE} RESULT_VARIABLE reachable)
+    if(NOT reachable EQUAL 0)
+      message("astrosweep-test-skipped: user nobody cannot reach ${EXE} (a build directory only root can enter)")
+      return()
+    endif()
+    set(launch ${nobody} ${MPIEXEC})
+  endif()
+endif()
+execute_process(COMMAND ${launch} -n ${NP} ${rank_prefix} ${EXE} ${ARGS}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 240)
 message("exit code: ${rc}\nstderr:\n${err}")
 if(NOT rc STREQUAL "${CODE}")
@@ -19,3 +54,24 @@ endif()
 if(NOT err MATCHES "${MATCH}")
   message(FATAL_ERROR "stderr does not match '${MATCH}'")
 endif()
+if(FILE)
+  string(FIND "${err}" "${FILE}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the message does not name ${FILE}")
+  endif()
+  if(NOT err MATCHES "hint: ")
+    message(FATAL_ERROR "the message does not say what to do (no hint)")
+  endif()
+endif()
+foreach(path IN LISTS PRODUCTS)
+  execute_process(COMMAND ${TOOL} state ${path} OUTPUT_VARIABLE state OUTPUT_STRIP_TRAILING_WHITESPACE)
+  message("product ${path}: ${state}")
+  if(NOT state MATCHES "^(absent|unreadable|incomplete)$")
+    message(FATAL_ERROR "a failed run left ${path} looking ${state}")
+  endif()
+endforeach()
+foreach(path IN LISTS ABSENT)
+  if(EXISTS ${path})
+    message(FATAL_ERROR "a failed run left ${path}")
+  endif()
+endforeach()

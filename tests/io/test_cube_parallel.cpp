@@ -181,6 +181,29 @@ TEST(FitsMaskWriter, Hdf5InputGetsAMinimalHeader) {
   if (world_rank() == 0) check_mask_file(output, 3, nz, false);
 }
 
+// A mask under its own name is complete: while it is written it is NAME.part, and a writer that is
+// never closed (an error) removes that.
+TEST(FitsMaskWriter, OnlyACompleteMaskHasItsName) {
+  SharedDir dir;
+  const auto info = shared_fits_input(dir, "input.fits", {nx, ny, nz});
+  const auto output = dir.path("partial.fits");
+  {
+    FitsMaskWriter writer(output, info, MPI_COMM_WORLD, false);
+    write_interleaved(writer, nz);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+      EXPECT_FALSE(std::filesystem::exists(output));
+      EXPECT_TRUE(std::filesystem::exists(output + ".part"));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    EXPECT_FALSE(std::filesystem::exists(output));
+    EXPECT_FALSE(std::filesystem::exists(output + ".part"));
+  }
+}
+
 void expect_output_error(const std::string& path, const CubeInfo& like, bool overwrite, const std::string& needle) {
   try {
     FitsMaskWriter writer(path, like, MPI_COMM_WORLD, overwrite);
