@@ -80,8 +80,9 @@ std::optional<std::uint64_t> count_mask(SlabSweep& sweep, MPI_Comm comm) {
 /// SoFiA-2's noise statistic of the smoothed cube, over all slabs of all ranks.
 class NoiseMeter {
  public:
-  NoiseMeter(const ScfindParameters& parameters, const SlabLayout& layout, MPI_Comm comm, int rank, int size)
-      : parameters_(parameters), layout_(layout), cadence_(noise_cadence(layout.cube())) {
+  NoiseMeter(const ScfindParameters& parameters, std::string input, const SlabLayout& layout, MPI_Comm comm, int rank,
+             int size)
+      : parameters_(parameters), input_(std::move(input)), layout_(layout), cadence_(noise_cadence(layout.cube())) {
     chain_.comm = comm;
     chain_.above = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
     chain_.below = rank > 0 ? rank - 1 : MPI_PROC_NULL;
@@ -112,18 +113,19 @@ class NoiseMeter {
       rms = measure_noise(parameters_.statistic, parameters_.flux_range, local, layout_.cube().voxels(),
                           sampled.min_max.first, sampled.min_max.second, chain_);
     }
-    agree(
-        std::isfinite(rms) && rms > 0,
-        InputError("the noise of " + what + " cannot be measured (" + to_string(parameters_.statistic) + " over the " +
-                       to_string(parameters_.flux_range) + " flux range gives " + std::to_string(rms) + ")",
-                   "the cube may be blank, constant or have no values in that flux range; check the cube or choose "
-                   "another scfind.statistic / scfind.fluxRange"),
-        chain_.comm);
+    agree(std::isfinite(rms) && rms > 0,
+          InputError("the noise of " + what + " (" + input_ + ") cannot be measured (" +
+                         to_string(parameters_.statistic) + " over the " + to_string(parameters_.flux_range) +
+                         " flux range gives " + std::to_string(rms) + ")",
+                     "the cube may be blank, constant or have no values in that flux range; check the cube or choose "
+                     "another scfind.statistic / scfind.fluxRange"),
+          chain_.comm);
     return rms;
   }
 
  private:
   const ScfindParameters& parameters_;
+  std::string input_;
   const SlabLayout& layout_;
   std::size_t cadence_;
   SampleRange group_;
@@ -332,7 +334,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                  to_do > 0 ? to_do - 1 : 0, size, journal_file.c_str());
     std::fflush(stderr);
   }
-  NoiseMeter meter(options.parameters, layout, comm.get(), rank, size);
+  NoiseMeter meter(options.parameters, options.input, layout, comm.get(), rank, size);
   ScfindSummary summary;
   // The noise of the cube is measured again on resume (replacement depends on it); the noise of
   // the pairs done comes from the product.

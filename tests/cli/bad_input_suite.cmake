@@ -179,7 +179,7 @@ foreach(case "truncated_header|truncated_header.fits|cannot open FITS file .*err
     COMMAND scfind -i ${k}/${file} -o @OUT@ --quiet)
 endforeach()
 # Only NaNs: the noise cannot be measured (the message does not name the cube yet: scfind_job.cpp).
-bad_input(bad_cube_only_nans NP 2 CODE 3 MATCH "noise of the cube cannot be measured"
+bad_input(bad_cube_only_nans NP 2 CODE 3 MATCH "noise of the cube .*all_nan.* cannot be measured"
   COMMAND scfind -i ${k}/all_nan.fits -o @OUT@ --quiet)
 bad_input(bad_cube_unreadable AS_NOBODY CODE 3 MATCH "Permission denied" FILE ${k}/unreadable.fits
   COMMAND scfind -i ${k}/unreadable.fits -o @OUT@ --quiet)
@@ -203,7 +203,7 @@ foreach(case "truncated|truncated.h5|cannot open HDF5 file"
   bad_input(bad_h5cube_${name} NP 2 CODE 3 MATCH "${match}" FILE ${k}/${path}
     COMMAND scfind -i ${k}/${file} -o @OUT@ --quiet)
 endforeach()
-bad_input(bad_h5cube_only_nans NP 2 CODE 3 MATCH "noise of the cube cannot be measured"
+bad_input(bad_h5cube_only_nans NP 2 CODE 3 MATCH "noise of the cube .*all_nan.* cannot be measured"
   COMMAND scfind -i ${k}/all_nan.h5 -o @OUT@ --quiet)
 bad_input(bad_h5cube_unreadable AS_NOBODY CODE 3 MATCH "Permission denied" FILE ${k}/unreadable.h5
   COMMAND scfind -i ${k}/unreadable.h5 -o @OUT@ --quiet)
