@@ -63,7 +63,8 @@ void write_light_curve(const std::string& path, long ticid, const std::vector<Ca
 TEST(FitsLightCurves, DropsFlaggedCadencesAndKeepsNaNsForCounting) {
   test::TempDir dir;
   const auto path = dir.path("tess_s1_lc.fits");
-  write_light_curve(path, 12345, {{1000.0, 10, 1, 0}, {1000.1, 11, 1, 128}, {1000.2, NAN, 1, 0}, {1000.3, 12, 1, 0}});
+  write_light_curve(path, 12345,
+                    {{1000.0, 10, 1, 0}, {1000.1, 11, 1, 128}, {1000.2, std::nan(""), 1, 0}, {1000.3, 12, 1, 0}});
   const auto r = read_fits_light_curves({path}, {});
   ASSERT_EQ(r.block.n_objects(), 1u);
   EXPECT_EQ(r.block.ids[0], 12345);
