@@ -7,7 +7,7 @@
 
 set(ASTROSWEEP_SANITIZE "" CACHE STRING "Sanitizers for every C/C++ target, e.g. address,undefined (empty: none)")
 option(ASTROSWEEP_FUZZ "Build the libFuzzer targets of tests/fuzz (needs clang)" OFF)
-set(ASTROSWEEP_FUZZ_SECONDS 60 CACHE STRING "How long each fuzzer runs as a ctest test (label fuzz)")
+set(ASTROSWEEP_FUZZ_SECONDS 60 CACHE STRING "How long each fuzzer runs as a ctest test (label fuzzing)")
 
 set(astrosweep_sanitize "${ASTROSWEEP_SANITIZE}")
 if(ASTROSWEEP_FUZZ)

@@ -56,7 +56,7 @@ endfunction()
 # allocation stacks so those can match, and UBSan stack traces. allocator_may_return_null: an
 # impossible allocation (CFITSIO sizing a buffer from a corrupt header) fails as in production,
 # where the library reports it, instead of aborting; one of ours then throws std::bad_alloc and the
-# test fails anyway. Call after the tests are added. The fuzzing runs (label fuzz) set their own:
+# test fails anyway. Call after the tests are added. The fuzzing runs (label fuzzing) set their own:
 # full stacks on every allocation would slow them down.
 function(astrosweep_sanitizer_environment)
   if(astrosweep_sanitize STREQUAL "")
@@ -66,7 +66,7 @@ function(astrosweep_sanitizer_environment)
   get_property(tests DIRECTORY PROPERTY TESTS)
   foreach(test IN LISTS tests)
     get_test_property(${test} LABELS labels)
-    if("fuzz" IN_LIST labels)
+    if("fuzzing" IN_LIST labels)
       continue()
     endif()
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
