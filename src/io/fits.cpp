@@ -1,5 +1,7 @@
 #include "io/fits.hpp"
 
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace astrosweep::fits {
@@ -60,6 +62,17 @@ std::optional<double> File::keyword_double(const std::string& name) const {
     return std::nullopt;
   }
   return value;
+}
+
+std::optional<std::int64_t> File::keyword_integer(const std::string& name) const {
+  const auto value = keyword_double(name);
+  if (!value) return std::nullopt;
+  constexpr double two_to_63 = 9223372036854775808.0;  // exact in double; int64 holds [-2^63, 2^63)
+  const bool whole = std::trunc(*value) == *value && *value >= -two_to_63 && *value < two_to_63;
+  AS_EXPECTS(whole, InputError,
+             path_ + ": header keyword " + name + " = " + keyword(name).value_or("?") + " is not an integer",
+             "the FITS standard requires an integer there; fix the header card");
+  return static_cast<std::int64_t>(*value);
 }
 
 }  // namespace astrosweep::fits

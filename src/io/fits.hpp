@@ -3,6 +3,7 @@
 
 #include <fitsio.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,9 @@ class File {
   /// Header keyword of the current HDU, if present.
   [[nodiscard]] std::optional<std::string> keyword(const std::string& name) const;
   [[nodiscard]] std::optional<double> keyword_double(const std::string& name) const;
+  /// An integer keyword (BLANK, TICID); throws InputError naming the card when its value is not a
+  /// whole number within the range of int64 (converting one would be undefined behaviour).
+  [[nodiscard]] std::optional<std::int64_t> keyword_integer(const std::string& name) const;
 
  private:
   fitsfile* fptr_ = nullptr;

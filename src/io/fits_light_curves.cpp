@@ -56,8 +56,8 @@ OneFile read_one(const std::string& path, const FitsReadOptions& options) {
   OneFile out;
   // Target id lives in the primary header.
   for (const char* key : {"TICID", "KEPLERID"}) {
-    if (auto v = f.keyword_double(key)) {
-      out.id = static_cast<std::int64_t>(*v);
+    if (auto v = f.keyword_integer(key)) {
+      out.id = *v;
       out.has_id = true;
       break;
     }

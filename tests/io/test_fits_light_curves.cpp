@@ -117,6 +117,31 @@ TEST(FitsLightCurves, MissingErrorColumnIsAnError) {
   }
 }
 
+// A TICID beyond the int64 range was converted to the object id anyway (undefined behaviour that
+// UBSan reports on tests/fuzz/regressions/fits_light_curves/ticid_1e300.fits), and a fractional
+// one was truncated.
+TEST(FitsLightCurves, TargetIdThatIsNotAnIntegerIsAnError) {
+  test::TempDir dir;
+  for (const double id : {1e300, 12.5}) {
+    const auto path = dir.path("bad_id.fits");
+    write_light_curve(path, 1, {{1.0, 5, 1, 0}});
+    int status = 0;
+    fitsfile* f = nullptr;
+    fits_open_file(&f, path.c_str(), READWRITE, &status);
+    double value = id;
+    fits_update_key(f, TDOUBLE, "TICID", &value, nullptr, &status);
+    fits_close_file(f, &status);
+    ASSERT_EQ(status, 0);
+    try {
+      read_fits_light_curves({path}, {});
+      FAIL() << "TICID = " << id << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("TICID"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("not an integer"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(FitsLightCurves, TruncatedNotFitsAndEmptyDirectory) {
   test::TempDir dir;
   const auto good = dir.path("good.fits");
