@@ -47,8 +47,10 @@ void remove_scratch_directory() {
 
 }  // namespace
 
+std::string scratch_path(const std::string& name) { return scratch_directory() + "/" + name; }
+
 std::string scratch_file(const std::string& name, const std::uint8_t* data, std::size_t size) {
-  const std::string path = scratch_directory() + "/" + name;
+  const std::string path = scratch_path(name);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   out.close();

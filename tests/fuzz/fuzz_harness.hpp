@@ -15,8 +15,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
 namespace astrosweep::fuzz {
 
-/// Writes `data` to `name` in this process's scratch directory (in /dev/shm when it is there:
-/// memory, not disk) and returns the path; the next input with the same name overwrites it.
+/// The path of `name` in this process's scratch directory (in /dev/shm when it is there: memory,
+/// not disk), removed when the process exits.
+std::string scratch_path(const std::string& name);
+/// Writes `data` to scratch_path(name) and returns the path; the next input overwrites it.
 std::string scratch_file(const std::string& name, const std::uint8_t* data, std::size_t size);
 
 /// A finding: prints what went wrong and aborts, which libFuzzer reports as a crash with the input.

@@ -1,18 +1,18 @@
 // make_fuzz_seeds DIR: writes the binary seeds of tests/fuzz/corpus (README there) into
-// DIR/<target>/: small FITS light curves in the SPOC/Kepler layouts the reader takes, small FITS
-// cubes of every BITPIX with and without scaling, and small HDF5 catalogs, each with the layout of
-// the test fixtures (tests/io, tests/cli/make_fits_fixtures.cpp) but a few rows or voxels only, so
-// the fuzzer mutates headers and tables rather than bulk data.
+// DIR/<target>/: small FITS light curves in the SPOC/Kepler layouts the reader takes and small
+// FITS cubes of every BITPIX with and without scaling, each with the layout of the test fixtures
+// (tests/io, tests/cli/make_fits_fixtures.cpp) but a few rows or voxels only, so the fuzzer
+// mutates headers and tables rather than bulk data; and descriptions of HDF5 catalogs for the
+// h5_catalog target.
 #include <fitsio.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include "io/h5_catalog.hpp"
 
 namespace {
 
@@ -87,14 +87,51 @@ void cube(const std::string& path, int bitpix, std::vector<long> axes, double bs
   fits_close_file(f, &status);
 }
 
-void catalog(const std::string& path, bool with_errors) {
-  astrosweep::io::LightCurveBlock block;
-  const std::vector<double> no_errors;
-  block.append(7, {1.0, 2.0, 3.5}, {0.1, 0.2, 0.3}, with_errors ? std::vector<double>{0.01, 0.01, 0.02} : no_errors);
-  block.append(-3, {5.0}, {1.0}, with_errors ? std::vector<double>{0.5} : no_errors, 2);
-  block.append(42, {std::nan(""), 4.0}, {0.0, 1.0}, with_errors ? std::vector<double>{1.0, 1.0} : no_errors);
-  astrosweep::io::InputIdentity source{"csv", "seed.csv", 0, "0"};
-  astrosweep::io::write_h5_catalog(path, block, "MJD", source);
+// The h5_catalog target reads a description of a catalog, not an HDF5 file (fuzz_h5_catalog.cpp
+// decodes it in this order); these choose a well-formed catalog of the given object sizes, with
+// or without /points/dy, and then the variations listed.
+struct CatalogSeed {
+  std::vector<std::uint8_t> counts;  ///< rows per object (each below 5)
+  bool with_errors = true;
+  std::uint8_t id_type = 15;   ///< 15: int64 as written by convert; 0: float32, 1: int32, 5: strings
+  std::uint8_t id_shape = 15;  ///< 15: one-dimensional; 0: scalar, 1: two-dimensional
+};
+
+void catalog_seed(const std::string& path, const CatalogSeed& seed) {
+  std::vector<std::uint8_t> d;
+  d.insert(d.end(), {7, 7, 7});  // format, format_version, time_reference as convert writes them
+  d.push_back(static_cast<std::uint8_t>(seed.counts.size()));
+  std::size_t rows = 0;
+  for (const auto count : seed.counts) {
+    d.insert(d.end(), {1, 1, count, 1, 2});  // id i*7, count, offset as computed, 2 flagged
+    rows += count;
+  }
+  for (std::size_t r = 0; r < rows; ++r) d.insert(d.end(), {1, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0});  // t = r, y = 1.5
+  const std::size_t lengths[] = {seed.counts.size(),
+                                 seed.counts.size(),
+                                 seed.counts.size(),
+                                 seed.counts.size(),
+                                 seed.counts.size(),
+                                 seed.counts.size(),
+                                 rows,
+                                 rows};
+  for (std::size_t k = 0; k < 9; ++k) {
+    if (k == 8) {
+      d.push_back(seed.with_errors ? 1 : 3);  // dy present unless this byte is a multiple of 3
+      if (!seed.with_errors) break;
+    }
+    const std::size_t n = k < 8 ? lengths[k] : rows;
+    d.insert(d.end(), {1, k == 0 ? seed.id_type : std::uint8_t{15}, 1, 1});  // present, type, length
+    d.insert(d.end(), n, 1);                                                 // values as they are
+    const std::uint8_t shape = k == 0 ? seed.id_shape : std::uint8_t{15};
+    d.push_back(shape);
+    if (shape == 1) d.push_back(1);  // two columns
+    if (shape != 0) d.push_back(1);  // contiguous (a scalar has no layout choice)
+  }
+  d.push_back(1);  // not truncated
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr || std::fwrite(d.data(), 1, d.size(), f) != d.size()) status = 1;
+  if (f != nullptr) std::fclose(f);
 }
 
 }  // namespace
@@ -115,8 +152,11 @@ int main(int argc, char** argv) {
   cube(dir + "/fits_cube/int16_scaled_blank.fits", 16, {4, 2, 3}, 0.5, 10.0, true);
   cube(dir + "/fits_cube/int32.fits", 32, {2, 2, 4}, 1.0, 0.0, true);
   cube(dir + "/fits_cube/uint8_naxis4.fits", 8, {3, 3, 2, 1}, 1.0, -5.0, false);
-  catalog(dir + "/h5_catalog/with_errors.h5", true);
-  catalog(dir + "/h5_catalog/without_errors.h5", false);
+  catalog_seed(dir + "/h5_catalog/three_objects.bin", {{2, 1, 3}});
+  catalog_seed(dir + "/h5_catalog/without_errors.bin", {{4, 0}, false});
+  catalog_seed(dir + "/h5_catalog/ids_as_float32.bin", {{1, 2}, true, 0});
+  // The same with a two-dimensional /objects/id: tests/fuzz/regressions/h5_catalog/ (a heap overflow).
+  catalog_seed(dir + "/h5_catalog/ids_two_dimensional.bin", {{1, 1}, true, 15, 1});
   std::printf("seeds in %s (CFITSIO status %d)\n", dir.c_str(), status);
   return status == 0 ? 0 : 1;
 }
