@@ -98,7 +98,9 @@ template <class T>
 void dataset(hid_t group, const char* name, std::vector<T> values, Description& d) {
   if (d.one_in(16)) return;  // missing
   static_assert(sizeof(T) == 8);
-  const hid_t memory_type = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+  const hid_t memory_type = std::is_same_v<T, double>          ? H5T_NATIVE_DOUBLE
+                            : std::is_same_v<T, std::uint64_t> ? H5T_NATIVE_UINT64
+                                                               : H5T_NATIVE_INT64;
   hid_t file_type = memory_type;
   bool text = false;
   switch (d.below(16)) {
@@ -112,8 +114,13 @@ void dataset(hid_t group, const char* name, std::vector<T> values, Description& 
   }
   if (d.one_in(8)) values.resize(values.size() + d.below(5), T{});  // longer than the others
   if (d.one_in(8)) values.resize(values.size() - std::min(values.size(), d.below(3) + 1));
-  for (auto& v : values)
-    if (d.one_in(16)) v = std::is_same_v<T, double> ? static_cast<T>(d.f64()) : static_cast<T>(d.u64());
+  for (auto& v : values) {
+    if (!d.one_in(16)) continue;
+    if constexpr (std::is_same_v<T, double>)
+      v = d.f64();
+    else
+      v = static_cast<T>(d.u64());
+  }
   std::vector<hsize_t> dims{values.size()};
   const std::size_t shape = d.below(16);
   if (shape == 0) dims.clear();                    // a scalar
@@ -150,19 +157,20 @@ bool write_catalog(const std::string& path, Description& d) {
     attribute(file, "time_reference", d, "MJD", 0);
 
     const std::size_t n_objects = d.below(7);
-    std::vector<std::int64_t> ids(n_objects), counts(n_objects), offsets(n_objects), flagged(n_objects);
+    std::vector<std::int64_t> ids(n_objects), flagged(n_objects);
+    std::vector<std::uint64_t> counts(n_objects), offsets(n_objects);
     std::vector<double> t_min(n_objects), t_max(n_objects);
-    std::int64_t rows = 0;
+    std::uint64_t rows = 0;  // the rows written: huge counts promise rows that are not there
     for (std::size_t i = 0; i < n_objects; ++i) {
       ids[i] = d.one_in(4) ? static_cast<std::int8_t>(d.byte()) : static_cast<std::int64_t>(i) * 7;
-      counts[i] = d.one_in(16) ? static_cast<std::int64_t>(d.u64()) : static_cast<std::int64_t>(d.below(5));
-      offsets[i] = d.one_in(16) ? static_cast<std::int64_t>(d.byte()) : rows;
+      counts[i] = d.one_in(16) ? d.u64() : d.below(5);
+      offsets[i] = d.one_in(16) ? d.u64() : rows;
       flagged[i] = d.byte();
       t_min[i] = 1.0;
       t_max[i] = 2.0;
-      rows += counts[i] >= 0 && counts[i] < 8 ? counts[i] : 0;
+      rows += counts[i] < 8 ? counts[i] : 0;
     }
-    std::vector<double> t(static_cast<std::size_t>(rows)), y(t.size()), dy(t.size());
+    std::vector<double> t(rows), y(t.size()), dy(t.size());
     for (std::size_t r = 0; r < t.size(); ++r) {
       t[r] = d.one_in(8) ? d.f64() : static_cast<double>(r);
       y[r] = d.f64();
