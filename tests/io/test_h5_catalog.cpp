@@ -61,8 +61,8 @@ TEST(H5Catalog, ForeignHdf5FileIsRefused) {
   EXPECT_THROW(H5Catalog(dir.path("missing.h5"), MPI_COMM_WORLD), InputError);
 }
 
-// Malformed catalogs: well-formed HDF5 files whose contents do not follow the layout. Found by the
-// h5_catalog fuzz target; its inputs are in tests/fuzz/regressions/h5_catalog.
+// Malformed catalogs: well-formed HDF5 files whose contents do not follow the layout (the same
+// cases as the h5_catalog fuzz target's inputs in tests/fuzz/regressions/h5_catalog).
 
 // Objects 7 (3 rows) and 8 (2 rows), with uncertainties, as `astrosweep convert` writes them.
 std::string small_catalog(const test::TempDir& dir) {
