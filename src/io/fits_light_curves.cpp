@@ -40,15 +40,41 @@ int find_column(const fits::File& f, const std::string& name) {
   return col;
 }
 
-std::vector<double> read_double_column(const fits::File& f, int col, long n_rows, const std::string& name) {
-  std::vector<double> v(static_cast<std::size_t>(n_rows));
-  if (n_rows == 0) return v;
-  int status = 0;
-  int any_null = 0;
-  double null_value = std::nan("");
-  fits_read_col(f.get(), TDOUBLE, col, 1, 1, n_rows, &null_value, v.data(), &any_null, &status);
-  f.check(status, "reading column " + name);
+// A column of one value per row (a vector or variable-length column would be read across rows).
+void require_scalar_column(const fits::File& f, int col, const std::string& name) {
+  int status = 0, type = 0;
+  long repeat = 0, width = 0;
+  fits_get_coltype(f.get(), col, &type, &repeat, &width, &status);
+  f.check(status, "reading the type of column " + name);
+  AS_EXPECTS(type > 0 && repeat == 1, InputError,
+             f.path() + ": column " + name + " holds " +
+                 (type < 0 ? "variable-length arrays" : std::to_string(repeat) + " values") + " per row, not one",
+             "give TESS/Kepler light-curve files (*_lc.fits, *llc.fits), not target pixel files or images");
+}
+
+// Rows are read a piece at a time, so a header that promises more rows than the file holds (a
+// corrupt NAXIS2, a file cut short) ends in CFITSIO's end-of-file error instead of an allocation
+// for all of them first.
+constexpr long rows_per_read = 1L << 20;
+
+template <class T>
+std::vector<T> read_column(const fits::File& f, int col, int fits_type, long n_rows, T null_value,
+                           const std::string& name) {
+  require_scalar_column(f, col, name);
+  std::vector<T> v;
+  for (long first = 0; first < n_rows; first += rows_per_read) {
+    const long n = std::min(rows_per_read, n_rows - first);
+    v.resize(static_cast<std::size_t>(first + n));
+    int status = 0;
+    int any_null = 0;
+    fits_read_col(f.get(), fits_type, col, first + 1, 1, n, &null_value, v.data() + first, &any_null, &status);
+    f.check(status, "reading column " + name);
+  }
   return v;
+}
+
+std::vector<double> read_double_column(const fits::File& f, int col, long n_rows, const std::string& name) {
+  return read_column<double>(f, col, TDOUBLE, n_rows, std::nan(""), name);
 }
 
 OneFile read_one(const std::string& path, const FitsReadOptions& options) {
@@ -95,15 +121,10 @@ OneFile read_one(const std::string& path, const FitsReadOptions& options) {
   auto t = read_double_column(f, time_col, n_rows, "TIME");
   auto y = read_double_column(f, flux_col, n_rows, flux_name);
   auto dy = read_double_column(f, err_col, n_rows, flux_name + "_ERR");
-  std::vector<int> quality(static_cast<std::size_t>(n_rows), 0);
-  if (quality_col != 0 && n_rows > 0) {
-    int any_null = 0;
-    int null_value = 0;
-    fits_read_col(f.get(), TINT, quality_col, 1, 1, n_rows, &null_value, quality.data(), &any_null, &status);
-    f.check(status, "reading column QUALITY");
-  }
+  const std::vector<int> quality =
+      quality_col != 0 ? read_column<int>(f, quality_col, TINT, n_rows, 0, "QUALITY") : std::vector<int>{};
   for (std::size_t r = 0; r < t.size(); ++r) {
-    if (quality[r] != 0) {
+    if (!quality.empty() && quality[r] != 0) {
       ++out.flagged;
       continue;
     }

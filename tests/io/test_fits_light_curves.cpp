@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -139,6 +140,52 @@ TEST(FitsLightCurves, TargetIdThatIsNotAnIntegerIsAnError) {
       EXPECT_NE(std::string(e.what()).find("TICID"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("not an integer"), std::string::npos) << e.what();
     }
+  }
+}
+
+// A header promising more rows than the file holds had the reader allocate for all of them before
+// reading (10^13 rows: an out-of-memory abort; tests/fuzz/regressions/fits_light_curves).
+TEST(FitsLightCurves, RowsBeyondTheFileAreAnErrorNotAnAllocation) {
+  test::TempDir dir;
+  const auto path = dir.path("naxis2.fits");
+  write_light_curve(path, 1, {{1.0, 5, 1, 0}, {2.0, 6, 1, 0}});
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto card = bytes.find("NAXIS2  =", bytes.find("XTENSION"));
+  ASSERT_NE(card, std::string::npos);
+  char naxis2[81];
+  std::snprintf(naxis2, sizeof naxis2, "NAXIS2  = %20lld", 10000000000000LL);
+  bytes.replace(card, 30, naxis2);
+  std::ofstream(path, std::ios::binary) << bytes;
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "10^13 rows were accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("reading column TIME"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FitsLightCurves, VectorColumnsAreAnError) {
+  test::TempDir dir;
+  const auto path = dir.path("vector.fits");
+  int status = 0;
+  fitsfile* f = nullptr;
+  fits_create_file(&f, ("!" + path).c_str(), &status);
+  fits_create_img(f, 8, 0, nullptr, &status);
+  char time[] = "TIME", flux[] = "PDCSAP_FLUX", err[] = "PDCSAP_FLUX_ERR", f2d[] = "2D", f1e[] = "1E";
+  char* ttype[] = {time, flux, err};
+  char* tform[] = {f2d, f1e, f1e};
+  fits_create_tbl(f, BINARY_TBL, 0, 3, ttype, tform, nullptr, nullptr, &status);
+  fits_close_file(f, &status);
+  ASSERT_EQ(status, 0);
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "a TIME column of two values per row was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("column TIME holds 2 values per row"), std::string::npos) << e.what();
   }
 }
 
