@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "io/fits.hpp"
+#include "io/fits_header_check.hpp"
 
 namespace astrosweep::io {
 
@@ -78,6 +79,7 @@ std::vector<double> read_double_column(const fits::File& f, int col, long n_rows
 }
 
 OneFile read_one(const std::string& path, const FitsReadOptions& options) {
+  fits::check_column_string_cards(path);  // before CFITSIO parses the table header
   fits::File f(path);
   OneFile out;
   // Target id lives in the primary header.

@@ -168,6 +168,30 @@ TEST(FitsLightCurves, RowsBeyondTheFileAreAnErrorNotAnAllocation) {
   }
 }
 
+// CFITSIO 4.2 copies an unquoted 70-character TTYPEn value into a 70-byte field: glibc's
+// buffer-overflow check aborted the process (tests/fuzz/regressions/fits_light_curves).
+TEST(FitsLightCurves, UnquotedColumnNameIsAnErrorBeforeCfitsioSeesIt) {
+  test::TempDir dir;
+  const auto path = dir.path("ttype.fits");
+  write_light_curve(path, 1, {{1.0, 5, 1, 0}});
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto card = bytes.find("TTYPE1  =");
+  ASSERT_NE(card, std::string::npos);
+  bytes.replace(card + 9, 71, " " + std::string(70, 'A'));
+  std::ofstream(path, std::ios::binary) << bytes;
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "an unquoted TTYPE1 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("HDU 2, header card TTYPE1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a quoted string"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FitsLightCurves, VectorColumnsAreAnError) {
   test::TempDir dir;
   const auto path = dir.path("vector.fits");
