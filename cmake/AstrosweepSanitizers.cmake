@@ -14,7 +14,19 @@ if(ASTROSWEEP_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR
       "ASTROSWEEP_FUZZ=ON needs clang with libFuzzer (-fsanitize=fuzzer); configure with "
-      "-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ (tools/install-deps.sh installs them).")
+      "-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ (tools/install-deps.sh --with-clang installs them).")
+  endif()
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=fuzzer)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=fuzzer)
+  check_cxx_source_compiles(
+    "#include <cstddef>\n#include <cstdint>\nextern \"C\" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return 0; }"
+    ASTROSWEEP_HAVE_LIBFUZZER)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(NOT ASTROSWEEP_HAVE_LIBFUZZER)
+    message(FATAL_ERROR "ASTROSWEEP_FUZZ=ON: clang cannot link -fsanitize=fuzzer; install libFuzzer and the "
+                        "sanitizer runtimes (libclang-rt-dev on Debian 12: tools/install-deps.sh --with-clang).")
   endif()
   if(astrosweep_sanitize STREQUAL "")
     set(astrosweep_sanitize address,undefined)  # a fuzzer without sanitizers only finds crashes

@@ -56,7 +56,8 @@ endfunction()
 # allocation stacks so those can match, and UBSan stack traces. allocator_may_return_null: an
 # impossible allocation (CFITSIO sizing a buffer from a corrupt header) fails as in production,
 # where the library reports it, instead of aborting; one of ours then throws std::bad_alloc and the
-# test fails anyway. Call after the tests are added. The fuzzing runs (label fuzzing) set their own:
+# test fails anyway. OpenMPI installs no crash handlers (opal_signal empty), which would replace
+# ASan's SEGV report with its own stack dump. Call after the tests are added. The fuzzing runs (label fuzzing) set their own:
 # full stacks on every allocation would slow them down.
 function(astrosweep_sanitizer_environment)
   if(astrosweep_sanitize STREQUAL "")
@@ -72,6 +73,7 @@ function(astrosweep_sanitizer_environment)
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
       "ASAN_OPTIONS=fast_unwind_on_malloc=0:allocator_may_return_null=1:check_initialization_order=1"
       "LSAN_OPTIONS=suppressions=${supp}/lsan.supp:print_suppressions=0"
-      "UBSAN_OPTIONS=print_stacktrace=1:suppressions=${supp}/ubsan.supp")
+      "UBSAN_OPTIONS=print_stacktrace=1:suppressions=${supp}/ubsan.supp"
+      "OMPI_MCA_opal_signal=")
   endforeach()
 endfunction()

@@ -70,6 +70,9 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   // One rank, as the readers see it in a one-rank run. Run directly, OpenMPI starts as a
   // singleton; under mpiexec (the regression tests) as rank 0 of 1. The libFuzzer programs never
   // finalise (they end with exit()); the replay driver does.
+  // No crash handlers from OpenMPI: they would replace ASan's (SEGV) and libFuzzer's (abort), and
+  // a crash would then leave neither a report nor the input that caused it.
+  ::setenv("OMPI_MCA_opal_signal", "", 0);
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
