@@ -198,7 +198,8 @@ std::uint64_t column_length(hid_t dataset) {
   const H5T_class_t type_class = H5Tget_class(type.get());
   if (d.size() == 1 && (type_class == H5T_INTEGER || type_class == H5T_FLOAT)) return d[0];
   std::string name(256, '\0');
-  name.resize(static_cast<std::size_t>(std::max<ssize_t>(0, H5Iget_name(dataset, name.data(), name.size()))));
+  const ssize_t length = H5Iget_name(dataset, name.data(), name.size());  // the full length; cut to fit
+  name.resize(static_cast<std::size_t>(std::clamp<ssize_t>(length, 0, static_cast<ssize_t>(name.size()) - 1)));
   throw InputError("HDF5 dataset '" + name + "' is " +
                        (d.size() == 1 ? std::string("not numeric") : "of rank " + std::to_string(d.size())) +
                        ", where a one-dimensional column of numbers is expected",
