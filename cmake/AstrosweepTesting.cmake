@@ -56,3 +56,30 @@ function(astrosweep_add_failure_test name)
     set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${A_FIXTURES_REQUIRED})
   endif()
 endfunction()
+
+# In a sanitizer build (ASTROSWEEP_SANITIZE / ASTROSWEEP_FUZZ) every test of the calling directory
+# gets the sanitizer settings: the committed suppressions (tests/sanitizers, reasons there), full
+# allocation stacks so those can match, and UBSan stack traces. allocator_may_return_null: an
+# impossible allocation (CFITSIO sizing a buffer from a corrupt header) fails as in production,
+# where the library reports it, instead of aborting; one of ours then throws std::bad_alloc and the
+# test fails anyway. OpenMPI installs no crash handlers (opal_signal empty), which would replace
+# ASan's SEGV report with its own stack dump. Call after the tests are added. The fuzzing runs (label fuzzing) set their own:
+# full stacks on every allocation would slow them down.
+function(astrosweep_sanitizer_environment)
+  if(astrosweep_sanitize STREQUAL "")
+    return()
+  endif()
+  set(supp ${PROJECT_SOURCE_DIR}/tests/sanitizers)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    get_test_property(${test} LABELS labels)
+    if("fuzzing" IN_LIST labels)
+      continue()
+    endif()
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
+      "ASAN_OPTIONS=fast_unwind_on_malloc=0:allocator_may_return_null=1:check_initialization_order=1"
+      "LSAN_OPTIONS=suppressions=${supp}/lsan.supp:print_suppressions=0"
+      "UBSAN_OPTIONS=print_stacktrace=1:suppressions=${supp}/ubsan.supp"
+      "OMPI_MCA_opal_signal=")
+  endforeach()
+endfunction()

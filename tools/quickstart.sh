@@ -2,15 +2,24 @@
 # One-command set-up on a fresh Debian 12 / Ubuntu machine (README):
 #   tools/quickstart.sh           install what is missing, build, run the period job on the bundled
 #                                 SDSS Stripe 82 catalog with 2 MPI ranks, print results and product path
-#   tools/quickstart.sh --tests   the same set-up, then every test (what CI runs: .ci/run)
-# Environment: BUILD_DIR (default build), JOBS (default: all cores), CMAKE_ARGS (extra configure args).
+#   tools/quickstart.sh --tests   the same set-up, then every test (what CI runs: .ci/run): the
+#                                 Release build's tests, every test again in an ASan+UBSan build
+#                                 (build-asan), and each fuzzer for FUZZ_SECONDS (build-fuzz);
+#                                 docs/testing.md
+# Environment: BUILD_DIR (default build), JOBS (default: all cores), CMAKE_ARGS (extra configure args
+# of the Release build), FUZZ_SECONDS (default 120 per fuzzer), SANITIZERS=0 (skip the sanitizer and
+# fuzz builds). CMAKE_CXX_COMPILER_LAUNCHER=ccache in the environment speeds up every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=demo
 [[ ${1:-} == --tests ]] && mode=tests
+sanitizers=0
+[[ $mode == tests && ${SANITIZERS:-1} != 0 ]] && sanitizers=1
 
-tools/install-deps.sh
+deps=()
+((sanitizers)) && deps+=(--with-clang)
+tools/install-deps.sh "${deps[@]}"
 
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
@@ -25,6 +34,17 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversub
 
 if [[ $mode == tests ]]; then
   ctest --test-dir "$build" --output-on-failure -j "$jobs"
+  if ((sanitizers)); then
+    # The CPU code under AddressSanitizer and UndefinedBehaviorSanitizer (the GPU code gets
+    # compute-sanitizer on the GPU machine: tools/gpu_checks.sh sanitize), then the fuzzers.
+    clang=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DASTROSWEEP_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+    cmake -S . -B build-asan "${clang[@]}" -DASTROSWEEP_SANITIZE=address,undefined
+    cmake --build build-asan -j "$jobs"
+    ctest --test-dir build-asan --output-on-failure -j "$jobs"
+    cmake -S . -B build-fuzz "${clang[@]}" -DASTROSWEEP_FUZZ=ON -DASTROSWEEP_FUZZ_SECONDS="${FUZZ_SECONDS:-120}"
+    cmake --build build-fuzz -j "$jobs" --target fuzzers
+    ctest --test-dir build-fuzz -L fuzzing --output-on-failure -j "$jobs"
+  fi
 else
   mkdir -p "$build/demo"
   mpirun -np 2 "$build/astrosweep" period \

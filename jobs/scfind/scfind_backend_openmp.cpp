@@ -232,7 +232,11 @@ class OpenMpBackend final : public ScfindBackend {
     float* work = work_.get();
     std::vector<float> above;
     std::vector<float> below;
-    for (const auto& [y0, y1] : carry.row_blocks()) {
+    for (const auto& block : carry.row_blocks()) {
+      // Plain variables, not a structured binding: clang before 16 cannot capture those in the
+      // OpenMP region below.
+      const std::size_t y0 = block.first;
+      const std::size_t y1 = block.second;
       const std::size_t count = (y1 - y0) * nx;
       if (!slab_.at_top()) {
         above.resize(count);

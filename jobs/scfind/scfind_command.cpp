@@ -193,8 +193,12 @@ ScfindOptions to_options(const po::variables_map& vm) {
 
 }  // namespace
 
+std::optional<ScfindOptions> parse_scfind_options(const std::vector<std::string>& args, MPI_Comm comm) {
+  return parse_command_line<ScfindOptions>(args, scfind_options(), "scfind", comm, to_options);
+}
+
 int scfind_command(const std::vector<std::string>& args, MPI_Comm comm) {
-  auto options = parse_command_line<ScfindOptions>(args, scfind_options(), "scfind", comm, to_options);
+  auto options = parse_scfind_options(args, comm);
   if (!options) return 0;
   options->command_line = command_line_text("scfind", args);
   run_scfind_job(*options, comm);

@@ -15,7 +15,7 @@ constexpr float nan = std::numeric_limits<float>::quiet_NaN();
 // A double outside the float range is undefined behaviour to convert in C++; IEEE hardware gives
 // ±inf, which is what we want (it becomes a blank).
 float to_float(double x) {
-  constexpr double max = std::numeric_limits<float>::max();
+  constexpr auto max = static_cast<double>(std::numeric_limits<float>::max());
   if (x > max) return std::numeric_limits<float>::infinity();
   if (x < -max) return -std::numeric_limits<float>::infinity();
   return static_cast<float>(x);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -32,8 +33,9 @@ File::File(const std::string& path, Name name) : path_(path) {
     const bool empty = std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0;
     const bool system = error == EACCES || error == EPERM || error == EISDIR || error == EIO;
     throw InputError("cannot open FITS file '" + path + "': " +
-                         (empty ? std::string("the file is empty (0 bytes)")
-                                : system ? std::strerror(error) : status_text(status)),
+                         (empty    ? std::string("the file is empty (0 bytes)")
+                          : system ? std::strerror(error)
+                                   : status_text(status)),
                      "check that the file exists, is readable and is a complete FITS file (copy it again if it "
                      "was cut short)");
   }
@@ -116,6 +118,17 @@ void File::check_header_cards() const {
                        "copy or download the file again; FITS headers are plain ASCII");
     }
   }
+}
+
+std::optional<std::int64_t> File::keyword_integer(const std::string& name) const {
+  const auto value = keyword_double(name);
+  if (!value) return std::nullopt;
+  constexpr double two_to_63 = 9223372036854775808.0;  // exact in double; int64 holds [-2^63, 2^63)
+  const bool whole = std::trunc(*value) == *value && *value >= -two_to_63 && *value < two_to_63;
+  AS_EXPECTS(whole, InputError,
+             path_ + ": header keyword " + name + " = " + keyword(name).value_or("?") + " is not an integer",
+             "the FITS standard requires an integer there; fix the header card");
+  return static_cast<std::int64_t>(*value);
 }
 
 }  // namespace astrosweep::fits

@@ -3,6 +3,7 @@
 
 #include <fitsio.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,9 @@ class File {
   void check_header_cards() const;
   /// "HDU n" of the current HDU (1 is the primary), for messages.
   [[nodiscard]] std::string hdu_name() const;
+  /// An integer keyword (BLANK, TICID); throws InputError naming the card when its value is not a
+  /// whole number within the range of int64 (converting one would be undefined behaviour).
+  [[nodiscard]] std::optional<std::int64_t> keyword_integer(const std::string& name) const;
 
  private:
   fitsfile* fptr_ = nullptr;

@@ -64,8 +64,7 @@ Scaling read_scaling(const fits::File& f, int bitpix) {
   s.bscale = f.keyword_double("BSCALE").value_or(1.0);
   s.bzero = f.keyword_double("BZERO").value_or(0.0);
   // BLANK marks undefined integers; for floats NaN does, and the standard forbids BLANK.
-  if (bitpix > 0)
-    if (auto blank = f.keyword_double("BLANK")) s.blank = static_cast<std::int64_t>(*blank);
+  if (bitpix > 0) s.blank = f.keyword_integer("BLANK");
   return s;
 }
 
@@ -172,6 +171,7 @@ CubeInfo read_fits_cube_info(const std::string& path) {
              supported_hint);
   AS_EXPECTS(naxis == 3 || (naxis == 4 && naxes[3] == 1), InputError,
              path + ": " + axes_text(naxis, naxes) + ": not a data cube", supported_hint);
+  read_scaling(f, bitpix);  // a malformed BLANK is refused when the cube is opened, not by each rank later
   for (int i = 0; i < 3; ++i)
     AS_EXPECTS(naxes[i] > 0, InputError,
                path + ": NAXIS" + std::to_string(i + 1) + " = " + std::to_string(naxes[i]) + ": the cube is empty",

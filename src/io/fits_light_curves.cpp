@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "io/fits.hpp"
+#include "io/fits_header_check.hpp"
 
 namespace astrosweep::io {
 
@@ -40,6 +41,39 @@ int find_column(const fits::File& f, const std::string& name) {
   return col;
 }
 
+// A column of one value per row (a vector or variable-length column would be read across rows).
+void require_scalar_column(const fits::File& f, int col, const std::string& name) {
+  int status = 0, type = 0;
+  long repeat = 0, width = 0;
+  fits_get_coltype(f.get(), col, &type, &repeat, &width, &status);
+  f.check(status, "reading the type of column " + name);
+  AS_EXPECTS(type > 0 && repeat == 1, InputError,
+             f.path() + ": column " + name + " holds " +
+                 (type < 0 ? "variable-length arrays" : std::to_string(repeat) + " values") + " per row, not one",
+             "give TESS/Kepler light-curve files (*_lc.fits, *llc.fits), not target pixel files or images");
+}
+
+// Rows are read a piece at a time, so a header that promises more rows than the file holds (a
+// corrupt NAXIS2, a file cut short) ends in CFITSIO's end-of-file error instead of an allocation
+// for all of them first.
+constexpr long rows_per_read = 1L << 20;
+
+template <class T>
+std::vector<T> read_column(const fits::File& f, int col, int fits_type, long n_rows, T null_value,
+                           const std::string& name) {
+  require_scalar_column(f, col, name);
+  std::vector<T> v;
+  for (long first = 0; first < n_rows; first += rows_per_read) {
+    const long n = std::min(rows_per_read, n_rows - first);
+    v.resize(static_cast<std::size_t>(first + n));
+    int status = 0;
+    int any_null = 0;
+    fits_read_col(f.get(), fits_type, col, first + 1, 1, n, &null_value, v.data() + first, &any_null, &status);
+    f.check(status, "reading column " + name);
+  }
+  return v;
+}
+
 std::vector<double> read_double_column(const fits::File& f, int col, long n_rows, const std::string& name) {
   int status = 0;
   int type = 0;
@@ -51,13 +85,7 @@ std::vector<double> read_double_column(const fits::File& f, int col, long n_rows
                  " (TFORM" + std::to_string(col) + " = " + f.keyword("TFORM" + std::to_string(col)).value_or("?") +
                  "), not numbers",
              "the file is not a TESS/Kepler light curve, or the column was written wrongly; check --flux-column");
-  std::vector<double> v(static_cast<std::size_t>(n_rows));
-  if (n_rows == 0) return v;
-  int any_null = 0;
-  double null_value = std::nan("");
-  fits_read_col(f.get(), TDOUBLE, col, 1, 1, n_rows, &null_value, v.data(), &any_null, &status);
-  f.check(status, "reading column " + name);
-  return v;
+  return read_column<double>(f, col, TDOUBLE, n_rows, std::nan(""), name);
 }
 
 // The message when no light-curve table can be found: a file that goes on after the HDUs CFITSIO
@@ -81,16 +109,14 @@ std::string missing_table_message(const fits::File& f, int n_hdus) {
 }
 
 OneFile read_one(const std::string& path, const FitsReadOptions& options) {
+  fits::check_column_string_cards(path);  // before CFITSIO parses the table header
   fits::File f(path);
   f.check_header_cards();
   OneFile out;
   // Target id lives in the primary header.
   for (const char* key : {"TICID", "KEPLERID"}) {
-    if (auto v = f.keyword_double(key)) {
-      AS_EXPECTS(*v == std::trunc(*v) && std::abs(*v) < 9.2e18, InputError,
-                 path + ": HDU 1: " + key + " = " + std::to_string(*v) + " is not a whole number that fits an id",
-                 "repair the keyword; object ids are 64-bit integers");
-      out.id = static_cast<std::int64_t>(*v);
+    if (auto v = f.keyword_integer(key)) {
+      out.id = *v;
       out.has_id = true;
       break;
     }
@@ -129,15 +155,10 @@ OneFile read_one(const std::string& path, const FitsReadOptions& options) {
   auto t = read_double_column(f, time_col, n_rows, "TIME");
   auto y = read_double_column(f, flux_col, n_rows, flux_name);
   auto dy = read_double_column(f, err_col, n_rows, flux_name + "_ERR");
-  std::vector<int> quality(static_cast<std::size_t>(n_rows), 0);
-  if (quality_col != 0 && n_rows > 0) {
-    int any_null = 0;
-    int null_value = 0;
-    fits_read_col(f.get(), TINT, quality_col, 1, 1, n_rows, &null_value, quality.data(), &any_null, &status);
-    f.check(status, "reading column QUALITY");
-  }
+  const std::vector<int> quality =
+      quality_col != 0 ? read_column<int>(f, quality_col, TINT, n_rows, 0, "QUALITY") : std::vector<int>{};
   for (std::size_t r = 0; r < t.size(); ++r) {
-    if (quality[r] != 0) {
+    if (!quality.empty() && quality[r] != 0) {
       ++out.flagged;
       continue;
     }

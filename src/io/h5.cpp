@@ -257,6 +257,20 @@ std::vector<std::uint64_t> dims(hid_t dataset) {
   return {d.begin(), d.end()};
 }
 
+std::uint64_t column_length(hid_t dataset) {
+  const auto d = dims(dataset);
+  const Id type(H5Dget_type(dataset));
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (d.size() == 1 && (type_class == H5T_INTEGER || type_class == H5T_FLOAT)) return d[0];
+  std::string name(256, '\0');
+  const ssize_t length = H5Iget_name(dataset, name.data(), name.size());  // the full length; cut to fit
+  name.resize(static_cast<std::size_t>(std::clamp<ssize_t>(length, 0, static_cast<ssize_t>(name.size()) - 1)));
+  throw InputError("HDF5 dataset '" + name + "' is " +
+                       (d.size() == 1 ? std::string("not numeric") : "of rank " + std::to_string(d.size())) +
+                       ", where a one-dimensional column of numbers is expected",
+                   "the file does not have the layout astrosweep reads (docs/formats.md)");
+}
+
 namespace {
 // The file and memory dataspaces of the block [offset, offset + count); a zero count selects
 // nothing in both, so a rank with nothing to do can still take part in a collective transfer.
@@ -302,6 +316,8 @@ std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> rows_block(hid
                                                                              std::uint64_t n_rows, std::uint64_t col0,
                                                                              std::optional<std::uint64_t> n_cols) {
   auto full = dims(dataset);
+  AS_EXPECTS(full.size() == 1 || full.size() == 2, InputError,
+             "an HDF5 dataset of rank " + std::to_string(full.size()) + " where rows of a table are expected");
   std::vector<std::uint64_t> offset(full.size(), 0);
   offset[0] = row0;
   full[0] = n_rows;
@@ -371,11 +387,26 @@ void set_attribute(hid_t loc, const std::string& name, std::int64_t value) {
   write_attribute(loc, name, H5T_NATIVE_INT64, &value);
 }
 
-std::optional<std::string> string_attribute(hid_t loc, const std::string& name) {
-  if (H5Aexists(loc, name.c_str()) <= 0) return std::nullopt;
+namespace {
+// The attribute `name` of `loc` when it holds one value of `type_class` (H5T_NO_CLASS: a number);
+// an invalid Id otherwise. Reading an array into one value would overrun it.
+Id single_value_attribute(hid_t loc, const std::string& name, H5T_class_t type_class) {
+  if (H5Aexists(loc, name.c_str()) <= 0) return {};
   Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
+  const Id space(H5Aget_space(attr.get()));
+  const Id type(H5Aget_type(attr.get()));
+  const H5T_class_t found = H5Tget_class(type.get());
+  const bool kind = type_class == H5T_NO_CLASS ? found == H5T_INTEGER || found == H5T_FLOAT : found == type_class;
+  if (H5Sget_simple_extent_npoints(space.get()) != 1 || !kind) return {};
+  return attr;
+}
+}  // namespace
+
+std::optional<std::string> string_attribute(hid_t loc, const std::string& name) {
+  const Id attr = single_value_attribute(loc, name, H5T_STRING);
+  if (!attr.valid()) return std::nullopt;
   Id type(H5Aget_type(attr.get()));
-  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) return std::nullopt;
+  if (H5Tis_variable_str(type.get()) > 0) return std::nullopt;
   // One byte more than stored, so a NUL-terminated read never cuts the last character.
   std::string value(H5Tget_size(type.get()) + 1, '\0');
   Id mem(H5Tcopy(H5T_C_S1));
@@ -386,16 +417,16 @@ std::optional<std::string> string_attribute(hid_t loc, const std::string& name) 
 }
 
 std::optional<double> double_attribute(hid_t loc, const std::string& name) {
-  if (H5Aexists(loc, name.c_str()) <= 0) return std::nullopt;
-  Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
+  const Id attr = single_value_attribute(loc, name, H5T_NO_CLASS);
+  if (!attr.valid()) return std::nullopt;
   double v = 0;
   check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v), "H5Aread");
   return v;
 }
 
 std::optional<std::int64_t> int_attribute(hid_t loc, const std::string& name) {
-  if (H5Aexists(loc, name.c_str()) <= 0) return std::nullopt;
-  Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
+  const Id attr = single_value_attribute(loc, name, H5T_INTEGER);
+  if (!attr.valid()) return std::nullopt;
   std::int64_t v = 0;
   check(H5Aread(attr.get(), H5T_NATIVE_INT64, &v), "H5Aread");
   return v;

@@ -70,6 +70,9 @@ Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const 
                           const std::vector<std::uint64_t>& chunk_dims);
 Id open_dataset(hid_t loc, const std::string& name);
 std::vector<std::uint64_t> dims(hid_t dataset);
+/// The length of a one-dimensional dataset of numbers (integers or floats: what read_rows<T>
+/// converts from); throws InputError naming the dataset for any other rank or element type.
+std::uint64_t column_length(hid_t dataset);
 
 /// How a rank's part of a read or write reaches a file opened through MPI-IO: on its own, or in
 /// one collective MPI-IO operation with every rank of the file's communicator (each must call;
@@ -100,8 +103,10 @@ template <class T>
 void write_rows(hid_t dataset, std::uint64_t first_row, std::span<const T> rows) {
   write_rows(dataset, native_type<T>(), first_row, rows.size(), rows.data());
 }
+/// Rows of a one-dimensional dataset of numbers (checked: a second dimension would overrun `out`).
 template <class T>
 std::vector<T> read_rows(hid_t dataset, std::uint64_t first_row, std::uint64_t n_rows) {
+  column_length(dataset);
   std::vector<T> out(n_rows);
   read_rows(dataset, native_type<T>(), first_row, n_rows, out.data());
   return out;
@@ -109,11 +114,12 @@ std::vector<T> read_rows(hid_t dataset, std::uint64_t first_row, std::uint64_t n
 template <class T>
 std::vector<T> read_all(hid_t loc, const std::string& name) {
   Id ds = open_dataset(loc, name);
-  auto d = dims(ds.get());
-  return read_rows<T>(ds.get(), 0, d.empty() ? 0 : d[0]);
+  return read_rows<T>(ds.get(), 0, column_length(ds.get()));
 }
 
-// Attributes (scalar). In parallel files, every rank must write the same attribute value.
+// Attributes (scalar). In parallel files, every rank must write the same attribute value. The
+// readers return nullopt for an absent attribute and for one that is not a single value of the
+// asked kind (a number for double/int, a fixed-length string for string).
 void set_attribute(hid_t loc, const std::string& name, const std::string& value);
 void set_attribute(hid_t loc, const std::string& name, double value);
 void set_attribute(hid_t loc, const std::string& name, std::int64_t value);

@@ -113,21 +113,28 @@ CatalogIndex H5Catalog::read_index() const {
   const std::size_t n = index.ids.size();
   AS_EXPECTS(n > 0, InputError, "'" + path_ + "' is a catalog without objects",
              "convert an input that has light curves in it");
-  AS_EXPECTS(index.counts.size() == n && offsets.size() == n && index.t_min.size() == n && index.t_max.size() == n,
+  AS_EXPECTS(index.counts.size() == n && offsets.size() == n && index.t_min.size() == n && index.t_max.size() == n &&
+                 (!n_flagged_.valid() || h5::column_length(n_flagged_.get()) == n),
              InputError, "'" + path_ + "': the /objects datasets have different lengths");
+  // Checked against the rows there are as it goes, so a huge count cannot wrap the sum around.
+  const std::uint64_t rows = h5::column_length(t_.get());
   std::uint64_t row = 0;
   for (std::size_t i = 0; i < n; ++i) {
+    const std::string object = "object " + std::to_string(i) + " (id " + std::to_string(index.ids[i]) + ")";
     AS_EXPECTS(offsets[i] == row, InputError,
-               "'" + path_ + "': object " + std::to_string(i) + " (id " + std::to_string(index.ids[i]) +
-                   ") does not start where the previous one ends",
+               "'" + path_ + "': " + object + " does not start where the previous one ends",
                "objects must be stored contiguously in order; re-create the catalog with 'astrosweep convert'");
+    AS_EXPECTS(index.counts[i] <= rows - row, InputError,
+               "'" + path_ + "': " + object + " counts " + std::to_string(index.counts[i]) +
+                   " rows, but /points/t has " + std::to_string(rows - row) + " left");
     row += index.counts[i];
   }
-  const auto d = h5::dims(t_.get());
-  AS_EXPECTS(!d.empty() && d[0] == row, InputError,
-             "'" + path_ + "': /points/t has " + std::to_string(d.empty() ? 0 : d[0]) + " rows but the objects count " +
-                 std::to_string(row),
-             rebuild_hint);
+  AS_EXPECTS(
+      row == rows, InputError,
+      "'" + path_ + "': /points/t has " + std::to_string(rows) + " rows but the objects count " + std::to_string(row),
+      rebuild_hint);
+  AS_EXPECTS(h5::column_length(y_.get()) == rows && (!dy_.valid() || h5::column_length(dy_.get()) == rows), InputError,
+             "'" + path_ + "': the /points datasets have different lengths", rebuild_hint);
   require_unique_ids(index.ids, path_);
   return index;
 }

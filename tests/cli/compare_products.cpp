@@ -89,8 +89,10 @@ std::string attribute_text(hid_t loc, const std::string& name) {
   if (auto s = h5::string_attribute(loc, name)) return *s;
   h5::Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
   h5::Id type(H5Aget_type(attr.get()));
-  if (H5Tget_class(type.get()) == H5T_FLOAT) return std::to_string(*h5::double_attribute(loc, name));
-  return std::to_string(*h5::int_attribute(loc, name));
+  if (H5Tget_class(type.get()) == H5T_FLOAT)
+    if (auto d = h5::double_attribute(loc, name)) return std::to_string(*d);
+  if (auto i = h5::int_attribute(loc, name)) return std::to_string(*i);
+  return "(not a single string or number)";  // compared as such: equal only to the same kind
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // FITS cubes for scfind: every BITPIX, SoFiA-2's scaling and blanking, channel ranges, and every
 // kind of bad input, on fixtures written here with CFITSIO.
+#include <fitsio.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -270,6 +271,25 @@ TEST(FitsCube, UnsupportedShapesAndTypes) {
   test::expect_cube_input_error(dir.path("empty_axis.fits"), {"empty_axis.fits", "NAXIS2 = 0"});
   write_fits_cube(dir.path("dataset.fits"), -32, shape, raw_values(-32, n_voxels));
   test::expect_cube_input_error(dir.path("dataset.fits") + ":/cube", {"dataset.fits", "HDF5 files only"});
+}
+
+// A BLANK outside the int64 range was converted to an integer anyway (undefined behaviour that
+// UBSan reports on tests/fuzz/regressions/fits_cube/blank_1e300.fits), and a fractional one
+// matched the truncated value.
+TEST(FitsCube, BlankThatIsNotAnIntegerIsRefused) {
+  test::TempDir dir;
+  for (const double blank : {1e300, -1e19, 2.5}) {
+    const auto path = dir.path("blank.fits");
+    write_fits_cube(path, 16, shape, std::vector<double>(n_voxels, 1.0));
+    int status = 0;
+    fitsfile* f = nullptr;
+    fits_open_file(&f, path.c_str(), READWRITE, &status);
+    double value = blank;
+    fits_update_key(f, TDOUBLE, "BLANK", &value, nullptr, &status);
+    fits_close_file(f, &status);
+    ASSERT_EQ(status, 0);
+    test::expect_cube_input_error(path, {"blank.fits", "BLANK", "not an integer"});
+  }
 }
 
 TEST(FitsCube, NotACube) {

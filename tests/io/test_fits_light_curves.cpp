@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -63,7 +64,8 @@ void write_light_curve(const std::string& path, long ticid, const std::vector<Ca
 TEST(FitsLightCurves, DropsFlaggedCadencesAndKeepsNaNsForCounting) {
   test::TempDir dir;
   const auto path = dir.path("tess_s1_lc.fits");
-  write_light_curve(path, 12345, {{1000.0, 10, 1, 0}, {1000.1, 11, 1, 128}, {1000.2, NAN, 1, 0}, {1000.3, 12, 1, 0}});
+  write_light_curve(path, 12345,
+                    {{1000.0, 10, 1, 0}, {1000.1, 11, 1, 128}, {1000.2, std::nan(""), 1, 0}, {1000.3, 12, 1, 0}});
   const auto r = read_fits_light_curves({path}, {});
   ASSERT_EQ(r.block.n_objects(), 1u);
   EXPECT_EQ(r.block.ids[0], 12345);
@@ -113,6 +115,101 @@ TEST(FitsLightCurves, MissingErrorColumnIsAnError) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("PDCSAP_FLUX_ERR"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("noerr.fits"), std::string::npos);
+  }
+}
+
+// A TICID beyond the int64 range was converted to the object id anyway (undefined behaviour that
+// UBSan reports on tests/fuzz/regressions/fits_light_curves/ticid_1e300.fits), and a fractional
+// one was truncated.
+TEST(FitsLightCurves, TargetIdThatIsNotAnIntegerIsAnError) {
+  test::TempDir dir;
+  for (const double id : {1e300, 12.5}) {
+    const auto path = dir.path("bad_id.fits");
+    write_light_curve(path, 1, {{1.0, 5, 1, 0}});
+    int status = 0;
+    fitsfile* f = nullptr;
+    fits_open_file(&f, path.c_str(), READWRITE, &status);
+    double value = id;
+    fits_update_key(f, TDOUBLE, "TICID", &value, nullptr, &status);
+    fits_close_file(f, &status);
+    ASSERT_EQ(status, 0);
+    try {
+      read_fits_light_curves({path}, {});
+      FAIL() << "TICID = " << id << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("TICID"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("not an integer"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A header promising more rows than the file holds had the reader allocate for all of them before
+// reading (10^13 rows: an out-of-memory abort; tests/fuzz/regressions/fits_light_curves).
+TEST(FitsLightCurves, RowsBeyondTheFileAreAnErrorNotAnAllocation) {
+  test::TempDir dir;
+  const auto path = dir.path("naxis2.fits");
+  write_light_curve(path, 1, {{1.0, 5, 1, 0}, {2.0, 6, 1, 0}});
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto card = bytes.find("NAXIS2  =", bytes.find("XTENSION"));
+  ASSERT_NE(card, std::string::npos);
+  char naxis2[81];
+  std::snprintf(naxis2, sizeof naxis2, "NAXIS2  = %20lld", 10000000000000LL);
+  bytes.replace(card, 30, naxis2);
+  std::ofstream(path, std::ios::binary) << bytes;
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "10^13 rows were accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("reading column TIME"), std::string::npos) << e.what();
+  }
+}
+
+// CFITSIO 4.2 copies an unquoted 70-character TTYPEn value into a 70-byte field: glibc's
+// buffer-overflow check aborted the process (tests/fuzz/regressions/fits_light_curves).
+TEST(FitsLightCurves, UnquotedColumnNameIsAnErrorBeforeCfitsioSeesIt) {
+  test::TempDir dir;
+  const auto path = dir.path("ttype.fits");
+  write_light_curve(path, 1, {{1.0, 5, 1, 0}});
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto card = bytes.find("TTYPE1  =");
+  ASSERT_NE(card, std::string::npos);
+  bytes.replace(card + 9, 71, " " + std::string(70, 'A'));
+  std::ofstream(path, std::ios::binary) << bytes;
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "an unquoted TTYPE1 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("HDU 2, header card TTYPE1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a quoted string"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FitsLightCurves, VectorColumnsAreAnError) {
+  test::TempDir dir;
+  const auto path = dir.path("vector.fits");
+  int status = 0;
+  fitsfile* f = nullptr;
+  fits_create_file(&f, ("!" + path).c_str(), &status);
+  fits_create_img(f, 8, 0, nullptr, &status);
+  char time[] = "TIME", flux[] = "PDCSAP_FLUX", err[] = "PDCSAP_FLUX_ERR", f2d[] = "2D", f1e[] = "1E";
+  char* ttype[] = {time, flux, err};
+  char* tform[] = {f2d, f1e, f1e};
+  fits_create_tbl(f, BINARY_TBL, 0, 3, ttype, tform, nullptr, nullptr, &status);
+  fits_close_file(f, &status);
+  ASSERT_EQ(status, 0);
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "a TIME column of two values per row was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("column TIME holds 2 values per row"), std::string::npos) << e.what();
   }
 }
 

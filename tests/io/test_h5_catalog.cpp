@@ -1,5 +1,8 @@
 // The HDF5 catalog: CSV -> catalog -> per-range reads give back the same light curves.
 #include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <limits>
 
 #include "core/error.hpp"
 #include "io/catalog.hpp"
@@ -56,6 +59,90 @@ TEST(H5Catalog, ForeignHdf5FileIsRefused) {
   { h5::Id f = h5::open_file(dir.path("other.h5"), h5::Access::create_truncate); }
   EXPECT_THROW(H5Catalog(dir.path("other.h5"), MPI_COMM_WORLD), InputError);
   EXPECT_THROW(H5Catalog(dir.path("missing.h5"), MPI_COMM_WORLD), InputError);
+}
+
+// Malformed catalogs: well-formed HDF5 files whose contents do not follow the layout (the same
+// cases as the h5_catalog fuzz target's inputs in tests/fuzz/regressions/h5_catalog).
+
+// Objects 7 (3 rows) and 8 (2 rows), with uncertainties, as `astrosweep convert` writes them.
+std::string small_catalog(const test::TempDir& dir) {
+  LightCurveBlock block;
+  block.append(7, {1, 2, 3}, {1, 1, 1}, {0.1, 0.1, 0.1});
+  block.append(8, {4, 5}, {1, 1}, {0.1, 0.1});
+  const auto path = dir.path("small.h5");
+  write_h5_catalog(path, block, "MJD", {"csv", "small.csv", 0, "0"});
+  return path;
+}
+
+// Replaces the dataset `name` by one of shape `dims` (empty: a scalar) holding `values` as `type`.
+void replace_dataset(const std::string& path, const std::string& name, const std::vector<hsize_t>& dims,
+                     const std::vector<std::uint64_t>& values, hid_t type = H5T_NATIVE_UINT64) {
+  h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  ASSERT_GE(H5Ldelete(file.get(), name.c_str(), H5P_DEFAULT), 0);
+  h5::Id space(dims.empty() ? H5Screate(H5S_SCALAR)
+                            : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  h5::Id ds(H5Dcreate2(file.get(), name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!values.empty() && H5Tget_class(type) != H5T_STRING) {
+    ASSERT_GE(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  }
+}
+
+void expect_catalog_error(const std::string& path, const std::vector<std::string>& needles) {
+  try {
+    H5Catalog catalog(path, MPI_COMM_WORLD);
+    (void)catalog.read_index();
+    FAIL() << "the catalog was accepted";
+  } catch (const InputError& e) {
+    for (const auto& needle : needles) EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+// A two-dimensional column was read into a vector of its first dimension's length (a heap
+// overflow), a scalar one indexed an empty vector.
+TEST(H5Catalog, ColumnsAreOneDimensionalNumbers) {
+  test::TempDir dir;
+  const auto path = small_catalog(dir);
+  replace_dataset(path, "objects/id", {2, 2}, {7, 7, 8, 8});
+  expect_catalog_error(path, {"/objects/id", "has 2 dimensions, not 1"});
+  replace_dataset(path, "objects/id", {}, {7});
+  expect_catalog_error(path, {"/objects/id", "has 0 dimensions"});
+  replace_dataset(path, "objects/id", {2}, {}, H5T_C_S1);
+  expect_catalog_error(path, {"/objects/id", "does not hold numbers"});
+  const auto other = small_catalog(dir);
+  replace_dataset(other, "objects/t_min", {1, 2}, {1, 4});
+  expect_catalog_error(other, {"/objects/t_min", "has 2 dimensions"});
+}
+
+// An array attribute was read into one value (a stack overflow).
+TEST(H5Catalog, AttributeArraysAreNotValues) {
+  test::TempDir dir;
+  const auto path = small_catalog(dir);
+  {
+    h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ASSERT_GE(H5Adelete(file.get(), "format_version"), 0);
+    const hsize_t two = 2;
+    h5::Id space(H5Screate_simple(1, &two, nullptr));
+    h5::Id attr(H5Acreate2(file.get(), "format_version", H5T_NATIVE_INT64, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+    const std::int64_t versions[2] = {1, 1};
+    ASSERT_GE(H5Awrite(attr.get(), H5T_NATIVE_INT64, versions), 0);
+  }
+  expect_catalog_error(path, {"format_version"});
+}
+
+// The counts were summed without a bound: 3 + (2^64 - 1) wrapped around to the 2 rows of a
+// shortened /points/t, and the index promised 2^64 - 1 rows for object 8.
+TEST(H5Catalog, CountsCannotPromiseRowsThatAreNotThere) {
+  test::TempDir dir;
+  const auto path = small_catalog(dir);
+  replace_dataset(path, "objects/count", {2}, {3, std::numeric_limits<std::uint64_t>::max()});
+  for (const char* column : {"points/t", "points/y", "points/dy"}) replace_dataset(path, column, {2}, {1, 2});
+  expect_catalog_error(path, {"object 0 (id 7) counts 3 rows", "2 left"});
+  const auto other = small_catalog(dir);
+  replace_dataset(other, "points/y", {4}, {1, 1, 1, 1});
+  expect_catalog_error(other, {"/points/y and /points/t have different lengths"});
+  const auto third = small_catalog(dir);
+  replace_dataset(third, "objects/n_flagged", {3}, {0, 0, 0}, H5T_NATIVE_UINT32);
+  expect_catalog_error(third, {"/objects/n_flagged and /objects/id have different lengths"});
 }
 
 }  // namespace

@@ -117,10 +117,10 @@ TEST(PeriodBackend, StreamsPeriodogramsWithinTheMemoryBudget) {
 
 TEST(PeriodBackend, UncomputableObjectsGetAStatusNotACrash) {
   io::LightCurveBlock block;
-  block.append(1, {1.0}, {2.0}, {0.1});                                       // one point
-  block.append(2, {1.0, 2.0, 3.0, 4.0}, {5.0, 5.0, 5.0, 5.0}, {1, 1, 1, 1});  // constant
-  block.append(3, {NAN, NAN, NAN}, {1.0, 2.0, 3.0}, {1, 1, 1});               // only NaN times
-  block.append(4, {}, {}, {});                                                // empty
+  block.append(1, {1.0}, {2.0}, {0.1});                                                     // one point
+  block.append(2, {1.0, 2.0, 3.0, 4.0}, {5.0, 5.0, 5.0, 5.0}, {1, 1, 1, 1});                // constant
+  block.append(3, {std::nan(""), std::nan(""), std::nan("")}, {1.0, 2.0, 3.0}, {1, 1, 1});  // only NaN times
+  block.append(4, {}, {}, {});                                                              // empty
   block.append(5, {1.0, 2.0, 3.5, 4.0, 6.0}, {1.0, 3.0, 2.0, 5.0, 1.0}, {1, 1, 1, -1, 1});
   const auto r = run(block, paper_grid(Model::generalized, Precision::fp64));
   EXPECT_TRUE(r[0].status & status_too_few_points);

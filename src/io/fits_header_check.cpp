@@ -1,0 +1,100 @@
+#include "io/fits_header_check.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace astrosweep::fits {
+
+namespace {
+
+constexpr std::size_t block = 2880;
+constexpr std::size_t card = 80;
+
+bool column_string_keyword(std::string_view keyword) {
+  for (std::string_view prefix : {"TTYPE", "TFORM", "TUNIT", "TDISP", "TDIM"}) {
+    if (keyword.size() <= prefix.size() || keyword.substr(0, prefix.size()) != prefix) continue;
+    if (keyword.find_first_not_of("0123456789", prefix.size()) == std::string_view::npos) return true;
+  }
+  return false;
+}
+
+std::string_view trimmed(std::string_view s) {
+  const auto b = s.find_first_not_of(' ');
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(' ') - b + 1);
+}
+
+// The integer value of a fixed- or free-format card, if it is one.
+bool integer_value(std::string_view value, long long& out) {
+  const std::string text(trimmed(value.substr(0, value.find('/'))));
+  if (text.empty()) return false;
+  char* end = nullptr;
+  out = std::strtoll(text.c_str(), &end, 10);
+  return *end == '\0';
+}
+
+}  // namespace
+
+void check_column_string_cards(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, block> buffer{};
+  std::uint64_t offset = 0;
+  for (int hdu = 1; in; ++hdu) {
+    // The header: cards until END, in whole blocks; the sizes that say where the next HDU starts.
+    long long bitpix = 0, naxis = 0, pcount = 0, gcount = 1;
+    std::array<long long, 1000> naxes{};
+    bool end = false;
+    while (!end) {
+      in.seekg(static_cast<std::streamoff>(offset));
+      if (!in.read(buffer.data(), block)) return;
+      if (offset == 0 && std::string_view(buffer.data(), 9) != "SIMPLE  =") return;  // not plain FITS
+      offset += block;
+      for (std::size_t c = 0; c < block / card && !end; ++c) {
+        const std::string_view text(buffer.data() + c * card, card);
+        const std::string_view keyword = trimmed(text.substr(0, 8));
+        end = keyword == "END";
+        if (end || text[8] != '=') continue;  // CFITSIO takes a value without the standard's blank after '='
+        const std::string_view value = text.substr(9);
+        AS_EXPECTS(!column_string_keyword(keyword) || trimmed(value).substr(0, 1) == "'", InputError,
+                   path + ": HDU " + std::to_string(hdu) + ", header card " + std::string(keyword) +
+                       ": the value is not a quoted string, which the FITS standard requires there",
+                   "the file is not valid FITS; re-create or re-download it");
+        long long v = 0;
+        if (!integer_value(value, v)) continue;
+        if (keyword == "BITPIX") bitpix = v;
+        if (keyword == "NAXIS") naxis = v;
+        if (keyword == "PCOUNT") pcount = v;
+        if (keyword == "GCOUNT") gcount = v;
+        if (keyword.size() > 5 && keyword.substr(0, 5) == "NAXIS") {
+          const long long axis = std::atoll(std::string(keyword.substr(5)).c_str());
+          if (axis >= 1 && axis < static_cast<long long>(naxes.size())) naxes[static_cast<std::size_t>(axis)] = v;
+        }
+      }
+    }
+    // The data unit, to skip: |BITPIX|/8 · GCOUNT · (PCOUNT + NAXIS1···NAXISn); stop on anything odd.
+    if (naxis < 0 || naxis >= static_cast<long long>(naxes.size()) || pcount < 0 || gcount < 0) return;
+    std::uint64_t elements = naxis == 0 ? 0 : 1;
+    constexpr auto limit = std::numeric_limits<std::uint64_t>::max() / 16;
+    for (long long a = 1; a <= naxis; ++a) {
+      if (naxes[static_cast<std::size_t>(a)] < 0) return;
+      const auto n = static_cast<std::uint64_t>(naxes[static_cast<std::size_t>(a)]);
+      if (n != 0 && elements > limit / n) return;
+      elements *= n;
+    }
+    const auto bytes_per_element = static_cast<std::uint64_t>(bitpix < 0 ? -bitpix : bitpix) / 8;
+    if (elements > limit - static_cast<std::uint64_t>(pcount)) return;
+    const std::uint64_t data = (naxis == 0 ? 0 : elements + static_cast<std::uint64_t>(pcount));
+    if (data != 0 && (static_cast<std::uint64_t>(gcount) > limit / data || bytes_per_element > 8)) return;
+    const std::uint64_t bytes = data * static_cast<std::uint64_t>(gcount) * bytes_per_element;
+    if (bytes > limit) return;
+    offset += (bytes + block - 1) / block * block;
+  }
+}
+
+}  // namespace astrosweep::fits
