@@ -82,8 +82,9 @@ void replace_dataset(const std::string& path, const std::string& name, const std
   h5::Id space(dims.empty() ? H5Screate(H5S_SCALAR)
                             : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   h5::Id ds(H5Dcreate2(file.get(), name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  if (!values.empty() && H5Tget_class(type) != H5T_STRING)
+  if (!values.empty() && H5Tget_class(type) != H5T_STRING) {
     ASSERT_GE(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  }
 }
 
 void expect_catalog_error(const std::string& path, const std::vector<std::string>& needles) {
