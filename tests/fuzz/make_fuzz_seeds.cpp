@@ -98,24 +98,16 @@ struct CatalogSeed {
 };
 
 void catalog_seed(const std::string& path, const CatalogSeed& seed) {
-  // format, format_version, time_reference as convert writes them (built from a list: GCC 12
-  // warns, wrongly, about an insert of a braced list into an empty vector)
-  std::vector<std::uint8_t> d{7, 7, 7};
-  d.push_back(static_cast<std::uint8_t>(seed.counts.size()));
+  // format, format_version, time_reference as convert writes them; the number of objects
+  std::vector<std::uint8_t> d{7, 7, 7, static_cast<std::uint8_t>(seed.counts.size())};
   std::size_t rows = 0;
   for (const auto count : seed.counts) {
     d.insert(d.end(), {1, 1, count, 1, 2});  // id i*7, count, offset as computed, 2 flagged
     rows += count;
   }
   for (std::size_t r = 0; r < rows; ++r) d.insert(d.end(), {1, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0});  // t = r, y = 1.5
-  const std::size_t lengths[] = {seed.counts.size(),
-                                 seed.counts.size(),
-                                 seed.counts.size(),
-                                 seed.counts.size(),
-                                 seed.counts.size(),
-                                 seed.counts.size(),
-                                 rows,
-                                 rows};
+  const std::size_t objects = seed.counts.size();
+  const std::size_t lengths[] = {objects, objects, objects, objects, objects, objects, rows, rows};
   for (std::size_t k = 0; k < 9; ++k) {
     if (k == 8) {
       d.push_back(seed.with_errors ? 1 : 3);  // dy present unless this byte is a multiple of 3
