@@ -84,8 +84,11 @@ set(same "status 0 points 40 frequency 1.9335 power 0.999999 finite")
 bad_input_product(period_absurd_values COMMAND period -i ${c}/absurd.csv ${grid}
   EXPECT "object 7 ${same}" "object 11 ${same}" "object 12 ${same}" "object 13 ${same}" "object 16 ${same}"
          "object 14 status 32 points 40 frequency nan" "object 15 status 32 points 40 frequency nan")
+# FP32 powers differ in the last digit between compilers (GCC 0.999999, clang 1).
+set(same_fp32 "status 0 points 40 frequency 1.9335 power (1|0[.]99999[0-9]*) finite")
 bad_input_product(period_absurd_values_fp32 COMMAND period -i ${c}/absurd.csv ${grid} --precision fp32
-  EXPECT "object 7 ${same}" "object 11 ${same}" "object 12 ${same}" "object 13 ${same}" "object 16 ${same}"
+  EXPECT "object 7 ${same_fp32}" "object 11 ${same_fp32}" "object 12 ${same_fp32}" "object 13 ${same_fp32}"
+         "object 16 ${same_fp32}"
          "object 14 status 32 points 40 frequency nan" "object 15 status 32 points 40 frequency nan")
 bad_input_product(period_absurd_values_psd COMMAND period -i ${c}/absurd.csv ${grid} --normalization psd
   EXPECT "object 7 status 0 points 40 frequency 1.9335 power [0-9.]+ finite" "object 11 status 64 points 40 frequency nan"

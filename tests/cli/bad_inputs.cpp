@@ -76,6 +76,11 @@ struct Lcg {
   }
 };
 
+// A byte 0..255 (through unsigned: a double above 127 converted to char is undefined behaviour).
+char random_byte(Lcg& random) {
+  return static_cast<char>(static_cast<unsigned char>(static_cast<unsigned>(random.uniform() * 256) & 0xFFU));
+}
+
 void fits_ok(int status, const std::string& what) {
   if (status == 0) return;
   char text[FLEN_STATUS] = {};
@@ -245,7 +250,7 @@ void fits_light_curve_fixtures(const std::string& dir) {
   write_bytes(dir + "/bad_naxis_lc.fits", with_value(bytes, "NAXIS", "-1", table));
   std::string garbage = bytes.substr(0, 80);
   Lcg random;
-  while (garbage.size() < bytes.size()) garbage.push_back(static_cast<char>(random.uniform() * 256));
+  while (garbage.size() < bytes.size()) garbage.push_back(random_byte(random));
   write_bytes(dir + "/garbage_lc.fits", garbage);
 }
 
@@ -319,7 +324,7 @@ void h5_catalog_fixtures(const std::string& dir) {
   std::string damaged = bytes;  // the superblock intact, the object headers after it overwritten
   Lcg noise;
   for (std::size_t i = 96; i < std::min<std::size_t>(damaged.size(), 4096); ++i)
-    damaged[i] = static_cast<char>(noise.uniform() * 256);
+    damaged[i] = random_byte(noise);
   write_bytes(dir + "/damaged.h5", damaged);
   write_bytes(dir + "/empty.h5", "");
 }
@@ -389,7 +394,7 @@ void cube_fixtures(const std::string& dir) {
   write_bytes(dir + "/naxis3_zero.fits", with_value(bytes, "NAXIS3", "0"));
   std::string garbage = "SIMPLE  =";  // a FITS signature, then noise
   Lcg random;
-  while (garbage.size() < 2 * 2880) garbage.push_back(static_cast<char>(random.uniform() * 256));
+  while (garbage.size() < 2 * 2880) garbage.push_back(random_byte(random));
   write_bytes(dir + "/garbage_header.fits", garbage);
 
   // HDF5 cubes (channels, y, x).
