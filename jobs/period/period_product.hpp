@@ -18,6 +18,7 @@
 #include "io/journal.hpp"
 #include "io/light_curves.hpp"
 #include "io/posix_file.hpp"
+#include "io/resume_point.hpp"
 #include "period_backend.hpp"
 #include "period_config.hpp"
 
@@ -33,11 +34,7 @@ struct ProductProvenance {
   std::string command_line;
 };
 
-/// A product found on disk, as --resume sees it.
-struct ExistingProduct {
-  io::Fingerprint fingerprint;  ///< read back from its attributes (see PeriodProduct::fingerprint)
-  bool complete = false;
-};
+using io::ExistingProduct;  // a product found on disk, as --resume sees it
 
 class PeriodProduct {
  public:

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "io/journal.hpp"
+#include "io/resume_point.hpp"
 
 namespace astrosweep::period {
 
 struct ResumeDecision {
-  enum class Start : int { fresh, resume, complete };
+  using Start = io::ResumePoint::Start;
   Start start = Start::fresh;
   std::vector<bool> done;           ///< per object, when resuming: its rows are in the product
   std::uint64_t objects_done = 0;   ///< objects marked in `done`

@@ -136,7 +136,7 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
 
 ScfindProduct::~ScfindProduct() = default;
 
-std::optional<ExistingScfindProduct> ScfindProduct::inspect(const std::string& path) {
+std::optional<io::ExistingProduct> ScfindProduct::inspect(const std::string& path) {
   if (!h5::is_hdf5(path)) return std::nullopt;
   try {
     h5::Id file = h5::open_file(path, h5::Access::read);
@@ -144,7 +144,7 @@ std::optional<ExistingScfindProduct> ScfindProduct::inspect(const std::string& p
     if (h5::string_attribute(f, "format") != std::string(product_format_name) || !h5::exists(f, "mask") ||
         !h5::exists(f, "kernel_pairs/noise"))
       return std::nullopt;
-    ExistingScfindProduct found;
+    io::ExistingProduct found;
     for (const auto& [name, value] : creation_attributes(ScfindOptions{}, io::CubeInfo{}))
       if (name != fingerprint_excluded)
         if (auto text = h5::string_attribute(f, name)) found.fingerprint.emplace_back(name, *text);

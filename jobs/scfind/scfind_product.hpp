@@ -21,6 +21,7 @@
 
 #include "io/cube.hpp"
 #include "io/journal.hpp"
+#include "io/resume_point.hpp"
 #include "scfind_job.hpp"
 #include "smooth_and_clip.hpp"
 
@@ -28,12 +29,6 @@ namespace astrosweep::scfind {
 
 /// What the product's results depend on: the input, its cube, the parameters, the version.
 io::Fingerprint scfind_fingerprint(const ScfindOptions& options, const io::CubeInfo& cube);
-
-/// An existing product, as --resume finds it.
-struct ExistingScfindProduct {
-  bool complete = false;
-  io::Fingerprint fingerprint;
-};
 
 class ScfindProduct {
  public:
@@ -47,7 +42,7 @@ class ScfindProduct {
   ScfindProduct& operator=(const ScfindProduct&) = delete;
 
   /// Rank 0 alone: the product at `path` when it is a readable scfind product, else nullopt.
-  static std::optional<ExistingScfindProduct> inspect(const std::string& path);
+  static std::optional<io::ExistingProduct> inspect(const std::string& path);
 
   /// Independent: checkpoint labels of channels [z0, z0 + labels.size() / plane) into /mask.
   void write_labels(std::size_t z0, std::span<const std::uint8_t> labels);

@@ -6,12 +6,12 @@
 #include <cstdint>
 #include <string>
 
-#include "io/journal.hpp"
+#include "io/resume_point.hpp"
 
 namespace astrosweep::scfind {
 
 struct ScfindResume {
-  enum class Start : int { fresh, resume, complete };
+  using Start = io::ResumePoint::Start;
   Start start = Start::fresh;
   std::uint64_t pairs_done = 0;     ///< when resuming: kernel pairs whose mask is in the product
   std::uint64_t journal_bytes = 0;  ///< where the journal continues (a torn tail is cut off)
