@@ -1,5 +1,6 @@
-// astrosweep: one executable, a subcommand per job. Errors become a message on stderr and a
-// documented exit code (docs/user-guide.md); a rank failing alone stops every rank.
+// astrosweep: one executable, a subcommand per registered job (core/job.hpp). Errors become a
+// message on stderr and a documented exit code (docs/user-guide.md); a rank failing alone stops
+// every rank.
 
 #include <mpi.h>
 
@@ -10,27 +11,26 @@
 #include <string>
 #include <vector>
 
-#include "convert_command.hpp"
 #include "core/error.hpp"
+#include "core/job.hpp"
 #include "core/mpi.hpp"
 #include "core/version.hpp"
-#include "period_command.hpp"
-#include "scfind_command.hpp"
 
 namespace {
 
-constexpr const char* usage =
-    "usage: astrosweep <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  period    Lomb-Scargle period search over a catalog of light curves (run under mpirun/srun)\n"
-    "  scfind    SoFiA-2 smooth-and-clip source finding on a data cube: raw mask (run under mpirun/srun)\n"
-    "  convert   convert CSV or TESS/Kepler FITS light curves into an HDF5 catalog\n"
-    "  version   print the version\n"
-    "\n"
-    "'astrosweep <command> --help' lists a command's options. Exit codes: 0 ok, 1 internal error,\n"
-    "2 usage error, 3 input error, 4 output error, 5 runtime (MPI/GPU) error, 6 interrupted by a\n"
-    "signal (rerun with --resume).\n";
+std::string usage() {
+  std::string text = "usage: astrosweep <command> [options]\n\ncommands:\n";
+  auto line = [&text](const std::string& name, const std::string& summary) {
+    text += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + summary + "\n";
+  };
+  for (const auto* job : astrosweep::registered_jobs())
+    line(job->name, job->summary + (job->single_process ? "" : " (run under mpirun/srun)"));
+  line("version", "print the version");
+  return text +
+         "\n'astrosweep <command> --help' lists a command's options. Exit codes: 0 ok, 1 internal error,\n"
+         "2 usage error, 3 input error, 4 output error, 5 runtime (MPI/GPU) error, 6 interrupted by a\n"
+         "signal (rerun with --resume).\n";
+}
 
 int world_rank() {
   int rank = 0;
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(usage, args.empty() ? stderr : stdout);
+    std::fputs(usage().c_str(), args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "version" || args[0] == "--version") {
@@ -84,13 +84,12 @@ int main(int argc, char** argv) {
     AS_EXPECTS(session->thread_multiple(), astrosweep::RuntimeError,
                "the MPI library does not provide MPI_THREAD_MULTIPLE, which the work dispatcher needs",
                "use an MPI built with thread support (OpenMPI >= 3 and MPICH have it)");
-    if (command == "period") return astrosweep::period::period_command(args, MPI_COMM_WORLD);
-    if (command == "scfind") return astrosweep::scfind::scfind_command(args, MPI_COMM_WORLD);
-    if (command == "convert") {
-      AS_EXPECTS(world_size() == 1, astrosweep::UsageError, "convert runs as a single process");
-      return astrosweep::convert_command(args);
-    }
-    throw astrosweep::UsageError("unknown command '" + command + "'", "run 'astrosweep --help' for the commands");
+    const astrosweep::Job* job = astrosweep::find_job(command);
+    if (job == nullptr)
+      throw astrosweep::UsageError("unknown command '" + command + "'", "run 'astrosweep --help' for the commands");
+    AS_EXPECTS(!job->single_process || world_size() == 1, astrosweep::UsageError,
+               job->name + " runs as a single process");
+    return job->run(args, MPI_COMM_WORLD);
   } catch (const astrosweep::mpi::SharedError& e) {
     return report(e, true);
   } catch (const astrosweep::Error& e) {

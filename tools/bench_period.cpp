@@ -198,8 +198,8 @@ int main(int argc, char** argv) {
   write_csv(lsst.block, lsst.csv);
   workloads.push_back(std::move(lsst));
 
-  period::BackendOptions options;
-  options.kind = period::parse_backend(backend_name);
+  BackendOptions options;
+  options.kind = parse_backend(backend_name);
   options.threads = threads;
   auto backend = period::make_period_backend(options);
   std::printf("# astrosweep_bench_period --suite %s, backend %s, best of %d\n", suite.c_str(),

@@ -85,8 +85,8 @@ int main(int argc, char** argv) {
   }
   std::printf("# astrosweep_bench_scfind --nx %zu --ny %zu --nz %zu --backend %s --threads %d --repeat %d\n", shape.nx,
               shape.ny, shape.nz, backend_name.c_str(), threads, repeat);
-  ScfindBackendOptions options;
-  options.kind = parse_scfind_backend(backend_name);
+  BackendOptions options;
+  options.kind = parse_backend(backend_name);
   options.threads = threads;
   auto backend = make_scfind_backend(options);
   const ScfindParameters parameters;

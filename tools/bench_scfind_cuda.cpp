@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda_memory.hpp"
+#include "device.hpp"
 #include "noise_cuda.hpp"
 #include "scfind_backend_cuda.hpp"
 #include "smooth_and_clip_cuda.hpp"
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
   std::printf("command:");
   for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
   std::printf("\n");
-  if (cuda_scfind_device_count() == 0) {
+  if (cuda_device_count() == 0) {
     std::printf("no CUDA device\n");
     return 0;
   }
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
     a.reserve(n * 4);
     b.reserve(n * 4);
     mask.reserve(n);
-    scratch.reserve(gpu::min_max_scratch_floats * 4 + 256 + (gpu::select_scratch_words + 1 + 256) * 8);
+    scratch.reserve(kernels::min_max_scratch_floats * 4 + 256 + (kernels::select_scratch_words + 1 + 256) * 8);
     AS_CUDA_TRY(cudaMemcpy(original.as<float>(), host.data(), n * 4, cudaMemcpyHostToDevice));
     AS_CUDA_TRY(cudaMemset(mask.as<char>(), 0, n));
     const float* o = original.as<float>();
@@ -99,24 +100,24 @@ int main(int argc, char** argv) {
     Timer t;
     std::printf("kernels (bytes: the least each pass must read and write)\n");
     report("prepare (copy, replace, NaN->0)",
-           t.ms(s, repeat, [&] { gpu::prepare_working_copy(o, mask.as<std::uint8_t>(), x, n, true, 2.0f, s.get()); }),
+           t.ms(s, repeat, [&] { kernels::prepare_working_copy(o, mask.as<std::uint8_t>(), x, n, true, 2.0f, s.get()); }),
            9 * v);
     for (std::size_t r : {1, 2, 3, 7}) {
       report(("x pass, tiled sweep, r=" + std::to_string(r)).c_str(),
-             t.ms(s, repeat, [&] { gpu::boxcar_x(x, y, nx, ny * nz, r, s.get()); }), 8 * v);
+             t.ms(s, repeat, [&] { kernels::boxcar_x(x, y, nx, ny * nz, r, s.get()); }), 8 * v);
     }
     for (std::size_t r : {1, 3}) {
       report(("x pass, strided rows, r=" + std::to_string(r)).c_str(),
-             t.ms(s, repeat, [&] { gpu::boxcar_x_strided(x, y, nx, ny * nz, r, s.get()); }), 8 * v);
+             t.ms(s, repeat, [&] { kernels::boxcar_x_strided(x, y, nx, ny * nz, r, s.get()); }), 8 * v);
     }
     for (std::size_t r : {1, 2, 3, 7}) {
       report(("y pass, r=" + std::to_string(r)).c_str(),
-             t.ms(s, repeat, [&] { gpu::boxcar_y(x, y, nx, ny, nz, r, nullptr, s.get()); }), 8 * v);
+             t.ms(s, repeat, [&] { kernels::boxcar_y(x, y, nx, ny, nz, r, nullptr, s.get()); }), 8 * v);
     }
-    report("y pass with blanks restored, r=2", t.ms(s, repeat, [&] { gpu::boxcar_y(x, y, nx, ny, nz, 2, o, s.get()); }),
+    report("y pass with blanks restored, r=2", t.ms(s, repeat, [&] { kernels::boxcar_y(x, y, nx, ny, nz, 2, o, s.get()); }),
            12 * v);
     for (std::size_t r : {1, 3, 7}) {
-      gpu::SpectralPass p;
+      kernels::SpectralPass p;
       p.in = x;
       p.original = o;
       p.out = y;
@@ -126,49 +127,49 @@ int main(int argc, char** argv) {
       p.radius = r;
       p.end_pixel = nx * ny;
       report(("z pass (blanks restored), r=" + std::to_string(r)).c_str(),
-             t.ms(s, repeat, [&] { gpu::boxcar_z(p, s.get()); }), 12 * v);
+             t.ms(s, repeat, [&] { kernels::boxcar_z(p, s.get()); }), 12 * v);
     }
-    report("restore blanks", t.ms(s, repeat, [&] { gpu::restore_blanks(o, y, n, s.get()); }), 4 * v);
+    report("restore blanks", t.ms(s, repeat, [&] { kernels::restore_blanks(o, y, n, s.get()); }), 4 * v);
     report("finite min/max",
            t.ms(s, repeat,
                 [&] {
-                  gpu::finite_min_max(y, n, scratch.as<float>(), scratch.as<float>() + gpu::min_max_scratch_floats,
+                  kernels::finite_min_max(y, n, scratch.as<float>(), scratch.as<float>() + kernels::min_max_scratch_floats,
                                       s.get());
                 }),
            4 * v);
-    report("clip", t.ms(s, repeat, [&] { gpu::clip(y, n, 0.9, mask.as<std::uint8_t>(), s.get()); }), 5 * v);
+    report("clip", t.ms(s, repeat, [&] { kernels::clip(y, n, 0.9, mask.as<std::uint8_t>(), s.get()); }), 5 * v);
     const std::uint64_t cadence = std::max<std::uint64_t>(1, n / 999983);
     const std::uint64_t count = (n - 1) / cadence;
     report("gather ~1e6 noise samples",
-           t.ms(s, repeat, [&] { gpu::gather_samples(y, n - cadence, cadence, count, x, s.get()); }),
+           t.ms(s, repeat, [&] { kernels::gather_samples(y, n - cadence, cadence, count, x, s.get()); }),
            8.0 * static_cast<double>(count));
     // The mad's device path: |x| of the in-range samples compacted, then a round of the median.
-    auto* words = reinterpret_cast<std::uint64_t*>(scratch.as<char>() + gpu::min_max_scratch_floats * 4 + 256);
+    auto* words = reinterpret_cast<std::uint64_t*>(scratch.as<char>() + kernels::min_max_scratch_floats * 4 + 256);
     auto* magnitudes = reinterpret_cast<std::uint32_t*>(x);
     report("select |x| of ~1e6 samples (negative)",
            t.ms(s, repeat,
                 [&] {
-                  gpu::select_magnitudes(y, n - cadence, cadence, count, gpu::Flux::negative, magnitudes, words,
-                                         words + gpu::select_scratch_words, s.get());
+                  kernels::select_magnitudes(y, n - cadence, cadence, count, kernels::Flux::negative, magnitudes, words,
+                                         words + kernels::select_scratch_words, s.get());
                 }),
            8.0 * static_cast<double>(count));
     std::uint64_t selected = 0;
-    AS_CUDA_TRY(cudaMemcpy(&selected, words + gpu::select_scratch_words, 8, cudaMemcpyDeviceToHost));
+    AS_CUDA_TRY(cudaMemcpy(&selected, words + kernels::select_scratch_words, 8, cudaMemcpyDeviceToHost));
     report(("digit histogram, first round (" + std::to_string(selected) + ")").c_str(),
            t.ms(s, repeat,
                 [&] {
-                  gpu::digit_histogram(magnitudes, selected, 0, 0, 24, words + gpu::select_scratch_words + 1, s.get());
+                  kernels::digit_histogram(magnitudes, selected, 0, 0, 24, words + kernels::select_scratch_words + 1, s.get());
                 }),
            4.0 * static_cast<double>(selected));
   }
 
   {  // the backend: SoFiA-2's 12 default pairs on one slab
-    auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+    auto backend = make_scfind_backend_cuda(BackendOptions{});
     Slab slab;
     slab.cube = {nx, ny, nz};
     slab.own_end = slab.held_end = nz;
     std::printf("backend: %s, needs %.2f GiB\n", backend->describe().c_str(),
-                static_cast<double>(cuda_scfind_memory_needed(slab)) / (1 << 30));
+                static_cast<double>(scfind_backend_cuda_memory_needed(slab)) / (1 << 30));
     auto t0 = std::chrono::steady_clock::now();
     auto seconds = [&] {
       const auto t1 = std::chrono::steady_clock::now();

@@ -5,36 +5,14 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "period_backend_cuda.hpp"
-#include "period_backend_openmp.hpp"
 #include "prepared_series.hpp"
 
 namespace astrosweep::period {
 
-#ifndef ASTROSWEEP_WITH_CUDA
-int cuda_device_count() noexcept { return 0; }
-std::unique_ptr<PeriodBackend> make_cuda_backend(const BackendOptions&) {
-  throw RuntimeError("this astrosweep build has no CUDA backend",
-                     "rebuild where nvcc is found (-DASTROSWEEP_CUDA=ON), or use --backend cpu or auto");
-}
-#endif
-
 double PeriodBackend::last_kernel_seconds() const { return std::numeric_limits<double>::quiet_NaN(); }
 
-BackendKind parse_backend(const std::string& name) {
-  if (name == "auto") return BackendKind::automatic;
-  if (name == "cpu") return BackendKind::cpu;
-  if (name == "cuda") return BackendKind::cuda;
-  throw UsageError("unknown --backend '" + name + "'", "use auto, cpu or cuda");
-}
-
-std::unique_ptr<PeriodBackend> make_period_backend(const BackendOptions& options) {
-  switch (options.kind) {
-    case BackendKind::cpu: return make_openmp_backend(options);
-    case BackendKind::cuda: return make_cuda_backend(options);
-    case BackendKind::automatic: break;
-  }
-  return cuda_device_count() > 0 ? make_cuda_backend(options) : make_openmp_backend(options);
+std::uint64_t periodogram_buffer_budget(const BackendOptions& options) noexcept {
+  return options.host_memory_budget != 0 ? options.host_memory_budget : std::uint64_t{1} << 62;
 }
 
 namespace {

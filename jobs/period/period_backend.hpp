@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "io/light_curves.hpp"
 #include "period_config.hpp"
 
@@ -55,17 +56,9 @@ class PeriodBackend {
   [[nodiscard]] virtual std::string last_host_profile() const { return {}; }
 };
 
-enum class BackendKind { automatic, cpu, cuda };
-BackendKind parse_backend(const std::string& name);
-
-struct BackendOptions {
-  BackendKind kind = BackendKind::automatic;
-  int threads = 0;                           ///< OpenMP threads; 0: OMP_NUM_THREADS or all cores
-  std::uint64_t memory_budget = 1ULL << 30;  ///< bytes of periodogram buffers a rank may hold
-  int node_local_rank = 0;                   ///< picks the GPU: node_local_rank mod device count
-  int node_local_size = 1;                   ///< ranks on this node, which share its GPUs
-  std::uint64_t device_memory_budget = 0;    ///< bytes of GPU memory a rank may use; 0: its share of free
-};
+/// Bytes of periodogram buffers a backend holds at once: the rank's host memory budget, where 0
+/// (no limit) becomes a bound no run reaches and that sums with it cannot overflow.
+std::uint64_t periodogram_buffer_budget(const BackendOptions& options) noexcept;
 
 std::unique_ptr<PeriodBackend> make_period_backend(const BackendOptions& options);
 

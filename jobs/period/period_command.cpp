@@ -8,6 +8,7 @@
 
 #include "core/command_line.hpp"
 #include "core/error.hpp"
+#include "core/job.hpp"
 #include "core/mpi.hpp"
 #include "period_job.hpp"
 
@@ -115,7 +116,7 @@ PeriodOptions to_options(const po::variables_map& vm) {
   AS_EXPECTS(o.backend.threads >= 0, UsageError, "--threads must be >= 0");
   const double budget = vm["memory-budget-mb"].as<double>();
   AS_EXPECTS(budget >= 1, UsageError, "--memory-budget-mb must be >= 1");
-  o.backend.memory_budget = static_cast<std::uint64_t>(budget * 1024 * 1024);
+  o.backend.host_memory_budget = static_cast<std::uint64_t>(budget * 1024 * 1024);
   const double gpu_budget = vm["gpu-memory-mb"].as<double>();
   AS_EXPECTS(gpu_budget >= 0, UsageError, "--gpu-memory-mb must be >= 0");
   o.backend.device_memory_budget = static_cast<std::uint64_t>(gpu_budget * 1024 * 1024);
@@ -142,3 +143,14 @@ int period_command(const std::vector<std::string>& args, MPI_Comm comm) {
 }
 
 }  // namespace astrosweep::period
+
+namespace astrosweep {
+
+namespace jobs {
+const Job& period() {
+  static const Job job{"period", "Lomb-Scargle period search over a catalog of light curves", false, period::period_command};
+  return job;
+}
+}  // namespace jobs
+
+}  // namespace astrosweep

@@ -9,8 +9,8 @@
 
 #include "core/interrupt.hpp"
 #include "core/mpi.hpp"
-#include "core/work_dispatch.hpp"
-#include "core/work_plan.hpp"
+#include "dist/work_dispatch.hpp"
+#include "dist/work_plan.hpp"
 #include "io/journal.hpp"
 #include "io/output_path.hpp"
 #include "period_product.hpp"

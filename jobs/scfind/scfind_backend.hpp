@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "magnitude_counter.hpp"
 #include "smooth_and_clip.hpp"
 
@@ -86,23 +87,9 @@ class ScfindBackend {
   [[nodiscard]] virtual std::string usage() const { return {}; }
 };
 
-enum class ScfindBackendKind { automatic, cpu, cuda };
-ScfindBackendKind parse_scfind_backend(const std::string& name);
-
-struct ScfindBackendOptions {
-  ScfindBackendKind kind = ScfindBackendKind::automatic;
-  int threads = 0;                         ///< OpenMP threads; 0: OMP_NUM_THREADS or all cores
-  int node_local_rank = 0;                 ///< picks the GPU: node_local_rank mod device count
-  int node_local_size = 1;                 ///< ranks on this node, which share its GPUs
-  std::uint64_t device_memory_budget = 0;  ///< bytes of GPU memory a rank may use; 0: its share of free
-};
-
-/// automatic → cuda when this rank sees a GPU (and the build has CUDA), else cpu.
-ScfindBackendKind resolve_scfind_backend(ScfindBackendKind kind);
-
 /// Bytes a backend of this kind needs to hold `slab` (host for cpu, device for cuda).
-std::uint64_t scfind_memory_needed(ScfindBackendKind kind, const Slab& slab);
+std::uint64_t scfind_memory_needed(BackendKind kind, const Slab& slab);
 
-std::unique_ptr<ScfindBackend> make_scfind_backend(const ScfindBackendOptions& options);
+std::unique_ptr<ScfindBackend> make_scfind_backend(const BackendOptions& options);
 
 }  // namespace astrosweep::scfind

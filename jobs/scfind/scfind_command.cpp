@@ -9,6 +9,7 @@
 
 #include "core/command_line.hpp"
 #include "core/error.hpp"
+#include "core/job.hpp"
 #include "core/mpi.hpp"
 #include "scfind_job.hpp"
 #include "sofia_parameter_file.hpp"
@@ -176,12 +177,12 @@ ScfindOptions to_options(const po::variables_map& vm) {
   const double minutes = vm["checkpoint-minutes"].as<double>();
   AS_EXPECTS(minutes >= 0, UsageError, "--checkpoint-minutes must be >= 0");
   o.checkpoint_seconds = minutes * 60;
-  o.backend.kind = parse_scfind_backend(vm["backend"].as<std::string>());
+  o.backend.kind = parse_backend(vm["backend"].as<std::string>());
   o.backend.threads = vm["threads"].as<int>();
   AS_EXPECTS(o.backend.threads >= 0, UsageError, "--threads must be >= 0");
   const double budget = vm["memory-budget-mb"].as<double>();
   AS_EXPECTS(budget >= 0, UsageError, "--memory-budget-mb must be >= 0");
-  o.host_memory_budget = static_cast<std::uint64_t>(budget * 1024 * 1024);
+  o.backend.host_memory_budget = static_cast<std::uint64_t>(budget * 1024 * 1024);
   const double gpu_budget = vm["gpu-memory-mb"].as<double>();
   AS_EXPECTS(gpu_budget >= 0, UsageError, "--gpu-memory-mb must be >= 0");
   o.backend.device_memory_budget = static_cast<std::uint64_t>(gpu_budget * 1024 * 1024);
@@ -206,3 +207,14 @@ int scfind_command(const std::vector<std::string>& args, MPI_Comm comm) {
 }
 
 }  // namespace astrosweep::scfind
+
+namespace astrosweep {
+
+namespace jobs {
+const Job& scfind() {
+  static const Job job{"scfind", "SoFiA-2 smooth-and-clip source finding on a data cube: raw mask", false, scfind::scfind_command};
+  return job;
+}
+}  // namespace jobs
+
+}  // namespace astrosweep

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/mpi.hpp"
+#include "device.hpp"
 #include "io/cube.hpp"
 #include "io/journal.hpp"
 #include "io/output_path.hpp"
@@ -146,9 +147,9 @@ struct SlabPlan {
   bool keep_originals = false;
 };
 
-SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::size_t halo, ScfindBackendKind kind,
+SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::size_t halo, BackendKind kind,
                     const ScfindBackend& backend, MPI_Comm comm, int rank, int size) {
-  const std::uint64_t host_budget = options.host_memory_budget;
+  const std::uint64_t host_budget = options.backend.host_memory_budget;
   const std::uint64_t device_budget = backend.memory_budget();
   struct Need {
     std::uint64_t device = 0, host = 0, host_keeping = 0;
@@ -158,7 +159,7 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
     const auto slabs = layout.slabs_of(rank);
     std::uint64_t backend_bytes = 0;
     for (std::size_t j : slabs) backend_bytes = std::max(backend_bytes, scfind_memory_needed(kind, layout.slab(j)));
-    if (kind == ScfindBackendKind::cuda)
+    if (kind == BackendKind::cuda)
       n.device = backend_bytes;
     else
       n.host = n.host_keeping = backend_bytes;
@@ -199,7 +200,7 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
   const Need n = need(layout);
   std::uint64_t largest[2] = {n.device, n.host};  // the message names the neediest rank's figures
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, largest, 2, MPI_UINT64_T, MPI_MAX, comm));
-  const bool on_gpu = kind == ScfindBackendKind::cuda;
+  const bool on_gpu = kind == BackendKind::cuda;
   const bool device_short = on_gpu && device_budget != 0 && largest[0] > device_budget;
   std::string what =
       std::to_string(layout.slabs_per_rank()) + " slab(s) of up to " + std::to_string(layout.thickest_held_channels()) +
@@ -287,14 +288,14 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   }
   const bool resuming = start == static_cast<int>(ScfindResume::Start::resume);
 
-  ScfindBackendOptions backend_options = options.backend;
+  BackendOptions backend_options = options.backend;
   const auto local = mpi::node_local(comm.get());
   backend_options.node_local_rank = local.rank;
   backend_options.node_local_size = local.size;
   auto backend = make_scfind_backend(backend_options);
-  const ScfindBackendKind kind = resolve_scfind_backend(backend_options.kind) == ScfindBackendKind::cuda
-                                     ? ScfindBackendKind::cuda
-                                     : ScfindBackendKind::cpu;
+  const BackendKind kind = resolve_backend(backend_options.kind) == BackendKind::cuda
+                                     ? BackendKind::cuda
+                                     : BackendKind::cpu;
   const SlabPlan plan = plan_slabs(options, cube, halo, kind, *backend, comm.get(), rank, size);
   const SlabLayout layout(cube, halo, size, plan.slabs_per_rank);
 

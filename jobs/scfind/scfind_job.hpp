@@ -23,8 +23,7 @@ struct ScfindOptions {
   double checkpoint_seconds = 600;  ///< make the mask durable at least this often; 0: after every pair
   bool quiet = false;
   ScfindParameters parameters;
-  ScfindBackendOptions backend;
-  std::uint64_t host_memory_budget = 0;  ///< bytes a rank may hold for its slabs; 0: no limit
+  BackendOptions backend;
   std::size_t slabs_per_rank = 0;        ///< 0: the fewest that fit the memory budgets
   std::string command_line;
   std::vector<std::string> ignored_parameters;  ///< parameter-file keys of later SoFiA-2 stages

@@ -9,7 +9,7 @@
 #include "false_alarm.hpp"
 #include "lomb_scargle.hpp"
 #include "period_backend.hpp"
-#include "period_backend_openmp.hpp"
+#include "period_backend_cpu.hpp"
 #include "prepared_series.hpp"
 #include "test_data.hpp"
 
@@ -69,7 +69,7 @@ TEST(AstropyReference, BestPeriodsAndFapOfAllSdssObjects) {
       c.precision = precision;
       BackendOptions options;
       options.threads = 2;
-      auto backend = make_openmp_backend(options);
+      auto backend = make_period_backend_cpu(options);
       std::vector<ObjectResult> results(block.n_objects());
       search_block(*backend, block, c, results, nullptr);
       std::size_t i = 0;

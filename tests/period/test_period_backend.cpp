@@ -6,7 +6,7 @@
 #include <map>
 
 #include "period_backend.hpp"
-#include "period_backend_openmp.hpp"
+#include "period_backend_cpu.hpp"
 #include "test_data.hpp"
 
 namespace astrosweep::period {
@@ -24,7 +24,7 @@ std::vector<ObjectResult> run(const io::LightCurveBlock& block, const PeriodConf
                               PeriodogramSink* sink = nullptr) {
   BackendOptions options;
   options.threads = threads;
-  auto backend = make_openmp_backend(options);
+  auto backend = make_period_backend_cpu(options);
   std::vector<ObjectResult> results(block.n_objects());
   search_block(*backend, block, c, results, sink);
   return results;
@@ -102,8 +102,8 @@ TEST(PeriodBackend, StreamsPeriodogramsWithinTheMemoryBudget) {
   c.keep_periodograms = true;
   BackendOptions options;
   options.threads = 2;
-  options.memory_budget = 300000;  // forces several passes
-  auto backend = make_openmp_backend(options);
+  options.host_memory_budget = 300000;  // forces several passes
+  auto backend = make_period_backend_cpu(options);
   std::vector<ObjectResult> results(1);
   CapturingSink sink(c.grid.n);
   search_block(*backend, block, c, results, &sink);

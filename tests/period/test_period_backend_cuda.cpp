@@ -8,9 +8,9 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "device.hpp"
 #include "period_backend.hpp"
-#include "period_backend_cuda.hpp"
-#include "period_backend_openmp.hpp"
+#include "period_backend_cpu.hpp"
 #include "test_data.hpp"
 
 namespace astrosweep::period {
@@ -41,7 +41,7 @@ Outcome run(BackendKind kind, const io::LightCurveBlock& block, const PeriodConf
   BackendOptions options;
   options.kind = kind;
   options.device_memory_budget = device_budget;
-  auto backend = kind == BackendKind::cpu ? make_openmp_backend(options) : make_cuda_backend(options);
+  auto backend = make_period_backend(options);
   Outcome o;
   o.results.resize(block.n_objects());
   Collect sink(block.n_objects(), c.grid.n, c.precision);

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "device.hpp"
 #include "noise.hpp"
 #include "scfind_backend.hpp"
 #include "scfind_backend_cuda.hpp"
@@ -298,7 +299,7 @@ std::uint64_t owned_mask_count(const std::vector<std::uint8_t>& mask, const Slab
 class CudaScfind : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (cuda_scfind_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   }
 };
 
@@ -329,7 +330,7 @@ void run_scenario(const Scenario& sc) {
 
   std::vector<std::unique_ptr<ScfindBackend>> backends;
   for (const Slab& s : slabs) {
-    backends.push_back(make_cuda_scfind_backend(ScfindBackendOptions{}));
+    backends.push_back(make_scfind_backend_cuda(BackendOptions{}));
     backends.back()->load(s, std::span<const float>(cube.data() + s.held_begin * plane, s.held_voxels()));
   }
   std::vector<std::uint8_t> mask(c.voxels(), 0);
@@ -456,7 +457,7 @@ TEST_F(CudaScfind, SamplesWithCadenceFollowTheGlobalIndex) {
   for (std::size_t parts : {1, 2, 3})
     for (std::size_t cadence : {1, 7, 32, 1000}) {
       for (const Slab& s : split(c, parts, 0)) {
-        auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+        auto backend = make_scfind_backend_cuda(BackendOptions{});
         backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
         backend->use_original();
         // The samples N − cadence, N − 2·cadence, ... that fall in this slab's owned voxels.
@@ -480,7 +481,7 @@ TEST_F(CudaScfind, OriginalDataClipAndMaskChannels) {
   const CubeShape c{40, 24, 9};
   const std::vector<float> cube = make_cube(c, 9);
   const Slab s = test_slab(c, 3, 7, 2);
-  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
   backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
   EXPECT_NE(backend->describe().find("cuda"), std::string::npos);
   backend->use_original();
@@ -516,7 +517,7 @@ TEST_F(CudaScfind, OriginalDataClipAndMaskChannels) {
 TEST_F(CudaScfind, ReloadReplacesSlabAndMask) {
   // One backend object, a small slab then a larger one of another cube: buffers grow, the mask
   // starts clear, and the results are the new cube's.
-  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
   std::vector<std::vector<float>> planes(1);
   std::vector<std::size_t> sent(1, 0);
   for (const CubeShape& c : {CubeShape{9, 7, 4}, CubeShape{40, 35, 12}}) {
@@ -542,7 +543,7 @@ TEST_F(CudaScfind, ReloadReplacesSlabAndMask) {
 TEST_F(CudaScfind, AllBlankSlabHasNoFiniteRange) {
   const CubeShape c{7, 5, 3};
   const std::vector<float> cube(c.voxels(), std::numeric_limits<float>::quiet_NaN());
-  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
   const Slab s = test_slab(c, 0, 3, 1);
   backend->load(s, cube);
   std::vector<std::vector<float>> planes(1, std::vector<float>(c.plane()));
@@ -557,12 +558,12 @@ TEST_F(CudaScfind, AllBlankSlabHasNoFiniteRange) {
 TEST_F(CudaScfind, SlabBeyondTheBudgetIsARuntimeError) {
   const CubeShape c{64, 64, 32};
   const Slab s = test_slab(c, 8, 16, 7);
-  const std::uint64_t needed = cuda_scfind_memory_needed(s);
+  const std::uint64_t needed = scfind_backend_cuda_memory_needed(s);
   EXPECT_GE(needed, s.held_voxels() * (3 * sizeof(float) + 1));
   const std::vector<float> cube(s.held_voxels(), 1.0f);
-  ScfindBackendOptions options;
+  BackendOptions options;
   options.device_memory_budget = needed - 1;
-  auto small = make_cuda_scfind_backend(options);
+  auto small = make_scfind_backend_cuda(options);
   try {
     small->load(s, cube);
     FAIL() << "a slab over the budget was loaded";
@@ -571,7 +572,7 @@ TEST_F(CudaScfind, SlabBeyondTheBudgetIsARuntimeError) {
     EXPECT_NE(std::string(e.what()).find("budget"), std::string::npos) << e.what();
   }
   options.device_memory_budget = needed;
-  auto exact = make_cuda_scfind_backend(options);
+  auto exact = make_scfind_backend_cuda(options);
   EXPECT_NO_THROW(exact->load(s, cube));
   EXPECT_NE(exact->usage().find("GPU"), std::string::npos);
 }
@@ -613,7 +614,7 @@ std::vector<float> awkward_values(std::size_t n, unsigned seed) {
 /// A backend holding cube `c` of awkward values as one slab, on its original data.
 std::unique_ptr<ScfindBackend> awkward_backend(const CubeShape& c, unsigned seed) {
   const std::vector<float> cube = awkward_values(c.voxels(), seed);
-  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
   backend->load(test_slab(c, 0, c.nz, 0), cube);
   backend->use_original();
   return backend;
@@ -652,7 +653,7 @@ TEST_F(CudaScfind, MagnitudesOfASlabAboveTheBottom) {
   const CubeShape c{37, 29, 7};
   const std::vector<float> cube = awkward_values(c.voxels(), 43);
   const Slab s = test_slab(c, 2, 5, 1);
-  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
   backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
   backend->use_original();
   for (std::size_t cadence : {1U, 3U, 31U}) {
@@ -674,7 +675,7 @@ TEST_F(CudaScfind, MagnitudesAreValidUntilTheSpareCopyIsReused) {
   const CubeShape c{33, 32, 4};
   const std::vector<float> cube = awkward_values(c.voxels(), 47);
   const Slab s = test_slab(c, 0, c.nz, 0);
-  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
   backend->load(s, cube);
   backend->use_original();
   const SampleRange all{c.voxels() - 1, c.voxels()};
@@ -707,7 +708,7 @@ TEST_F(CudaScfind, MagnitudesAfterSmoothingReadTheSmoothedCopy) {
   const CubeShape c{45, 38, 9};
   const std::vector<float> cube = make_cube(c, 53);
   const Slab s = test_slab(c, 0, c.nz, 7);
-  auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
   backend->load(s, cube);
   std::vector<std::vector<float>> planes(1, std::vector<float>(c.plane()));
   std::vector<std::size_t> sent(1, 0);
@@ -731,7 +732,7 @@ TEST_F(CudaScfind, MaskCountCountsTheOwnedChannelsOnly) {
     const std::vector<float> cube = make_cube(c, static_cast<unsigned>(c.nx + c.nz));
     for (std::size_t parts : {1U, 2U, 3U}) {
       for (const Slab& s : split(c, parts, 2)) {
-        auto backend = make_cuda_scfind_backend(ScfindBackendOptions{});
+        auto backend = make_scfind_backend_cuda(BackendOptions{});
         backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
         EXPECT_EQ(backend->mask_count(), std::optional<std::uint64_t>(0));
         backend->use_original();

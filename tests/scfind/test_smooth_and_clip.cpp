@@ -11,7 +11,7 @@
 #include <random>
 
 #include "boxcar_lanes.hpp"
-#include "scfind_backend_openmp.hpp"
+#include "scfind_backend_cpu.hpp"
 #include "smooth_and_clip.hpp"
 #include "smooth_and_clip_reference.hpp"
 
@@ -161,7 +161,7 @@ Smoothed run_slabs(const std::vector<float>& cube, const CubeShape& shape, const
     const std::size_t z0 = shape.nz * s / slabs;
     const std::size_t z1 = shape.nz * (s + 1) / slabs;
     const Slab slab = make_slab(shape, z0, z1, pair.radius_z);
-    auto backend = make_openmp_scfind_backend(2);
+    auto backend = make_scfind_backend_cpu(2);
     backend->load(slab, std::span<const float>(cube).subspan(slab.held_begin * plane, slab.held_voxels()));
     LocalCarry carry(shape.ny, shape.nx, &carries[s + 1], &carries[s]);
     backend->smooth(pair, std::nullopt, carry);

@@ -1,0 +1,454 @@
+// The CUDA period backend: host side. A work unit's computable objects go to the device in groups
+// that fit the memory budget; each group's periodograms are computed in passes of whole chunks
+// that alternate between two slots (stream, device buffers, pinned staging), so the device
+// computes pass p while pass p-1's candidates and periodograms cross PCIe and the host turns them
+// into peaks and sink writes.
+
+#include <cuda_runtime_api.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "cuda_memory.hpp"
+#include "lomb_scargle.hpp"
+#include "lomb_scargle_cuda.hpp"
+#include "peaks.hpp"
+#include "peaks_cuda.hpp"
+#include "period_backend_common.hpp"
+#include "period_backend_cuda.hpp"
+
+namespace astrosweep::period {
+
+namespace {
+
+constexpr std::size_t align_up(std::size_t n) { return (n + 255) / 256 * 256; }
+
+/// Byte offsets of consecutive arrays in one allocation, each 256-byte aligned.
+class Carve {
+ public:
+  template <class T>
+  std::size_t add(std::size_t count) {
+    const std::size_t at = bytes_;
+    bytes_ = align_up(bytes_ + count * sizeof(T));
+    return at;
+  }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::size_t bytes_ = 0;
+};
+
+/// The array of T at `offset` bytes into a device or pinned allocation.
+template <class T, class Memory>
+T* at(const Memory& m, std::size_t offset) {
+  return reinterpret_cast<T*>(m.template as<char>() + offset);
+}
+
+/// Adds the seconds from construction to stop() (or destruction) to `total`.
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& total) : total_(&total), t0_(std::chrono::steady_clock::now()) {}
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+  ~Stopwatch() { stop(); }
+  void stop() {
+    if (total_) *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    total_ = nullptr;
+  }
+
+ private:
+  double* total_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+struct CandidateLayout {
+  CandidateLayout(std::size_t chunks, std::uint32_t capacity) {
+    count = carve.add<std::uint32_t>(chunks);
+    edge = carve.add<double>(4 * chunks);
+    offset = carve.add<std::uint32_t>(chunks * capacity);
+    power = carve.add<double>(chunks * capacity);
+  }
+  Carve carve;
+  std::size_t count, edge, offset, power;
+};
+
+/// One pass: whole chunks of one or more objects, evaluated by one launch of each kernel.
+struct Pass {
+  std::vector<kernels::Segment> segments;
+  std::vector<kernels::BlockItem> items;
+  std::vector<kernels::BlockItem> combine_items;
+  std::vector<kernels::ChunkRef> chunks;
+  std::uint64_t n_values = 0;
+  std::uint64_t n_scratch = 0;  ///< partial sums of split objects
+};
+
+// A pass's buffers and the stream that copies its results to the host. Kernels of all passes run
+// in order on the backend's one compute stream (so their events time kernels alone); the copy
+// stream of a slot waits for its pass's kernels and then overlaps the next pass's compute.
+struct Slot {
+  cuda::Stream copy;
+  cuda::Event begin, end;
+  cuda::DeviceMemory tables, power, candidates;
+  cuda::PinnedMemory candidates_host, staging;
+  const Pass* pass = nullptr;
+};
+
+class CudaBackend final : public PeriodBackend {
+ public:
+  explicit CudaBackend(const BackendOptions& options)
+      : threads_(options.threads > 0 ? options.threads : 0), host_budget_(periodogram_buffer_budget(options)) {
+    const int count = cuda::device_count();
+    AS_EXPECTS(count > 0, RuntimeError, "--backend cuda: no CUDA device is visible to this rank",
+               "check nvidia-smi and CUDA_VISIBLE_DEVICES, or use --backend cpu or auto");
+    device_ = options.node_local_rank % count;
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    cudaDeviceProp prop{};
+    AS_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
+    name_ = prop.name;
+    device_count_ = count;
+    const int sharing = std::max(1, (options.node_local_size - device_ + count - 1) / count);
+    const auto [free, total] = cuda::memory_info();
+    device_budget_ = options.device_memory_budget > 0
+                         ? options.device_memory_budget
+                         : static_cast<std::uint64_t>(0.85 * static_cast<double>(free) / sharing);
+    for (auto& s : slots_) s = std::make_unique<Slot>();
+    compute_ = std::make_unique<cuda::Stream>();
+  }
+
+  [[nodiscard]] std::string describe() const override {
+    return "cuda (" + name_ + ", device " + std::to_string(device_) + " of " + std::to_string(device_count_) + ", " +
+           std::to_string(device_budget_ >> 20) + " MiB budget)";
+  }
+
+  [[nodiscard]] std::string usage() const override {
+    char line[256];
+    std::snprintf(line, sizeof line, "GPU %d: %.0f MiB device and %.0f MiB pinned memory at most, kernels %.3f s",
+                  device_, static_cast<double>(peak_device_bytes_) / (1 << 20),
+                  static_cast<double>(peak_pinned_bytes_) / (1 << 20), total_kernel_ms_ / 1e3);
+    return std::string(line) + (host_summaries_ ? ", " + std::to_string(host_summaries_) + " chunks on host" : "");
+  }
+
+  [[nodiscard]] double last_kernel_seconds() const override { return last_kernel_ms_ / 1e3; }
+
+  /// Where the host's time went in the last search (seconds), for the benchmark.
+  [[nodiscard]] std::string last_host_profile() const override {
+    char line[200];
+    std::snprintf(line, sizeof line, "prepare %.4f, upload %.4f, wait %.4f, peaks+sink %.4f, select %.4f", profile_[0],
+                  profile_[1], profile_[2], profile_[3], profile_[4]);
+    return line;
+  }
+
+  void search(const io::LightCurveBlock& block, const PeriodConfig& cfg, std::span<ObjectResult> results,
+              PeriodogramSink* sink) override {
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    std::fill(std::begin(profile_), std::end(profile_), 0.0);
+    Stopwatch watch(profile_[0]);
+    host_threads_ = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const auto series = prepare_block(block, cfg.model, host_threads_);
+    init_results(block, series, cfg, results);
+    watch.stop();
+    last_kernel_ms_ = 0;
+    if (cfg.precision == Precision::fp32)
+      run<float>(series, cfg, results, sink);
+    else
+      run<double>(series, cfg, results, sink);
+    total_kernel_ms_ += last_kernel_ms_;
+    std::size_t device = points_.bytes() + scratch_.bytes(), pinned = 0;
+    for (const auto& s : slots_) {
+      device += s->tables.bytes() + s->power.bytes() + s->candidates.bytes();
+      pinned += s->candidates_host.bytes() + s->staging.bytes();
+    }
+    peak_device_bytes_ = std::max(peak_device_bytes_, device);
+    peak_pinned_bytes_ = std::max(peak_pinned_bytes_, pinned);
+  }
+
+ private:
+  template <class T>
+  void run(const std::vector<PreparedSeries>& series, const PeriodConfig& cfg, std::span<ObjectResult> results,
+           PeriodogramSink* sink) {
+    std::vector<std::uint32_t> order;  // computable objects, longest first: heavy blocks start first
+    for (std::uint32_t i = 0; i < series.size(); ++i)
+      if (series[i].computable()) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return series[a].n_used() > series[b].n_used(); });
+    const std::uint64_t chunks_per_object = (cfg.grid.n + chunk_freqs - 1) / chunk_freqs;
+    std::vector<std::vector<ChunkPeaks>> peaks(series.size());
+    // Objects in groups whose point tables take at most half the budget.
+    const std::uint64_t point_budget = device_budget_ / 2;
+    for (std::size_t g0 = 0; g0 < order.size();) {
+      std::size_t g1 = g0;
+      std::uint64_t points = 0;
+      while (g1 < order.size() &&
+             (g1 == g0 || (points + series[order[g1]].n_used()) * kernels::bytes_per_point<T> <= point_budget))
+        points += series[order[g1++]].n_used();
+      AS_EXPECTS(points * kernels::bytes_per_point<T> <= point_budget, RuntimeError,
+                 "an object of " + std::to_string(points) + " points does not fit the GPU memory budget of " +
+                     std::to_string(device_budget_ >> 20) + " MiB",
+                 "raise --gpu-memory-mb, or use --backend cpu");
+      const std::span<const std::uint32_t> group(order.data() + g0, g1 - g0);
+      for (auto i : group) peaks[i].resize(chunks_per_object);
+      run_group<T>(series, group, points, cfg, peaks, sink);
+      g0 = g1;
+    }
+    Stopwatch watch(profile_[4]);
+#pragma omp parallel for schedule(dynamic, 4) num_threads(host_threads_)
+    for (std::size_t o = 0; o < order.size(); ++o)
+      fill_from_peaks(results[order[o]], series[order[o]], peaks[order[o]], cfg);
+  }
+
+  template <class T>
+  void run_group(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
+                 std::uint64_t n_points, const PeriodConfig& cfg, std::vector<std::vector<ChunkPeaks>>& peaks,
+                 PeriodogramSink* sink) {
+    Stopwatch watch(profile_[1]);
+    const kernels::PointArrays<T> points = upload_points<T>(series, group, n_points, cfg.grid.df);
+    watch.stop();
+
+    const std::uint32_t keep = static_cast<std::uint32_t>(candidates_per_chunk(cfg.top_k));
+    const std::uint32_t capacity = std::max<std::uint32_t>(256, 2 * keep);
+    const auto passes = plan_passes<T>(series, group, cfg.grid.n, capacity, n_points, sink != nullptr);
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      Slot& slot = *slots_[p % 2];
+      launch_pass<T>(points, passes[p], cfg, keep, capacity, slot, sink != nullptr);
+      if (p > 0) finish_pass<T>(*slots_[(p - 1) % 2], group, keep, capacity, peaks, sink);
+    }
+    if (!passes.empty()) finish_pass<T>(*slots_[(passes.size() - 1) % 2], group, keep, capacity, peaks, sink);
+  }
+
+  template <class T>
+  kernels::PointArrays<T> upload_points(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
+                                    std::uint64_t n, double df) {
+    std::vector<double> t;
+    std::vector<T> sw, ysw;
+    std::vector<kernels::DeviceObject> objects;
+    t.reserve(n);
+    sw.reserve(n);
+    ysw.reserve(n);
+    for (auto i : group) {
+      const auto& s = series[i];
+      objects.push_back({t.size(), s.n_used(), kernels::parts_for(s.n_used()), s.yy, s.psd_scale});
+      for (std::size_t j = 0; j < s.t.size(); ++j) {
+        t.push_back(s.t[j]);
+        sw.push_back(static_cast<T>(std::sqrt(s.w[j])));
+        ysw.push_back(static_cast<T>(std::sqrt(s.w[j]) * s.y[j]));
+      }
+    }
+    Carve carve;
+    const auto o_t = carve.add<double>(n), o_sw = carve.add<T>(n), o_ysw = carve.add<T>(n);
+    const auto o_step = carve.add<T>(2 * n), o_u = carve.add<T>(2 * n * kernels::seed_u);
+    const auto o_v = carve.add<T>(2 * n * kernels::seed_v), o_obj = carve.add<kernels::DeviceObject>(objects.size());
+    points_.reserve(carve.bytes());
+    auto copy = [&](std::size_t offset, const auto& v) {
+      AS_CUDA_TRY(cudaMemcpyAsync(points_.as<char>() + offset, v.data(), v.size() * sizeof(v[0]),
+                                  cudaMemcpyHostToDevice, compute_->get()));
+    };
+    copy(o_t, t);
+    copy(o_sw, sw);
+    copy(o_ysw, ysw);
+    copy(o_obj, objects);
+    objects_ = at<kernels::DeviceObject>(points_, o_obj);
+    const kernels::PointArrays<T> p{at<double>(points_, o_t), at<T>(points_, o_sw), at<T>(points_, o_ysw),
+                                at<T>(points_, o_step),   at<T>(points_, o_u),  at<T>(points_, o_v)};
+    kernels::prepare_points<T>(p, n, df, compute_->get());
+    compute_->synchronize();  // the pageable sources must outlive the copies
+    return p;
+  }
+
+  // Chunks in passes as large as the device budget allows (two slots), and with a sink as large as
+  // the host staging budget allows.
+  template <class T>
+  std::vector<Pass> plan_passes(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
+                                std::uint64_t n_freq, std::uint32_t capacity, std::uint64_t n_points,
+                                bool staging) const {
+    const std::size_t n_objects = group.size();
+    std::vector<std::uint32_t> parts(n_objects);
+    for (std::size_t o = 0; o < n_objects; ++o) parts[o] = kernels::parts_for(series[group[o]].n_used());
+    const std::uint32_t max_parts = *std::max_element(parts.begin(), parts.end());
+    const std::uint64_t blocks_per_chunk = chunk_freqs / kernels::block_freqs<T>;
+    const std::uint64_t device_per_chunk = chunk_freqs * sizeof(T) + blocks_per_chunk * sizeof(kernels::BlockItem) +
+                                           sizeof(kernels::ChunkRef) + sizeof(kernels::Segment) + 4 + 32 +
+                                           capacity * std::uint64_t{12} + 1024;
+    // Partial sums of split objects: one buffer, shared by the passes (kernels run in order).
+    const std::uint64_t scratch_per_chunk = max_parts > 1 ? kernels::n_sums * max_parts * chunk_freqs * sizeof(T) : 0;
+    const std::uint64_t used = n_points * kernels::bytes_per_point<T> + n_objects * sizeof(kernels::DeviceObject) + 4096;
+    const std::uint64_t left = device_budget_ > used ? device_budget_ - used : 0;
+    std::uint64_t per_pass = left / (2 * device_per_chunk + scratch_per_chunk);
+    if (staging) per_pass = std::min<std::uint64_t>(per_pass, host_budget_ / (2 * chunk_freqs * sizeof(T)));
+    AS_EXPECTS(left >= 2 * device_per_chunk + scratch_per_chunk, RuntimeError,
+               "the GPU memory budget of " + std::to_string(device_budget_ >> 20) +
+                   " MiB cannot hold two periodogram chunks besides the points",
+               "raise --gpu-memory-mb");
+    per_pass = std::max<std::uint64_t>(1, per_pass);
+
+    std::vector<Pass> passes;
+    const std::uint64_t chunks_per_object = (n_freq + chunk_freqs - 1) / chunk_freqs;
+    for (std::uint32_t o = 0; o < n_objects; ++o) {
+      for (std::uint64_t c = 0; c < chunks_per_object; ++c) {
+        if (passes.empty() || passes.back().chunks.size() >= per_pass) passes.emplace_back();
+        Pass& pass = passes.back();
+        if (pass.segments.empty() || pass.segments.back().object != o) {
+          const std::uint64_t k = c * chunk_freqs;
+          pass.segments.push_back({o, k, 0, pass.n_values});
+        }
+        auto& seg = pass.segments.back();
+        const auto seg_index = static_cast<std::uint32_t>(pass.segments.size() - 1);
+        const std::uint64_t len = std::min(chunk_freqs, n_freq - c * chunk_freqs);
+        const auto chunk_in_seg = static_cast<std::uint32_t>((c * chunk_freqs - seg.k_begin) / chunk_freqs);
+        pass.chunks.push_back({seg_index, chunk_in_seg});
+        const std::uint64_t first_block = seg.n / kernels::block_freqs<T>;
+        seg.n += len;
+        pass.n_values += len;
+        const std::uint64_t end_block = (seg.n + kernels::block_freqs<T> - 1) / kernels::block_freqs<T>;
+        for (std::uint64_t b = first_block; b < end_block; ++b) {
+          for (std::uint32_t part = 0; part < parts[o]; ++part)
+            pass.items.push_back({seg_index, static_cast<std::uint32_t>(b), part});
+          if (parts[o] > 1) pass.combine_items.push_back({seg_index, static_cast<std::uint32_t>(b), 0});
+        }
+      }
+    }
+    for (auto& pass : passes)
+      for (auto& seg : pass.segments)
+        if (parts[seg.object] > 1) {
+          seg.scratch = pass.n_scratch;
+          pass.n_scratch += std::uint64_t{kernels::n_sums} * parts[seg.object] * seg.n;
+        }
+    return passes;
+  }
+
+  template <class T>
+  void launch_pass(const kernels::PointArrays<T>& points, const Pass& pass, const PeriodConfig& cfg, std::uint32_t keep,
+                   std::uint32_t capacity, Slot& slot, bool staging) {
+    slot.pass = &pass;
+    Carve carve;
+    const auto o_seg = carve.add<kernels::Segment>(pass.segments.size());
+    const auto o_items = carve.add<kernels::BlockItem>(pass.items.size());
+    const auto o_combine = carve.add<kernels::BlockItem>(pass.combine_items.size());
+    const auto o_chunks = carve.add<kernels::ChunkRef>(pass.chunks.size());
+    slot.tables.reserve(carve.bytes());
+    slot.power.reserve(pass.n_values * sizeof(T));
+    scratch_.reserve(pass.n_scratch * sizeof(T));
+    const CandidateLayout layout(pass.chunks.size(), capacity);
+    slot.candidates.reserve(layout.carve.bytes());
+    slot.candidates_host.reserve(layout.carve.bytes());
+    if (staging) slot.staging.reserve(pass.n_values * sizeof(T));
+    const cudaStream_t s = compute_->get();
+    auto copy = [&](std::size_t offset, const auto& v) {
+      AS_CUDA_TRY(cudaMemcpyAsync(slot.tables.as<char>() + offset, v.data(), v.size() * sizeof(v[0]),
+                                  cudaMemcpyHostToDevice, s));
+    };
+    copy(o_seg, pass.segments);
+    copy(o_items, pass.items);
+    copy(o_combine, pass.combine_items);
+    copy(o_chunks, pass.chunks);
+
+    kernels::PowerLaunch launch;
+    launch.f0 = cfg.grid.f0;
+    launch.df = cfg.grid.df;
+    launch.fit_mean = cfg.model == Model::generalized;
+    launch.normalization = static_cast<int>(cfg.normalization);
+    launch.degenerate_eps = degenerate_eps<T>();
+    launch.objects = objects_;
+    launch.segments = at<kernels::Segment>(slot.tables, o_seg);
+    launch.items = at<kernels::BlockItem>(slot.tables, o_items);
+    launch.n_items = static_cast<std::uint32_t>(pass.items.size());
+    launch.combine_items = at<kernels::BlockItem>(slot.tables, o_combine);
+    launch.n_combine_items = static_cast<std::uint32_t>(pass.combine_items.size());
+    T* power = slot.power.as<T>();
+    kernels::CandidateSlots cand{at<std::uint32_t>(slot.candidates, layout.count), at<double>(slot.candidates, layout.edge),
+                             at<std::uint32_t>(slot.candidates, layout.offset),
+                             at<double>(slot.candidates, layout.power), capacity};
+    slot.begin.record(*compute_);
+    kernels::lomb_scargle_power<T>(points, launch, power, scratch_.as<T>(), s);
+    kernels::chunk_candidates<T>(power, launch.segments, at<kernels::ChunkRef>(slot.tables, o_chunks),
+                             static_cast<std::uint32_t>(pass.chunks.size()), chunk_freqs, keep, cand, s);
+    slot.end.record(*compute_);
+    const cudaStream_t c = slot.copy.get();
+    AS_CUDA_TRY(cudaStreamWaitEvent(c, slot.end.get(), 0));
+    AS_CUDA_TRY(cudaMemcpyAsync(slot.candidates_host.as<char>(), slot.candidates.as<char>(), layout.carve.bytes(),
+                                cudaMemcpyDeviceToHost, c));
+    if (staging)
+      AS_CUDA_TRY(
+          cudaMemcpyAsync(slot.staging.as<char>(), power, pass.n_values * sizeof(T), cudaMemcpyDeviceToHost, c));
+  }
+
+  template <class T>
+  void finish_pass(Slot& slot, std::span<const std::uint32_t> group, std::uint32_t keep, std::uint32_t capacity,
+                   std::vector<std::vector<ChunkPeaks>>& peaks, PeriodogramSink* sink) {
+    Stopwatch wait(profile_[2]);
+    slot.copy.synchronize();
+    wait.stop();
+    Stopwatch work(profile_[3]);
+    last_kernel_ms_ += static_cast<double>(slot.end.since(slot.begin));
+    const Pass& pass = *slot.pass;
+    const CandidateLayout layout(pass.chunks.size(), capacity);
+    const auto* count = at<const std::uint32_t>(slot.candidates_host, layout.count);
+    const auto* edge = at<const double>(slot.candidates_host, layout.edge);
+    const auto* offset = at<const std::uint32_t>(slot.candidates_host, layout.offset);
+    const auto* power = at<const double>(slot.candidates_host, layout.power);
+    // Chunks with overflowing candidate slots read their values first (on this thread: CUDA calls).
+    std::vector<std::vector<T>> overflow(pass.chunks.size());
+    if (!sink)
+      for (std::size_t c = 0; c < pass.chunks.size(); ++c)
+        if (count[c] > capacity) {
+          const auto& ref = pass.chunks[c];
+          const auto& seg = pass.segments[ref.segment];
+          const std::uint64_t in_seg = std::uint64_t{ref.index} * chunk_freqs;
+          overflow[c].resize(std::min(chunk_freqs, seg.n - in_seg));
+          AS_CUDA_TRY(cudaMemcpy(overflow[c].data(), slot.power.as<T>() + seg.offset + in_seg,
+                                 overflow[c].size() * sizeof(T), cudaMemcpyDeviceToHost));
+        }
+#pragma omp parallel for schedule(dynamic, 16) num_threads(host_threads_)
+    for (std::size_t c = 0; c < pass.chunks.size(); ++c) {
+      const auto& ref = pass.chunks[c];
+      const auto& seg = pass.segments[ref.segment];
+      const std::uint64_t in_seg = std::uint64_t{ref.index} * chunk_freqs;
+      const std::uint64_t k0 = seg.k_begin + in_seg;
+      const std::uint64_t n = std::min(chunk_freqs, seg.n - in_seg);
+      ChunkPeaks summary;
+      if (count[c] <= capacity) {
+        std::vector<Peak> candidates(count[c]);
+        for (std::uint32_t i = 0; i < count[c]; ++i)
+          candidates[i] = {k0 + offset[c * capacity + i], power[c * capacity + i]};
+        const double(&e)[4] = *reinterpret_cast<const double(*)[4]>(edge + 4 * c);
+        summary = chunk_from_candidates(k0, n, e, std::move(candidates), keep);
+      } else {  // more maxima near the threshold than slots: summarise this chunk from its values
+        const T* src = sink ? slot.staging.as<T>() + seg.offset + in_seg : overflow[c].data();
+        summary = summarize_chunk<T>(k0, std::span<const T>(src, n), keep);
+      }
+      peaks[group[seg.object]][k0 / chunk_freqs] = std::move(summary);
+    }
+    for (std::size_t c = 0; c < pass.chunks.size(); ++c) host_summaries_ += count[c] > capacity ? 1 : 0;
+    if (sink)
+      for (const auto& seg : pass.segments)
+        sink->write(group[seg.object], seg.k_begin, seg.n, slot.staging.as<T>() + seg.offset);
+  }
+
+  int device_ = 0;
+  int device_count_ = 0;
+  std::string name_;
+  int threads_;
+  int host_threads_ = 1;
+  std::uint64_t host_budget_;
+  std::uint64_t device_budget_ = 0;
+  std::unique_ptr<cuda::Stream> compute_;
+  std::array<std::unique_ptr<Slot>, 2> slots_;
+  cuda::DeviceMemory points_, scratch_;
+  double profile_[5] = {};
+  const kernels::DeviceObject* objects_ = nullptr;
+  double last_kernel_ms_ = 0, total_kernel_ms_ = 0;
+  std::size_t peak_device_bytes_ = 0, peak_pinned_bytes_ = 0;
+  std::uint64_t host_summaries_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<PeriodBackend> make_period_backend_cuda(const BackendOptions& options) {
+  return std::make_unique<CudaBackend>(options);
+}
+
+}  // namespace astrosweep::period

@@ -1,0 +1,536 @@
+// The CUDA scfind backend: host side. One slab lives on the device for the whole job: the
+// original (held channels), two working copies that the boxcar passes ping-pong between, and the
+// mask. Kernels run in order on one compute stream; transfers go through pinned staging on their
+// own streams (host to device, device to host), ordered against the kernels by events, so the
+// host's copy into one staging slot overlaps the DMA of the other. Nothing waits on the whole
+// device; the host waits only where it needs a result (samples, min/max, masks, the spectral
+// hand-over to the slab below, the mad's counts, the mask count). Small results (counts) are
+// copied on the compute stream into pinned memory.
+
+#include <cuda_runtime_api.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "cuda_memory.hpp"
+#include "noise_cuda.hpp"
+#include "scfind_backend_cuda.hpp"
+#include "smooth_and_clip_cuda.hpp"
+
+namespace astrosweep::scfind {
+
+namespace {
+
+constexpr std::size_t align_up(std::size_t n) { return (n + 255) / 256 * 256; }
+
+/// Small results, in 64-bit words of device memory (DeviceLayout::words) and of a pinned mirror:
+/// the number of magnitudes selected, the mask count, the 256 digit counts of a median round.
+constexpr std::size_t selected_word = 0, mask_count_word = 1, digit_words = 2, result_words = digit_words + 256;
+
+kernels::Flux device_flux(FluxRange range) {
+  switch (range) {
+    case FluxRange::negative: return kernels::Flux::negative;
+    case FluxRange::positive: return kernels::Flux::positive;
+    case FluxRange::full: return kernels::Flux::full;
+  }
+  return kernels::Flux::full;
+}
+
+/// Byte offsets of a slab's device arrays in one allocation, each 256-byte aligned; its size is
+/// what scfind_backend_cuda_memory_needed reports and what the backend allocates.
+struct DeviceLayout {
+  explicit DeviceLayout(const Slab& slab) {
+    const std::size_t held = slab.held_voxels(), plane = slab.cube.plane();
+    original = add(held * sizeof(float));
+    work[0] = add(held * sizeof(float));
+    work[1] = add(held * sizeof(float));
+    mask = add(held);
+    carry_in = add(plane * sizeof(float));
+    carry_out = add(plane * sizeof(float));
+    scratch = add(kernels::min_max_scratch_floats * sizeof(float));
+    result = add(2 * sizeof(float));
+    select_scratch = add(kernels::select_scratch_words * sizeof(std::uint64_t));
+    words = add(result_words * sizeof(std::uint64_t));
+  }
+  std::size_t add(std::size_t n) {
+    const std::size_t at = bytes;
+    bytes = align_up(bytes + n);
+    return at;
+  }
+  std::size_t bytes = 0;
+  std::size_t original = 0, mask = 0, carry_in = 0, carry_out = 0, scratch = 0, result = 0;
+  std::size_t select_scratch = 0, words = 0;
+  std::array<std::size_t, 2> work{};
+};
+
+/// Pinned staging per slot: transfers larger than this go in pipelined chunks.
+constexpr std::size_t staging_chunk = std::size_t{16} << 20;
+
+std::string mib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+/// Kernel time: pairs of events around queued kernels, read once the host has waited past them.
+class KernelClock {
+ public:
+  void start(const cuda::Stream& s) {
+    if (pending_ == pairs_.size()) pairs_.push_back({std::make_unique<cuda::Event>(), std::make_unique<cuda::Event>()});
+    pairs_[pending_].first->record(s);
+  }
+  void stop(const cuda::Stream& s) { pairs_[pending_++].second->record(s); }
+  /// Adds the pending pairs' time; call only after synchronising with their stream.
+  void collect() {
+    for (std::size_t i = 0; i < pending_; ++i)
+      total_ms_ += static_cast<double>(pairs_[i].second->since(*pairs_[i].first));
+    pending_ = 0;
+  }
+  [[nodiscard]] double seconds() const { return total_ms_ / 1e3; }
+
+ private:
+  std::vector<std::pair<std::unique_ptr<cuda::Event>, std::unique_ptr<cuda::Event>>> pairs_;
+  std::size_t pending_ = 0;
+  double total_ms_ = 0;
+};
+
+class CudaScfindBackend final : public ScfindBackend {
+ public:
+  explicit CudaScfindBackend(const BackendOptions& options) {
+    const int count = cuda::device_count();
+    AS_EXPECTS(count > 0, RuntimeError, "--backend cuda: no CUDA device is visible to this rank",
+               "check nvidia-smi and CUDA_VISIBLE_DEVICES, or use --backend cpu or auto");
+    device_ = options.node_local_rank % count;
+    device_count_ = count;
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    cudaDeviceProp prop{};
+    AS_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
+    name_ = prop.name;
+    // The ranks of this node that share this device split its free memory.
+    const int sharing = std::max(1, (options.node_local_size - device_ + count - 1) / count);
+    const auto [free, total] = cuda::memory_info();
+    budget_ = options.device_memory_budget > 0 ? options.device_memory_budget
+                                               : static_cast<std::uint64_t>(0.85 * static_cast<double>(free) / sharing);
+    copy_threads_ = std::clamp(options.threads > 0 ? options.threads : omp_get_max_threads(), 1, 4);
+    compute_ = std::make_unique<cuda::Stream>();
+    upload_ = std::make_unique<cuda::Stream>();
+    download_ = std::make_unique<cuda::Stream>();
+    words_host_.reserve(result_words * sizeof(std::uint64_t));
+  }
+
+  [[nodiscard]] std::string describe() const override {
+    return "cuda (" + name_ + ", device " + std::to_string(device_) + " of " + std::to_string(device_count_) + ", " +
+           mib(budget_) + " budget)";
+  }
+
+  [[nodiscard]] std::uint64_t memory_budget() const override { return budget_; }
+
+  [[nodiscard]] std::string usage() const override {
+    // const: waits for queued kernels so their time counts (mutable bookkeeping only)
+    compute_->synchronize();
+    clock_.collect();
+    char line[160];
+    std::snprintf(line, sizeof line, "GPU %d: %s device memory, %s pinned, kernels %.3f s", device_,
+                  mib(memory_.bytes()).c_str(), mib(staging_.bytes() + carry_host_.bytes()).c_str(), clock_.seconds());
+    return line;
+  }
+
+  void load(const Slab& slab, std::span<const float> original) override {
+    AS_ASSERT(slab.held_begin <= slab.own_begin && slab.own_begin < slab.own_end && slab.own_end <= slab.held_end &&
+              slab.held_end <= slab.cube.nz);
+    AS_ASSERT(original.size() == slab.held_voxels());
+    const DeviceLayout layout(slab);
+    AS_EXPECTS(layout.bytes <= budget_, RuntimeError,
+               "a slab of " + std::to_string(slab.held_channels()) + " channels of " + std::to_string(slab.cube.nx) +
+                   " x " + std::to_string(slab.cube.ny) + " pixels needs " + mib(layout.bytes) +
+                   " of GPU memory, more than this rank's budget of " + mib(budget_) + " on GPU " +
+                   std::to_string(device_),
+               "raise the GPU memory budget (--gpu-memory-mb), run more ranks so that each holds fewer channels, "
+               "or use --backend cpu");
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    idle();  // earlier work may still read the buffers that reserve() replaces
+    ++generation_;
+    slab_ = slab;
+    layout_ = layout;
+    memory_.reserve(layout.bytes);
+    carry_host_.reserve(2 * slab.cube.plane() * sizeof(float));
+    AS_CUDA_TRY(cudaMemsetAsync(at<std::uint8_t>(layout_.mask), 0, slab.held_voxels(), compute_->get()));
+    upload(at<float>(layout_.original), original.data(), original.size_bytes());
+    smoothed_ = at<float>(layout_.original);
+    loaded_ = true;
+  }
+
+  void smooth(const KernelPair& pair, std::optional<float> replacement, SpectralCarry& carry) override {
+    AS_ASSERT(loaded_);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    ++generation_;
+    const Slab& s = slab_;
+    const std::size_t plane = s.cube.plane(), r = pair.radius_z;
+    const bool spectral = r > 0;
+    // The spectral sum reads r channels below and r + 1 above each owned one (zero beyond the cube).
+    if (spectral)
+      AS_ASSERT(s.held_begin <= (s.own_begin > r ? s.own_begin - r : 0) &&
+                s.held_end >= std::min(s.cube.nz, s.own_end + r + 1));
+    // Without a spectral pass only the owned channels are ever read.
+    const std::size_t z0 = spectral ? s.held_begin : s.own_begin, z1 = spectral ? s.held_end : s.own_end;
+    const std::size_t offset = (z0 - s.held_begin) * plane, n = (z1 - z0) * plane;
+    const cudaStream_t stream = compute_->get();
+    const float* original = at<float>(layout_.original);
+    std::array<float*, 2> work{at<float>(layout_.work[0]), at<float>(layout_.work[1])};
+
+    clock_.start(*compute_);
+    kernels::prepare_working_copy(original + offset, at<std::uint8_t>(layout_.mask) + offset, work[0] + offset, n,
+                              replacement.has_value(), replacement.value_or(0.0f), stream);
+    int current = 0;
+    const BoxcarPlan& plan = pair.spatial;
+    for (std::size_t p = 0; p < plan.passes; ++p, current ^= 1)
+      kernels::boxcar_x(work[current] + offset, work[current ^ 1] + offset, s.cube.nx, s.cube.ny * (z1 - z0), plan.radius,
+                    stream);
+    for (std::size_t p = 0; p < plan.passes; ++p, current ^= 1) {
+      const bool last = !spectral && p + 1 == plan.passes;  // it restores the blanks itself
+      kernels::boxcar_y(work[current] + offset, work[current ^ 1] + offset, s.cube.nx, s.cube.ny, z1 - z0, plan.radius,
+                    last ? original + offset : nullptr, stream);
+    }
+    if (!spectral && plan.passes == 0) kernels::restore_blanks(original + offset, work[current] + offset, n, stream);
+    clock_.stop(*compute_);
+    if (!spectral) {
+      smoothed_ = work[current];
+      return;
+    }
+    spectral_pass(work[current], work[current ^ 1], r, carry);
+    smoothed_ = work[current ^ 1];
+  }
+
+  void use_original() override {
+    AS_ASSERT(loaded_);
+    smoothed_ = at<float>(layout_.original);
+  }
+
+  [[nodiscard]] std::vector<float> samples(const SampleRange& range, std::size_t cadence) override {
+    AS_ASSERT(loaded_);
+    ++generation_;  // the spare working copy is overwritten
+    if (range.count == 0) return {};
+    check_owned(range, cadence);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    float* spare = spare_copy();
+    clock_.start(*compute_);
+    kernels::gather_samples(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count, spare,
+                        compute_->get());
+    clock_.stop(*compute_);
+    std::vector<float> values(range.count);
+    download(values.data(), spare, values.size() * sizeof(float));
+    clock_.collect();
+    return values;
+  }
+
+  /// The magnitudes go to the spare working copy (the samples lie in the owned voxels, so there are
+  /// fewer of them than it holds); their number comes back, their counts per round later.
+  [[nodiscard]] std::unique_ptr<MagnitudeCounter> magnitudes(const SampleRange& range, std::size_t cadence,
+                                                             FluxRange flux) override {
+    AS_ASSERT(loaded_);
+    ++generation_;
+    if (range.count == 0) return std::make_unique<DeviceMagnitudes>(*this, nullptr, 0);
+    check_owned(range, cadence);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    auto* values = reinterpret_cast<std::uint32_t*>(spare_copy());
+    clock_.start(*compute_);
+    kernels::select_magnitudes(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count,
+                           device_flux(flux), values, at<std::uint64_t>(layout_.select_scratch), word(selected_word),
+                           compute_->get());
+    clock_.stop(*compute_);
+    fetch_words(selected_word, 1);
+    const std::uint64_t selected = words_host_.as<std::uint64_t>()[selected_word];
+    AS_ASSERT(selected <= range.count);
+    return std::make_unique<DeviceMagnitudes>(*this, values, selected);
+  }
+
+  [[nodiscard]] std::pair<float, float> finite_min_max() override {
+    AS_ASSERT(loaded_);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    clock_.start(*compute_);
+    kernels::finite_min_max(smoothed_ + slab_.owned_offset(), slab_.owned_voxels(), at<float>(layout_.scratch),
+                        at<float>(layout_.result), compute_->get());
+    clock_.stop(*compute_);
+    float result[2];
+    download(result, at<float>(layout_.result), sizeof result);
+    clock_.collect();
+    return {result[0], result[1]};
+  }
+
+  void clip(double threshold) override {
+    AS_ASSERT(loaded_);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    clock_.start(*compute_);
+    kernels::clip(smoothed_ + slab_.owned_offset(), slab_.owned_voxels(), threshold,
+              at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), compute_->get());
+    clock_.stop(*compute_);
+  }
+
+  [[nodiscard]] std::optional<std::uint64_t> mask_count() override {
+    AS_ASSERT(loaded_);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    clock_.start(*compute_);
+    kernels::mask_count(at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), slab_.owned_voxels(), word(mask_count_word),
+                    compute_->get());
+    clock_.stop(*compute_);
+    fetch_words(mask_count_word, 1);
+    return words_host_.as<std::uint64_t>()[mask_count_word];
+  }
+
+  [[nodiscard]] std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) override {
+    AS_ASSERT(loaded_ && slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    const std::size_t plane = slab_.cube.plane();
+    std::vector<std::uint8_t> values((z1 - z0) * plane);
+    download(values.data(), at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane, values.size());
+    clock_.collect();
+    return values;
+  }
+
+  void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) override {
+    const std::size_t plane = slab_.cube.plane();
+    AS_ASSERT(loaded_ && plane > 0 && values.size() % plane == 0 && slab_.held_begin <= z0 &&
+              z0 + values.size() / plane <= slab_.held_end);
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    upload(at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane, values.data(), values.size());
+  }
+
+ private:
+  /// The mad's magnitudes in the backend's spare working copy: valid while no later call has
+  /// overwritten it (generation_ tells), and only as long as the backend lives.
+  class DeviceMagnitudes final : public MagnitudeCounter {
+   public:
+    DeviceMagnitudes(CudaScfindBackend& backend, const std::uint32_t* values, std::uint64_t size)
+        : backend_(backend), values_(values), size_(size), generation_(backend.generation_) {}
+    [[nodiscard]] std::uint64_t size() const override { return size_; }
+    void keep_first(std::uint64_t n) override {
+      AS_ASSERT(n <= size_);
+      size_ = n;
+    }
+    [[nodiscard]] Counts count(std::uint32_t prefix, std::uint32_t mask, int shift) override {
+      AS_ASSERT(backend_.generation_ == generation_);  // the values are still there
+      AS_ASSERT(shift >= 0 && shift <= 24);
+      if (size_ == 0) return {};
+      return backend_.count_digits(values_, size_, prefix, mask, shift);
+    }
+
+   private:
+    CudaScfindBackend& backend_;
+    const std::uint32_t* values_;
+    std::uint64_t size_;
+    std::uint64_t generation_;
+  };
+
+  MagnitudeCounter::Counts count_digits(const std::uint32_t* values, std::uint64_t n, std::uint32_t prefix,
+                                        std::uint32_t mask, int shift) {
+    AS_CUDA_TRY(cudaSetDevice(device_));
+    clock_.start(*compute_);
+    kernels::digit_histogram(values, n, prefix, mask, shift, word(digit_words), compute_->get());
+    clock_.stop(*compute_);
+    fetch_words(digit_words, 256);
+    MagnitudeCounter::Counts counts{};
+    std::memcpy(counts.data(), words_host_.as<std::uint64_t>() + digit_words, sizeof counts);
+    return counts;
+  }
+
+  template <class T>
+  [[nodiscard]] T* at(std::size_t offset) const {
+    return reinterpret_cast<T*>(memory_.as<char>() + offset);
+  }
+
+  [[nodiscard]] std::uint64_t* word(std::size_t i) const { return at<std::uint64_t>(layout_.words) + i; }
+
+  /// Copies words [first, first + n) of the small results to their pinned mirror after the kernels
+  /// queued so far, and waits for them.
+  void fetch_words(std::size_t first, std::size_t n) {
+    AS_CUDA_TRY(cudaMemcpyAsync(words_host_.as<std::uint64_t>() + first, word(first), n * sizeof(std::uint64_t),
+                                cudaMemcpyDeviceToHost, compute_->get()));
+    compute_->synchronize();
+    clock_.collect();
+  }
+
+  /// A working copy that does not hold the smoothed data: samples and magnitudes go there.
+  [[nodiscard]] float* spare_copy() const {
+    float* spare = at<float>(layout_.work[0]);
+    return spare == smoothed_ ? at<float>(layout_.work[1]) : spare;
+  }
+
+  /// The samples highest, highest − cadence, ... (count > 0) lie in the owned voxels.
+  void check_owned(const SampleRange& range, std::size_t cadence) const {
+    const std::uint64_t plane = slab_.cube.plane();
+    AS_ASSERT(cadence > 0 && range.highest >= (range.count - 1) * cadence);
+    const std::uint64_t lowest = range.highest - (range.count - 1) * cadence;
+    AS_ASSERT(lowest >= slab_.own_begin * plane && range.highest < slab_.own_end * plane);
+  }
+
+  /// The spectral running sum over the owned channels, row block by row block: the running values
+  /// of channel own_end come from the slab above (or the sum starts at the top of the cube), and
+  /// those of own_begin go to the slab below, before the blanks are restored.
+  void spectral_pass(const float* in, float* out, std::size_t radius, SpectralCarry& carry) {
+    const Slab& s = slab_;
+    const std::size_t nx = s.cube.nx, plane = s.cube.plane();
+    kernels::SpectralPass pass;
+    pass.in = in;
+    pass.original = at<float>(layout_.original);
+    pass.out = out;
+    pass.plane = plane;
+    pass.nz = s.cube.nz;
+    pass.held_begin = s.held_begin;
+    pass.own_begin = s.own_begin;
+    pass.own_end = s.own_end;
+    pass.radius = radius;
+    pass.carry_in = s.at_top() ? nullptr : at<float>(layout_.carry_in);
+    pass.carry_out = s.at_bottom() ? nullptr : at<float>(layout_.carry_out);
+    if (s.at_top() && s.at_bottom()) {  // a single slab: no hand-over, one launch
+      pass.first_pixel = 0;
+      pass.end_pixel = plane;
+      clock_.start(*compute_);
+      kernels::boxcar_z(pass, compute_->get());
+      clock_.stop(*compute_);
+      return;
+    }
+    // The hand-over buffers are reused from pass to pass: this pass's copies into them follow the
+    // earlier kernels (device side) and copies (host side).
+    upload_->synchronize();
+    staged_.record(*compute_);
+    AS_CUDA_TRY(cudaStreamWaitEvent(upload_->get(), staged_.get(), 0));
+    auto blocks = carry.row_blocks();
+    if (blocks.empty()) blocks.emplace_back(0, s.cube.ny);
+    float* received = carry_host_.as<float>();
+    float* sent = received + plane;
+    for (const auto& [y0, y1] : blocks) {
+      AS_ASSERT(y0 <= y1 && y1 <= s.cube.ny);
+      const std::size_t first = y0 * nx, count = (y1 - y0) * nx;
+      pass.first_pixel = first;
+      pass.end_pixel = first + count;
+      if (!s.at_top()) {
+        carry.receive(y0, y1, std::span<float>(received + first, count));
+        AS_CUDA_TRY(cudaMemcpyAsync(at<float>(layout_.carry_in) + first, received + first, count * sizeof(float),
+                                    cudaMemcpyHostToDevice, upload_->get()));
+        received_.record(*upload_);
+        AS_CUDA_TRY(cudaStreamWaitEvent(compute_->get(), received_.get(), 0));
+      }
+      clock_.start(*compute_);
+      kernels::boxcar_z(pass, compute_->get());
+      clock_.stop(*compute_);
+      if (!s.at_bottom()) {
+        computed_.record(*compute_);
+        AS_CUDA_TRY(cudaStreamWaitEvent(download_->get(), computed_.get(), 0));
+        AS_CUDA_TRY(cudaMemcpyAsync(sent + first, at<float>(layout_.carry_out) + first, count * sizeof(float),
+                                    cudaMemcpyDeviceToHost, download_->get()));
+        sent_.record(*download_);
+        sent_.synchronize();
+        carry.send(y0, y1, std::span<const float>(sent + first, count));
+      }
+    }
+  }
+
+  /// Copies `bytes` from pageable host memory to the device through the two pinned slots: the host
+  /// fills one slot while the other's DMA runs. Returns once the host memory may be reused; the
+  /// compute stream waits for the copy.
+  void upload(void* device, const void* host, std::size_t bytes) {
+    if (bytes == 0) return;
+    reserve_staging(bytes);
+    staged_.record(*compute_);  // kernels queued so far may still use the destination
+    AS_CUDA_TRY(cudaStreamWaitEvent(upload_->get(), staged_.get(), 0));
+    const std::size_t slot_bytes = staging_.bytes() / 2;
+    for (std::size_t done = 0, k = 0; done < bytes; done += slot_bytes, ++k) {
+      const std::size_t n = std::min(slot_bytes, bytes - done);
+      char* slot = staging_.as<char>() + (k % 2) * slot_bytes;
+      slot_free_[k % 2].synchronize();  // this slot's previous DMA has finished
+      parallel_copy(slot, static_cast<const char*>(host) + done, n);
+      AS_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(device) + done, slot, n, cudaMemcpyHostToDevice, upload_->get()));
+      slot_free_[k % 2].record(*upload_);
+    }
+    staged_.record(*upload_);
+    AS_CUDA_TRY(cudaStreamWaitEvent(compute_->get(), staged_.get(), 0));
+  }
+
+  /// Copies `bytes` from the device to pageable host memory after the kernels queued so far,
+  /// through the pinned slots (the DMA of one chunk overlaps the host's copy of the previous one).
+  void download(void* host, const void* device, std::size_t bytes) {
+    if (bytes == 0) return;
+    reserve_staging(bytes);
+    staged_.record(*compute_);
+    AS_CUDA_TRY(cudaStreamWaitEvent(download_->get(), staged_.get(), 0));
+    const std::size_t slot_bytes = staging_.bytes() / 2;
+    const std::size_t chunks = (bytes + slot_bytes - 1) / slot_bytes;
+    auto enqueue = [&](std::size_t k) {
+      slot_free_[k % 2].synchronize();  // an upload's DMA may still read this slot
+      const std::size_t n = std::min(slot_bytes, bytes - k * slot_bytes);
+      AS_CUDA_TRY(cudaMemcpyAsync(staging_.as<char>() + (k % 2) * slot_bytes,
+                                  static_cast<const char*>(device) + k * slot_bytes, n, cudaMemcpyDeviceToHost,
+                                  download_->get()));
+      slot_free_[k % 2].record(*download_);
+    };
+    for (std::size_t k = 0; k < std::min<std::size_t>(2, chunks); ++k) enqueue(k);
+    for (std::size_t k = 0; k < chunks; ++k) {
+      slot_free_[k % 2].synchronize();
+      const std::size_t n = std::min(slot_bytes, bytes - k * slot_bytes);
+      parallel_copy(static_cast<char*>(host) + k * slot_bytes, staging_.as<char>() + (k % 2) * slot_bytes, n);
+      if (k + 2 < chunks) enqueue(k + 2);
+    }
+    compute_->synchronize();  // the kernels before the copy are done too: their clock can be read
+  }
+
+  /// Two slots of up to staging_chunk bytes each; grows only when no copy uses them.
+  void reserve_staging(std::size_t bytes) {
+    const std::size_t slot = align_up(std::min(bytes, staging_chunk));
+    if (2 * slot <= staging_.bytes()) return;
+    for (auto& e : slot_free_) e.synchronize();
+    staging_.reserve(2 * slot);
+  }
+
+  void parallel_copy(char* to, const char* from, std::size_t n) const {
+    if (n < (std::size_t{1} << 20) || copy_threads_ == 1) {
+      std::memcpy(to, from, n);
+      return;
+    }
+    const std::size_t part = (n + copy_threads_ - 1) / copy_threads_;
+#pragma omp parallel for num_threads(copy_threads_)
+    for (int t = 0; t < copy_threads_; ++t) {
+      const std::size_t begin = std::min(n, static_cast<std::size_t>(t) * part);
+      std::memcpy(to + begin, from + begin, std::min(n, begin + part) - begin);
+    }
+  }
+
+  /// Waits for every stream of this backend (not the device): before buffers are replaced.
+  void idle() {
+    compute_->synchronize();
+    upload_->synchronize();
+    download_->synchronize();
+    clock_.collect();
+  }
+
+  int device_ = 0;
+  int device_count_ = 0;
+  std::string name_;
+  std::uint64_t budget_ = 0;
+  int copy_threads_ = 1;
+  std::unique_ptr<cuda::Stream> compute_, upload_, download_;
+  cuda::Event staged_, received_, computed_, sent_;
+  std::array<cuda::Event, 2> slot_free_;
+  cuda::DeviceMemory memory_;
+  cuda::PinnedMemory staging_, carry_host_, words_host_;
+  Slab slab_;
+  DeviceLayout layout_{Slab{}};
+  bool loaded_ = false;
+  const float* smoothed_ = nullptr;
+  std::uint64_t generation_ = 0;  ///< advances whenever the spare working copy may be overwritten
+  mutable KernelClock clock_;
+};
+
+}  // namespace
+
+std::uint64_t scfind_backend_cuda_memory_needed(const Slab& slab) { return DeviceLayout(slab).bytes; }
+
+std::unique_ptr<ScfindBackend> make_scfind_backend_cuda(const BackendOptions& options) {
+  return std::make_unique<CudaScfindBackend>(options);
+}
+
+}  // namespace astrosweep::scfind

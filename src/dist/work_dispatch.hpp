@@ -1,0 +1,92 @@
+#pragma once
+// Dynamic hand-out of work units: rank 0 runs a dispatcher on its own thread that answers "next
+// unit, please" from every rank (rank 0's own worker included), records what each finished, and
+// reports progress. Ranks that finish early simply ask again, so uneven units balance themselves.
+// Once any rank has received a stop signal (core/interrupt.hpp), the dispatcher hands out nothing
+// more: every rank finishes the unit it holds, reports it, and gets "stop" in reply.
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/mpi.hpp"
+#include "dist/work_plan.hpp"
+
+namespace astrosweep {
+
+/// What a rank reports when it asks for its next unit.
+struct UnitReport {
+  std::int64_t unit = -1;  ///< the unit just finished, -1 on the first request
+  std::uint64_t objects = 0;
+  double work = 0;  ///< e.g. N_t x N_f pairs
+  double seconds = 0;
+  int signal = 0;  ///< the stop signal this rank received (interrupt::received()), 0 if none
+};
+
+/// Progress lines on stderr: objects done, rate, ETA; at most one per interval.
+class ProgressReporter {
+ public:
+  ProgressReporter(std::uint64_t total_objects, double total_work, double interval_seconds, std::string work_name);
+  void record(const UnitReport& report);
+  void print_line(bool final);
+
+ private:
+  std::uint64_t total_objects_;
+  double total_work_;
+  double interval_;
+  std::string work_name_;
+  std::uint64_t objects_ = 0;
+  double work_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_ = start_;
+};
+
+class WorkDispatcher {
+ public:
+  /// Called on rank 0's dispatcher thread for each unit a rank reports finished, before that rank
+  /// is answered: where a job journals its finished units. Throwing stops the job (MPI_Abort).
+  using FinishedHook = std::function<void(const WorkUnit&)>;
+
+  /// Collective over `comm`. On rank 0 starts the dispatcher thread over `units` (ids unique);
+  /// elsewhere idle.
+  WorkDispatcher(MPI_Comm comm, std::vector<WorkUnit> units, ProgressReporter* progress, FinishedHook on_finished = {});
+  ~WorkDispatcher();
+  WorkDispatcher(const WorkDispatcher&) = delete;
+  WorkDispatcher& operator=(const WorkDispatcher&) = delete;
+  /// The communicator clients must use.
+  [[nodiscard]] MPI_Comm comm() const noexcept { return comm_.get(); }
+  /// Waits for the dispatcher to have sent every rank its stop (rank 0), no-op elsewhere.
+  void join();
+  /// After join, on rank 0: how many units ranks reported finished (all of them unless a signal
+  /// stopped the hand-out). 0 elsewhere.
+  [[nodiscard]] std::uint64_t units_finished() const noexcept { return finished_; }
+
+ private:
+  void serve();
+  mpi::Communicator comm_;
+  std::vector<WorkUnit> units_;
+  ProgressReporter* progress_;
+  FinishedHook on_finished_;
+  std::unordered_map<std::uint64_t, std::size_t> position_;  ///< unit id -> index in units_
+  std::uint64_t finished_ = 0;
+  std::thread thread_;
+};
+
+class WorkClient {
+ public:
+  explicit WorkClient(const WorkDispatcher& dispatcher) : comm_(dispatcher.comm()) {}
+  /// Reports `finished` and returns the next unit, or nothing when all work is handed out.
+  std::optional<WorkUnit> next(const UnitReport& finished);
+
+ private:
+  MPI_Comm comm_;
+};
+
+}  // namespace astrosweep
