@@ -11,6 +11,7 @@
 #include "core/job.hpp"
 #include "core/mpi.hpp"
 #include "period_job.hpp"
+#include "run/common_options.hpp"
 
 namespace astrosweep::period {
 
@@ -30,18 +31,11 @@ po::options_description period_options() {
                                                                "FITS: keep cadences with non-zero QUALITY")(
       "time-reference", po::value<std::string>()->default_value(""),
       "label of the time zero point (e.g. MJD), stored in the product");
-  po::options_description output("Output");
-  output.add_options()("output,o", po::value<std::string>(), "product file (HDF5)")("overwrite", po::bool_switch(),
-                                                                                    "replace an existing product")(
-      "resume", po::bool_switch(),
-      "continue an interrupted run: compute only the units its journal (OUTPUT.journal) does not record; "
-      "start when there is no product, do nothing when it is complete (exit 0)")(
-      "periodograms", po::bool_switch(), "store every full periodogram in the product")(
+  po::options_description peaks("Peaks and periodograms");
+  peaks.add_options()("periodograms", po::bool_switch(), "store every full periodogram in the product")(
       "top-k", po::value<int>()->default_value(3), "distinct peaks stored per object")(
       "peak-separation", po::value<double>()->default_value(1.0),
-      "minimum distance of stored peaks, in units of 1/baseline")("quiet,q", po::bool_switch(),
-                                                                  "no result table on stdout")(
-      "progress-interval", po::value<double>()->default_value(10.0), "seconds between progress lines on stderr");
+      "minimum distance of stored peaks, in units of 1/baseline");
   po::options_description model("Periodogram");
   model.add_options()("model", po::value<std::string>()->default_value("generalized"),
                       "standard (classical, no errors) or generalized (floating mean, 1/dy^2 weights)")(
@@ -58,17 +52,17 @@ po::options_description period_options() {
       "samples-per-peak", po::value<double>()->default_value(5.0), "automatic grid: samples per peak width 1/baseline")(
       "nyquist-factor", po::value<double>()->default_value(5.0),
       "automatic grid: multiple of the average Nyquist frequency");
-  po::options_description run("Run");
-  run.add_options()("backend", po::value<std::string>()->default_value("auto"),
-                    "auto (GPU when there is one), cpu, cuda")(
-      "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: OMP_NUM_THREADS or all cores)")(
-      "memory-budget-mb", po::value<double>()->default_value(1024), "periodogram buffer memory per rank, MiB")(
-      "gpu-memory-mb", po::value<double>()->default_value(0),
-      "GPU memory per rank, MiB (0: its share of the free memory of its GPU)")(
-      "config", po::value<std::string>(), "parameter file: 'name = value' lines with the long option names")(
-      "help,h", "show this help");
+  po::options_description more("Parameters");
+  more.add_options()("config", po::value<std::string>(),
+                     "parameter file: 'name = value' lines with the long option names")("help,h", "show this help");
   po::options_description all("astrosweep period: Lomb-Scargle period search over a catalog of light curves");
-  all.add(input).add(output).add(model).add(grid).add(run);
+  all.add(input)
+      .add(run::output_options("product file (HDF5)"))
+      .add(peaks)
+      .add(model)
+      .add(grid)
+      .add(run::run_options({"periodogram buffers", 1024}))
+      .add(more);
   return all;
 }
 
@@ -80,6 +74,7 @@ std::optional<T> optional_value(const po::variables_map& vm, const char* name) {
 
 PeriodOptions to_options(const po::variables_map& vm) {
   PeriodOptions o;
+  static_cast<run::CommonOptions&>(o) = run::read_common_options(vm);
   AS_EXPECTS(vm.count("input"), UsageError, "no input given", "pass --input PATH (see astrosweep period --help)");
   AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output PRODUCT.h5");
   o.catalog.inputs = vm["input"].as<std::vector<std::string>>();
@@ -87,19 +82,11 @@ PeriodOptions to_options(const po::variables_map& vm) {
   o.catalog.fits.flux_column = vm["flux-column"].as<std::string>();
   o.catalog.fits.use_quality = !vm["no-quality-mask"].as<bool>();
   o.catalog.time_reference = vm["time-reference"].as<std::string>();
-  o.output = vm["output"].as<std::string>();
-  o.overwrite = vm["overwrite"].as<bool>();
-  o.resume = vm["resume"].as<bool>();
-  AS_EXPECTS(!(o.resume && o.overwrite), UsageError, "--resume and --overwrite contradict each other",
-             "--resume continues the existing product, --overwrite replaces it: pass one (to start over under a "
-             "script that always passes --resume, remove the product and its .journal)");
   o.config.keep_periodograms = vm["periodograms"].as<bool>();
   o.config.top_k = vm["top-k"].as<int>();
   AS_EXPECTS(o.config.top_k >= 1 && o.config.top_k <= 1000, UsageError, "--top-k must be between 1 and 1000");
   o.config.peak_separation = vm["peak-separation"].as<double>();
   AS_EXPECTS(o.config.peak_separation >= 0, UsageError, "--peak-separation must be >= 0");
-  o.quiet = vm["quiet"].as<bool>();
-  o.progress_interval = vm["progress-interval"].as<double>();
   o.config.model = parse_model(vm["model"].as<std::string>());
   o.config.normalization = parse_normalization(vm["normalization"].as<std::string>());
   o.config.precision = parse_precision(vm["precision"].as<std::string>());
@@ -111,15 +98,6 @@ PeriodOptions to_options(const po::variables_map& vm) {
   o.grid.n_freq = optional_value<std::int64_t>(vm, "n-freq");
   o.grid.samples_per_peak = vm["samples-per-peak"].as<double>();
   o.grid.nyquist_factor = vm["nyquist-factor"].as<double>();
-  o.backend.kind = parse_backend(vm["backend"].as<std::string>());
-  o.backend.threads = vm["threads"].as<int>();
-  AS_EXPECTS(o.backend.threads >= 0, UsageError, "--threads must be >= 0");
-  const double budget = vm["memory-budget-mb"].as<double>();
-  AS_EXPECTS(budget >= 1, UsageError, "--memory-budget-mb must be >= 1");
-  o.backend.host_memory_budget = static_cast<std::uint64_t>(budget * 1024 * 1024);
-  const double gpu_budget = vm["gpu-memory-mb"].as<double>();
-  AS_EXPECTS(gpu_budget >= 0, UsageError, "--gpu-memory-mb must be >= 0");
-  o.backend.device_memory_budget = static_cast<std::uint64_t>(gpu_budget * 1024 * 1024);
   return o;
 }
 

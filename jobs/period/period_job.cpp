@@ -11,10 +11,9 @@
 #include "core/mpi.hpp"
 #include "dist/work_dispatch.hpp"
 #include "dist/work_plan.hpp"
-#include "io/journal.hpp"
-#include "io/output_path.hpp"
 #include "period_product.hpp"
 #include "period_resume.hpp"
+#include "run/lifecycle.hpp"
 
 namespace astrosweep::period {
 
@@ -28,7 +27,6 @@ struct SampleRow {
 
 struct RankStats {
   double units = 0, objects = 0, work = 0, compute_seconds = 0, write_seconds = 0;
-  char backend[160] = {};  ///< the backend's own account of what it used (device memory, kernel time)
 };
 
 std::string grid_rule(const GridRequest& r) {
@@ -41,115 +39,84 @@ std::string grid_rule(const GridRequest& r) {
   return buf;
 }
 
-void print_summary(const std::vector<RankStats>& stats, const std::vector<ObjectResult>& sample,
-                   std::uint64_t n_objects, const std::string& output, bool quiet) {
-  if (!quiet && !sample.empty()) {
-    std::printf("%12s %8s %14s %14s %12s %10s %6s\n", "id", "points", "best_freq[1/d]", "period[d]", "power", "fap",
-                "status");
-    for (const auto& r : sample)
-      std::printf("%12lld %8u %14.8g %14.8g %12.6g %10.3g %6u\n", static_cast<long long>(r.id), r.n_points,
-                  r.best_frequency, r.best_period, r.best_power, r.fap, r.status);
-    if (n_objects > sample.size())
-      std::printf("... %llu more objects in the product\n", static_cast<unsigned long long>(n_objects - sample.size()));
-  }
-  std::printf("rank  units  objects       pairs   compute[s]  write[s]\n");
-  for (std::size_t r = 0; r < stats.size(); ++r)
-    std::printf("%4zu %6.0f %8.0f %11.4g %12.3f %9.3f\n", r, stats[r].units, stats[r].objects, stats[r].work,
-                stats[r].compute_seconds, stats[r].write_seconds);
-  for (std::size_t r = 0; r < stats.size(); ++r)
-    if (stats[r].backend[0]) std::printf("rank %zu: %s\n", r, stats[r].backend);
-  std::printf("product: %s\n", output.c_str());
+void print_results(const std::vector<ObjectResult>& sample, std::uint64_t n_objects) {
+  if (sample.empty()) return;
+  std::printf("%12s %8s %14s %14s %12s %10s %6s\n", "id", "points", "best_freq[1/d]", "period[d]", "power", "fap",
+              "status");
+  for (const auto& r : sample)
+    std::printf("%12lld %8u %14.8g %14.8g %12.6g %10.3g %6u\n", static_cast<long long>(r.id), r.n_points,
+                r.best_frequency, r.best_period, r.best_power, r.fap, r.status);
+  if (n_objects > sample.size())
+    std::printf("... %llu more objects in the product\n", static_cast<unsigned long long>(n_objects - sample.size()));
   std::fflush(stdout);
 }
 
 }  // namespace
 
 void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
-  // Before anything takes long: a signal from here on stops the run at the next unit boundary.
-  interrupt::install_handlers();
-  mpi::Communicator comm(parent);
-  const bool root = comm.rank() == 0;
-  mpi::on_root_then_share_failure(comm.get(), [&] {
-    // --resume accepts an existing product: decide_resume below says whether it may be continued.
-    io::check_output_path(options.output, options.overwrite || options.resume);
-  });
-  io::Catalog catalog(options.catalog, comm.get());
+  run::Lifecycle run("period", options, parent);
+  const MPI_Comm comm = run.comm();
+  const bool root = run.root();
+  io::Catalog catalog(options.catalog, comm);
   ProductProvenance prov{catalog.identity(), catalog.index().time_reference, grid_rule(options.grid),
                          options.command_line};
 
   PeriodConfig config = options.config;
-  std::vector<WorkUnit> units;
   std::uint64_t n_objects = 0;
-  std::uint64_t n_units = 0;
-  double total_work = 0;
-  ResumeDecision resume;               // rank 0
-  std::optional<io::Journal> journal;  // rank 0: written by the dispatcher thread
-  const std::string journal_file = io::journal_path(options.output);
-  mpi::on_root_then_share_failure(comm.get(), [&] {
+  run::ResumeRules rules{"finished unit", PeriodProduct::inspect, {}, {}};
+  mpi::on_root_then_share_failure(comm, [&] {
     const auto& index = catalog.index();
     n_objects = index.n_objects();
-    AS_EXPECTS(comm.size() <= static_cast<int>(std::min<std::uint64_t>(n_objects, 1u << 30)), UsageError,
-               "more MPI ranks (" + std::to_string(comm.size()) + ") than objects (" + std::to_string(n_objects) +
+    AS_EXPECTS(run.size() <= static_cast<int>(std::min<std::uint64_t>(n_objects, 1u << 30)), UsageError,
+               "more MPI ranks (" + std::to_string(run.size()) + ") than objects (" + std::to_string(n_objects) +
                    ") in the input",
                "run with at most " + std::to_string(n_objects) + (n_objects == 1 ? " rank" : " ranks"));
     config.grid = make_frequency_grid(options.grid, index);
     AS_EXPECTS(!config.keep_periodograms || config.grid.n <= (1ULL << 40) / std::max<std::uint64_t>(n_objects, 1),
                UsageError, "the periodograms asked for would hold more than 2^40 values",
                "drop --periodograms or narrow the grid");
-    const auto product_fp = PeriodProduct::fingerprint(n_objects, config, prov);
-    const auto journal_fp = journal_fingerprint(product_fp, prov.input.paths);
-    if (options.resume) resume = decide_resume(options.output, n_objects, product_fp, journal_fp);
-    if (!resume.note.empty()) std::fprintf(stderr, "[astrosweep] %s\n", resume.note.c_str());
-    // The journal is replaced (empty) before a fresh product is created, never after: entries of
-    // an earlier run must not outlive the rows they stand for.
-    if (resume.start == ResumeDecision::Start::fresh) journal = io::Journal::create(journal_file, journal_fp);
-    if (resume.start == ResumeDecision::Start::resume)
-      journal = io::Journal::resume(journal_file, resume.journal_bytes);
-    units = plan_remaining_work_units(index.counts, resume.done, static_cast<double>(config.grid.n), comm.size());
+    rules.product_fingerprint = PeriodProduct::fingerprint(n_objects, config, prov);
+    rules.journal_fingerprint = journal_fingerprint(rules.product_fingerprint, prov.input.paths);
+  });
+  JournalledObjects resume;  // rank 0
+  const run::Start start = run.begin(rules, [&](const io::ResumePoint& point) {
+    resume = journalled_objects(point, options.output, n_objects);
+    return resume.note;
+  });
+  if (start.complete()) return;
+
+  std::vector<WorkUnit> units;
+  std::uint64_t n_units = 0;
+  double total_work = 0;
+  mpi::on_root_then_share_failure(comm, [&] {
+    units = plan_remaining_work_units(catalog.index().counts, resume.done, static_cast<double>(config.grid.n),
+                                      run.size());
     n_units = units.size();
     for (const auto& u : units) total_work += u.cost;
   });
-  int start = static_cast<int>(resume.start);
-  mpi::broadcast_value(comm.get(), start);
-  if (start == static_cast<int>(ResumeDecision::Start::complete)) {
-    if (root) {
-      std::printf("product '%s' is complete: nothing to do\n", options.output.c_str());
-      std::fflush(stdout);
-      try {
-        io::remove_journal(journal_file);  // left behind when a run was killed right after completing
-      } catch (const Error& e) {
-        std::fprintf(stderr, "[astrosweep] warning: %s\n", e.what());
-      }
-    }
-    return;
-  }
-  mpi::broadcast_value(comm.get(), config.grid);
-  mpi::broadcast_value(comm.get(), n_objects);
-  mpi::broadcast_value(comm.get(), n_units);
-  mpi::broadcast_string(comm.get(), prov.input.format);
-  mpi::broadcast_string(comm.get(), prov.input.paths);
-  mpi::broadcast_value(comm.get(), prov.input.bytes);
-  mpi::broadcast_string(comm.get(), prov.input.digest);
-  mpi::broadcast_string(comm.get(), prov.time_reference);
+  mpi::broadcast_value(comm, config.grid);
+  mpi::broadcast_value(comm, n_objects);
+  mpi::broadcast_value(comm, n_units);
+  mpi::broadcast_string(comm, prov.input.format);
+  mpi::broadcast_string(comm, prov.input.paths);
+  mpi::broadcast_value(comm, prov.input.bytes);
+  mpi::broadcast_string(comm, prov.input.digest);
+  mpi::broadcast_string(comm, prov.time_reference);
 
-  BackendOptions backend_options = options.backend;
-  const auto local = mpi::node_local(comm.get());
-  backend_options.node_local_rank = local.rank;
-  backend_options.node_local_size = local.size;
-  auto backend = make_period_backend(backend_options);
-  if (root)
-    std::fprintf(stderr,
-                 "[astrosweep] period: %llu objects, grid %.8g..%.8g 1/d (N_f = %llu), %s %s %s, %zu work units on "
-                 "%d ranks, backend %s\n",
-                 static_cast<unsigned long long>(n_objects), config.grid.f0, config.grid.last(),
-                 static_cast<unsigned long long>(config.grid.n), name_of(config.model), name_of(config.precision),
-                 name_of(config.normalization), units.size(), comm.size(), backend->describe().c_str());
+  auto backend = make_period_backend(run.backend_options());
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "%llu objects, grid %.8g..%.8g 1/d (N_f = %llu), %s %s %s, %zu work units on %d ranks, backend %s",
+                static_cast<unsigned long long>(n_objects), config.grid.f0, config.grid.last(),
+                static_cast<unsigned long long>(config.grid.n), name_of(config.model), name_of(config.precision),
+                name_of(config.normalization), units.size(), run.size(), backend->describe().c_str());
+  run.log(line);
 
   std::optional<PeriodProduct> product;
-  if (start == static_cast<int>(ResumeDecision::Start::resume)) {
-    product.emplace(options.output, comm.get(), config);
+  if (start.resuming()) {
+    product.emplace(options.output, comm, config);
   } else {
-    product.emplace(options.output, comm.get(), n_objects, config, prov);
+    product.emplace(options.output, comm, n_objects, config, prov);
   }
   ProgressReporter progress(n_objects - resume.objects_done, total_work, options.progress_interval, "pairs");
   RankStats stats;
@@ -159,10 +126,10 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     // A unit enters the journal once the rank that computed it has made its rows durable (sync
     // below, before it reports the unit): a journalled unit is never lost, whatever kills the run.
     auto record = [&](const WorkUnit& u) {
-      journal->append({u.first_object, u.n_objects});
+      run.journal()->append({u.first_object, u.n_objects});
       objects_finished += u.n_objects;
     };
-    WorkDispatcher dispatcher(comm.get(), std::move(units), root ? &progress : nullptr, record);
+    WorkDispatcher dispatcher(comm, std::move(units), root ? &progress : nullptr, record);
     WorkClient client(dispatcher);
     UnitReport report;
     for (;;) {
@@ -192,54 +159,44 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
         // Stop every rank here, before unwinding: on rank 0 leaving this scope would join the
         // dispatcher thread, which waits for ranks that will never ask again.
         mpi::abort_all(MPI_COMM_WORLD, e.code(),
-                       "astrosweep: error on rank " + std::to_string(comm.rank()) + ": " + e.what() +
+                       "astrosweep: error on rank " + std::to_string(run.rank()) + ": " + e.what() +
                            (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
       } catch (const std::exception& e) {
         mpi::abort_all(MPI_COMM_WORLD, ExitCode::internal,
-                       "astrosweep: internal error on rank " + std::to_string(comm.rank()) + ": " + e.what());
+                       "astrosweep: internal error on rank " + std::to_string(run.rank()) + ": " + e.what());
       }
     }
     dispatcher.join();
     units_finished = dispatcher.units_finished();
   }
-  mpi::broadcast_value(comm.get(), units_finished);
-  const bool signalled = interrupt::any_rank(comm.get());
+  mpi::broadcast_value(comm, units_finished);
+  const bool signalled = interrupt::any_rank(comm);
   if (units_finished < n_units) {
     // Only a signal stops the hand-out early. The product stays incomplete, its rows and journal
-    // consistent; every rank throws the same error after closing it.
+    // consistent; every rank throws the same error after closing it (only rank 0 knows the counts).
     AS_ASSERT(signalled);
-    product->close();
-    if (root) progress.print_line(true);
-    // Only rank 0 reports the error, and only it knows the counts.
-    throw interrupt::Interrupted(interrupt::received(),
-                                 std::to_string(resume.units_done + units_finished) + " of " +
-                                     std::to_string(resume.units_done + n_units) + " units done (" +
-                                     std::to_string(resume.objects_done + objects_finished) + " of " +
-                                     std::to_string(n_objects) + " objects)",
-                                 "the product '" + options.output +
-                                     "' stays incomplete; its finished units are recorded in '" + journal_file + "'");
+    run.interrupted(
+        [&] {
+          product->close();
+          if (root) progress.print_line(true);
+        },
+        std::to_string(resume.units_done + units_finished) + " of " + std::to_string(resume.units_done + n_units) +
+            " units done (" + std::to_string(resume.objects_done + objects_finished) + " of " +
+            std::to_string(n_objects) + " objects)",
+        "its finished units are");
   }
   if (root) progress.print_line(true);
 
   product->finish();
-  if (root) {
-    try {
-      io::remove_journal(journal_file);  // the product says complete: the journal has served
-    } catch (const Error& e) {
-      std::fprintf(stderr, "[astrosweep] warning: %s\n", e.what());
-    }
-  }
-  std::snprintf(stats.backend, sizeof stats.backend, "%s", backend->usage().c_str());
-  std::vector<RankStats> all(static_cast<std::size_t>(comm.size()));
-  AS_MPI_TRY(MPI_Gather(&stats, sizeof stats, MPI_BYTE, all.data(), sizeof stats, MPI_BYTE, 0, comm.get()));
+  run.finished();
   // The result table shows the catalog's first objects, whichever rank computed them.
-  int holder = sample.empty() ? comm.size() : comm.rank();
-  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &holder, 1, MPI_INT, MPI_MIN, comm.get()));
-  if (holder > 0 && holder < comm.size()) {
+  int holder = sample.empty() ? run.size() : run.rank();
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &holder, 1, MPI_INT, MPI_MIN, comm));
+  if (holder > 0 && holder < run.size()) {
     std::vector<SampleRow> rows;
     for (const auto& r : sample)
       rows.push_back({r.id, r.n_points, r.status, r.best_frequency, r.best_period, r.best_power, r.fap});
-    mpi::broadcast_vector(comm.get(), rows, holder);
+    mpi::broadcast_vector(comm, rows, holder);
     sample.assign(rows.size(), ObjectResult{});
     for (std::size_t i = 0; i < rows.size(); ++i) {
       sample[i].id = rows[i].id;
@@ -251,7 +208,12 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
       sample[i].fap = rows[i].fap;
     }
   }
-  if (root) print_summary(all, sample, n_objects, options.output, options.quiet);
+  if (root && !options.quiet) print_results(sample, n_objects);
+  char row[400];
+  std::snprintf(row, sizeof row, "%4d %6.0f %8.0f %11.4g %12.3f %9.3f  %s\n", run.rank(), stats.units, stats.objects,
+                stats.work, stats.compute_seconds, stats.write_seconds, backend->usage().c_str());
+  run.print_summary("rank  units  objects       pairs   compute[s]  write[s]  backend\n", row, stdout);
+  if (root) std::printf("product: %s\n", options.output.c_str());
 }
 
 }  // namespace astrosweep::period

@@ -13,20 +13,14 @@
 #include "io/catalog.hpp"
 #include "period_backend.hpp"
 #include "period_config.hpp"
+#include "run/common_options.hpp"
 
 namespace astrosweep::period {
 
-struct PeriodOptions {
+struct PeriodOptions : run::CommonOptions {
   io::CatalogOptions catalog;
-  std::string output;
-  bool overwrite = false;
-  bool resume = false;  ///< continue an interrupted run (docs/reliability.md)
   GridRequest grid;
   PeriodConfig config;  ///< grid filled in by the job
-  BackendOptions backend;
-  double progress_interval = 10;  ///< seconds between progress lines
-  bool quiet = false;             ///< no result table
-  std::string command_line;
 };
 
 /// Collective over `comm`; returns normally on success (or when --resume finds the product

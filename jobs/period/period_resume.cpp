@@ -24,14 +24,9 @@ io::Fingerprint journal_fingerprint(const io::Fingerprint& product_fingerprint, 
   return fp;
 }
 
-ResumeDecision decide_resume(const std::string& product, std::uint64_t n_objects,
-                             const io::Fingerprint& product_fingerprint, const io::Fingerprint& journal_fingerprint) {
-  const io::ResumePoint point = io::find_resume_point(product, "period", "finished unit", PeriodProduct::inspect,
-                                                      product_fingerprint, journal_fingerprint);
-  ResumeDecision d;
-  d.start = point.start;
-  d.note = point.note;
-  if (d.start != ResumeDecision::Start::resume) return d;
+JournalledObjects journalled_objects(const io::ResumePoint& point, const std::string& product,
+                                     std::uint64_t n_objects) {
+  JournalledObjects d;
   const io::JournalContents& journal = *point.journal;
   const std::string journal_file = io::journal_path(product);
   d.done.assign(n_objects, false);
@@ -43,7 +38,6 @@ ResumeDecision decide_resume(const std::string& product, std::uint64_t n_objects
   }
   for (bool b : d.done) d.objects_done += b ? 1 : 0;
   d.units_done = journal.entries.size();
-  d.journal_bytes = journal.valid_bytes;
   d.note = "resuming '" + product + "': " + std::to_string(d.objects_done) + " of " + std::to_string(n_objects) +
            " objects done in " + std::to_string(d.units_done) + " units recorded in '" + journal_file + "'" +
            (journal.torn_tail ? " (an unfinished last record is dropped)" : "");

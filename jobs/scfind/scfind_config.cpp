@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <type_traits>
 
 #include "core/error.hpp"
 
@@ -55,6 +58,91 @@ void validate(ScfindParameters& p) {
   // SoFiA-2 sorts both lists so the smallest kernels run first (replacement chains the pairs).
   std::sort(p.kernels_xy.begin(), p.kernels_xy.end());
   std::sort(p.kernels_z.begin(), p.kernels_z.end());
+}
+
+const std::array<ParameterKey, 6> parameter_keys{{
+    {"scfind.kernelsXY", "spatial Gaussian FWHMs in pixels [0, 3, 6]"},
+    {"scfind.kernelsZ", "spectral boxcar widths in channels [0, 3, 7, 15]"},
+    {"scfind.threshold", "clip level in multiples of the noise [5.0]"},
+    {"scfind.replacement", "replacement of detected voxels in noise units; < 0: off [2.0]"},
+    {"scfind.statistic", "std, mad or gauss [mad]"},
+    {"scfind.fluxRange", "negative, positive or full [negative]"},
+}};
+
+namespace {
+
+double parse_number(const std::string& key, const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  AS_EXPECTS(used > 0 && text.find_first_not_of(" \t\r", used) == std::string::npos, UsageError,
+             key + ": '" + text + "' is not a number", "write a decimal number, e.g. 5 or 2.5e-3");
+  return value;
+}
+
+template <class T>
+std::vector<T> parse_list(const std::string& key, const std::string& text) {
+  std::vector<T> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    const double value = parse_number(key, item);
+    if constexpr (std::is_integral_v<T>) {
+      AS_EXPECTS(value >= 0 && value < 1e9 && value == static_cast<double>(static_cast<T>(value)), UsageError,
+                 key + ": '" + item + "' is not a whole number of channels");
+    }
+    out.push_back(static_cast<T>(value));
+  }
+  return out;
+}
+
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);  // round-trips: equal text, equal bits
+  return text;
+}
+
+template <class T>
+std::string list_text(const std::vector<T>& values) {
+  std::string text;
+  for (const T& v : values) {
+    if (!text.empty()) text.push_back(',');
+    text.append(number_text(static_cast<double>(v)));
+  }
+  return text;
+}
+
+}  // namespace
+
+ScfindParameters parameters_from_text(const std::map<std::string, std::string>& values) {
+  // The keys in parameter_keys' order.
+  const auto& [kernels_xy, kernels_z, threshold, replacement, statistic, flux_range] = parameter_keys;
+  ScfindParameters p;
+  auto given = [&](const ParameterKey& k) -> const std::string* {
+    const auto it = values.find(k.key);
+    return it == values.end() ? nullptr : &it->second;
+  };
+  if (auto* text = given(kernels_xy)) p.kernels_xy = parse_list<double>(kernels_xy.key, *text);
+  if (auto* text = given(kernels_z)) p.kernels_z = parse_list<std::size_t>(kernels_z.key, *text);
+  if (auto* text = given(threshold)) p.threshold = parse_number(threshold.key, *text);
+  if (auto* text = given(replacement)) p.replacement = parse_number(replacement.key, *text);
+  if (auto* text = given(statistic)) p.statistic = parse_statistic(*text);
+  if (auto* text = given(flux_range)) p.flux_range = parse_flux_range(*text);
+  validate(p);
+  return p;
+}
+
+std::vector<std::pair<std::string, std::string>> parameters_as_text(const ScfindParameters& p) {
+  const std::array<std::string, parameter_keys.size()> text{list_text(p.kernels_xy), list_text(p.kernels_z),
+                                                             number_text(p.threshold), number_text(p.replacement),
+                                                             to_string(p.statistic), to_string(p.flux_range)};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < parameter_keys.size(); ++i) out.emplace_back(parameter_keys[i].key, text[i]);
+  return out;
 }
 
 }  // namespace astrosweep::scfind

@@ -15,9 +15,9 @@
 #include "core/mpi.hpp"
 #include "device.hpp"
 #include "io/cube.hpp"
-#include "io/journal.hpp"
-#include "io/output_path.hpp"
+#include "core/text.hpp"
 #include "noise.hpp"
+#include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
 #include "scfind_resume.hpp"
 #include "slab_layout.hpp"
@@ -222,14 +222,22 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
 }  // namespace
 
 ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
-  interrupt::install_handlers();
   const auto t_start = Clock::now();
-  mpi::Communicator comm(parent);
-  const int rank = comm.rank();
-  const int size = comm.size();
-  const bool talk = rank == 0 && !options.quiet;
+  std::vector<std::pair<std::string, std::string>> fits_output;
+  if (!options.fits_mask.empty()) fits_output.emplace_back(options.fits_mask, "--fits-mask");
+  run::Lifecycle run("scfind", options, parent, fits_output);
+  const MPI_Comm comm = run.comm();
+  const int rank = run.rank();
+  const int size = run.size();
+  const bool talk = run.root();
+  const bool summarise = talk && !options.quiet;
+  if (!options.ignored_parameters.empty()) {
+    std::string keys;
+    for (const auto& key : options.ignored_parameters) keys += (keys.empty() ? "" : ", ") + key;
+    run.log("parameter-file keys of later SoFiA-2 stages, not used by scfind: " + keys);
+  }
 
-  const io::CubeInfo info = shared_cube_info(options.input, comm.get());
+  const io::CubeInfo info = shared_cube_info(options.input, comm);
   const CubeShape cube{info.nx, info.ny, info.nz};
   // SoFiA-2's limits: kernels smaller than the cube along their axes.
   for (double k : options.parameters.kernels_xy) {
@@ -262,89 +270,66 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                            "use fewer scfind.kernelsXY x scfind.kernelsZ combinations");
 
   // What is at the output path decides how the run starts (rank 0 looks, every rank follows).
-  const io::Fingerprint product_fp = scfind_fingerprint(options, info);
-  const std::string journal_file = io::journal_path(options.output);
-  ScfindResume resume;
-  std::optional<io::Journal> journal;  // rank 0
-  mpi::on_root_then_share_failure(comm.get(), [&] {
-    const auto journal_fp = scfind_journal_fingerprint(product_fp, info.path);
-    if (options.resume) resume = decide_scfind_resume(options.output, pairs.size(), product_fp, journal_fp);
-    if (resume.start == ScfindResume::Start::fresh) {
-      if (!options.resume) io::check_output_path(options.output, options.overwrite, "--output");
-      if (!options.fits_mask.empty())
-        io::check_output_path(options.fits_mask, options.overwrite || options.resume, "--fits-mask");
-      journal = io::Journal::create(journal_file, journal_fp);  // before the product: never stale entries
-    } else if (resume.start == ScfindResume::Start::resume) {
-      journal = io::Journal::resume(journal_file, resume.journal_bytes);
-    }
+  run::ResumeRules rules{"checkpoint", ScfindProduct::inspect, scfind_fingerprint(options, info), {}};
+  rules.journal_fingerprint = scfind_journal_fingerprint(rules.product_fingerprint, info.path);
+  std::uint64_t pairs_done = 0;
+  const run::Start start = run.begin(rules, [&](const io::ResumePoint& point) {
+    const auto done = journalled_pairs(point, options.output, pairs.size());
+    pairs_done = done.pairs;
+    return done.note;
   });
-  int start = static_cast<int>(resume.start);
-  mpi::broadcast_value(comm.get(), start);
-  mpi::broadcast_value(comm.get(), resume.pairs_done);
-  if (talk && !resume.note.empty()) std::fprintf(stderr, "scfind: %s\n", resume.note.c_str());
-  if (start == static_cast<int>(ScfindResume::Start::complete)) {
-    if (talk) std::fprintf(stderr, "scfind: product '%s' is complete: nothing to do\n", options.output.c_str());
-    return {};
-  }
-  const bool resuming = start == static_cast<int>(ScfindResume::Start::resume);
+  mpi::broadcast_value(comm, pairs_done);
+  if (start.complete()) return {};
+  const bool resuming = start.resuming();
 
-  BackendOptions backend_options = options.backend;
-  const auto local = mpi::node_local(comm.get());
-  backend_options.node_local_rank = local.rank;
-  backend_options.node_local_size = local.size;
+  const BackendOptions backend_options = run.backend_options();
   auto backend = make_scfind_backend(backend_options);
-  const BackendKind kind = resolve_backend(backend_options.kind) == BackendKind::cuda
-                                     ? BackendKind::cuda
-                                     : BackendKind::cpu;
-  const SlabPlan plan = plan_slabs(options, cube, halo, kind, *backend, comm.get(), rank, size);
+  const BackendKind kind = resolve_backend(backend_options.kind);
+  const SlabPlan plan = plan_slabs(options, cube, halo, kind, *backend, comm, rank, size);
   const SlabLayout layout(cube, halo, size, plan.slabs_per_rank);
 
-  ScfindOptions product_options = options;
-  product_options.overwrite = options.overwrite || options.resume;  // --resume replaces its own leftovers
-  ScfindProduct product(product_options, info, pairs,
-                        resuming ? ScfindProduct::Open::resume : ScfindProduct::Open::create, comm.get());
+  ScfindProduct product(options, info, pairs, resuming ? ScfindProduct::Open::resume : ScfindProduct::Open::create,
+                        comm);
 
   // Each rank reads only its slabs' channels (and their halos).
   const auto t_read = Clock::now();
-  SlabSweep sweep(layout, *backend, info, plan.keep_originals, comm.get());
+  SlabSweep sweep(layout, *backend, info, plan.keep_originals, comm);
   const double read_seconds = seconds_since(t_read);
   if (talk) {
-    std::fprintf(stderr, "scfind: %s, %zu x %zu x %zu, %d rank(s), %s\n", options.input.c_str(), cube.nx, cube.ny,
-                 cube.nz, size, backend->describe().c_str());
+    run.log(format_text("%s, %zu x %zu x %zu, %d rank(s), %s", options.input.c_str(), cube.nx, cube.ny,
+                 cube.nz, size, backend->describe().c_str()));
     if (layout.slabs_per_rank() == 1)
-      std::fprintf(stderr, "scfind: a slab of %zu channels per rank, halo %zu\n", layout.slab(0).owned_channels(),
-                   halo);
+      run.log(format_text("a slab of %zu channels per rank, halo %zu", layout.slab(0).owned_channels(),
+                   halo));
     else
-      std::fprintf(stderr, "scfind: %zu slabs of %zu channels per rank streamed through the backend, halo %zu; %s\n",
+      run.log(format_text("%zu slabs of %zu channels per rank streamed through the backend, halo %zu; %s",
                    layout.slabs_per_rank(), layout.slab(0).owned_channels(), halo,
                    plan.keep_originals ? "the original kept in host memory"
-                                       : "the original re-read from the file in every sweep");
-    std::fflush(stderr);
+                                       : "the original re-read from the file in every sweep"));
   }
 
   if (resuming) {
     sweep.restore_mask([&](std::size_t z0, std::size_t z1) { return product.read_labels(z0, z1); },
-                       static_cast<std::uint8_t>(resume.pairs_done));
+                       static_cast<std::uint8_t>(pairs_done));
   }
 
   if (talk) {
     // Every pair but the last may end in a checkpoint (the last one's mask is the final write).
-    const std::size_t to_do = pairs.size() - resume.pairs_done;
-    std::fprintf(stderr, "scfind: kernel pairs %zu-%zu of %zu to do; %s%zu checkpoints on %d rank(s), journal '%s'\n",
-                 resume.pairs_done + 1, pairs.size(), pairs.size(), options.checkpoint_seconds > 0 ? "up to " : "",
-                 to_do > 0 ? to_do - 1 : 0, size, journal_file.c_str());
-    std::fflush(stderr);
+    const std::size_t to_do = pairs.size() - pairs_done;
+    run.log(format_text("kernel pairs %zu-%zu of %zu to do; %s%zu checkpoints on %d rank(s), journal '%s'",
+                 pairs_done + 1, pairs.size(), pairs.size(), options.checkpoint_seconds > 0 ? "up to " : "",
+                 to_do > 0 ? to_do - 1 : 0, size, run.journal_file().c_str()));
   }
-  NoiseMeter meter(options.parameters, options.input, layout, comm.get(), rank, size);
+  NoiseMeter meter(options.parameters, options.input, layout, comm, rank, size);
   ScfindSummary summary;
   // The noise of the cube is measured again on resume (replacement depends on it); the noise of
   // the pairs done comes from the product.
   const double rms = meter.measure(sweep, std::nullopt, std::nullopt, "the cube");
   summary.noise.push_back(rms);
   if (talk)
-    std::fprintf(stderr, "scfind: noise of the cube %.9e (%s, %s, stride %zu)\n", rms,
-                 to_string(options.parameters.statistic), to_string(options.parameters.flux_range), meter.cadence());
-  std::vector<double> noise_used = resuming ? product.read_noise(resume.pairs_done) : std::vector<double>{};
+    run.log(format_text("noise of the cube %.9e (%s, %s, stride %zu)", rms,
+                 to_string(options.parameters.statistic), to_string(options.parameters.flux_range), meter.cadence()));
+  std::vector<double> noise_used = resuming ? product.read_noise(pairs_done) : std::vector<double>{};
   for (std::size_t i = 0; i < noise_used.size(); ++i)
     if (pairs[i].smooths()) summary.noise.push_back(noise_used[i]);
 
@@ -354,13 +339,14 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       product.write_labels(layout.slab(j).own_begin, sweep.checkpoint_labels(j, static_cast<std::uint8_t>(done)));
     product.write_noise(std::span<const double>(noise_used).first(rank == 0 ? done : 0));
     product.sync();
-    AS_MPI_TRY(MPI_Barrier(comm.get()));  // every rank's labels are durable
-    if (journal) journal->append({done, 0});
+    AS_MPI_TRY(MPI_Barrier(comm));  // every rank's labels are durable
+    if (run.journal() != nullptr) run.journal()->append({done, 0});
   };
   auto last_checkpoint = Clock::now();
+  auto last_line = Clock::now();
 
   const auto t_smooth = Clock::now();
-  for (std::size_t i = resume.pairs_done; i < pairs.size(); ++i) {
+  for (std::size_t i = pairs_done; i < pairs.size(); ++i) {
     const auto t_pair = Clock::now();
     const KernelPair& pair = pairs[i];
     double noise = rms;
@@ -372,29 +358,27 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     }
     noise_used.push_back(noise);
     sweep.clip(pair, replacement, options.parameters.threshold * noise);
-    const auto in_mask = count_mask(sweep, comm.get());
-    if (talk) {
+    const auto in_mask = count_mask(sweep, comm);
+    // A line per pair, at most one per --progress-interval but always the last.
+    if (talk && (i + 1 == pairs.size() || seconds_since(last_line) >= options.progress_interval)) {
+      last_line = Clock::now();
       const std::string mask_size = in_mask ? "  mask " + std::to_string(*in_mask) + " voxels" : std::string();
-      std::fprintf(stderr, "scfind: pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s\n", i + 1, pairs.size(),
-                   pair.fwhm_xy, pair.width_z, noise, mask_size.c_str(), seconds_since(t_pair));
-      std::fflush(stderr);
+      run.log(format_text("pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s", i + 1, pairs.size(),
+                   pair.fwhm_xy, pair.width_z, noise, mask_size.c_str(), seconds_since(t_pair)));
     }
     if (i + 1 == pairs.size()) break;  // the final write follows
     // Rank 0's clock decides when a checkpoint is due; a stop signal on any rank forces one.
     int due = seconds_since(last_checkpoint) >= options.checkpoint_seconds ? 1 : 0;
-    mpi::broadcast_value(comm.get(), due);
-    const bool stop = interrupt::any_rank(comm.get());
+    mpi::broadcast_value(comm, due);
+    const bool stop = interrupt::any_rank(comm);
     if (due != 0 || stop) {
       checkpoint(i + 1);
       last_checkpoint = Clock::now();
     }
-    if (stop) {
-      product.close();
-      throw interrupt::Interrupted(interrupt::received(),
-                                   std::to_string(i + 1) + " of " + std::to_string(pairs.size()) + " kernel pairs done",
-                                   "the product '" + options.output +
-                                       "' stays incomplete; its checkpoint is recorded in '" + journal_file + "'");
-    }
+    if (stop)
+      run.interrupted([&] { product.close(); },
+                      std::to_string(i + 1) + " of " + std::to_string(pairs.size()) + " kernel pairs done",
+                      "its checkpoint is");
   }
   const double smooth_seconds = seconds_since(t_smooth);
 
@@ -406,44 +390,31 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
         static_cast<std::uint64_t>(std::count(owned_mask.begin(), owned_mask.end(), std::uint8_t{1}));
     product.write_mask(layout.slab(j).own_begin, owned_mask);
   }
-  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm.get()));
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm));
   product.finish(noise_used, summary, meter.cadence());
-  if (journal) {
-    try {
-      io::remove_journal(journal_file);  // the product says complete: the journal has served
-    } catch (const Error& e) {
-      std::fprintf(stderr, "scfind: warning: %s\n", e.what());
-    }
-  }
+  run.finished();
   const double write_seconds = seconds_since(t_write);
 
   std::uint64_t counts[2] = {sweep.read_counts().blanks, sweep.read_counts().infinities};
-  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, comm.get()));
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, comm));
   if (talk) {
-    std::fprintf(stderr,
-                 "scfind: %" PRIu64 " blank and %" PRIu64
-                 " infinite voxels in the input (infinities treated as blank)\n",
-                 counts[0], counts[1]);
-    std::fprintf(stderr,
-                 "scfind: mask %" PRIu64 " voxels; read %.2f s, smooth-and-clip %.2f s, write %.2f s, total %.2f s\n",
-                 summary.mask_voxels, read_seconds, smooth_seconds, write_seconds, seconds_since(t_start));
-    std::fprintf(stderr, "scfind: product %s%s%s\n", options.output.c_str(),
-                 options.fits_mask.empty() ? "" : ", FITS mask ", options.fits_mask.c_str());
+    run.log(format_text("%" PRIu64 " blank and %" PRIu64
+                 " infinite voxels in the input (infinities treated as blank)",
+                 counts[0], counts[1]));
   }
-  if (!options.quiet) {
-    // Per-rank summary, in rank order.
-    for (int r = 0; r < size; ++r) {
-      if (r == rank) {
-        const Slab top = layout.slab(sweep.slabs().front());
-        const Slab bottom = layout.slab(sweep.slabs().back());
-        std::fprintf(stderr, "  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s, %s, %s\n", rank,
-                     sweep.slabs().size(), bottom.own_begin, top.own_end - 1, bottom.held_begin, top.held_end - 1,
-                     sweep.read_seconds(), backend->describe().c_str(), backend->usage().c_str());
-        std::fflush(stderr);
-      }
-      AS_MPI_TRY(MPI_Barrier(comm.get()));
-    }
+  if (summarise) {
+    run.log(format_text("mask %" PRIu64 " voxels; read %.2f s, smooth-and-clip %.2f s, write %.2f s, total %.2f s",
+                 summary.mask_voxels, read_seconds, smooth_seconds, write_seconds, seconds_since(t_start)));
+    run.log(format_text("product %s%s%s", options.output.c_str(),
+                 options.fits_mask.empty() ? "" : ", FITS mask ", options.fits_mask.c_str()));
   }
+  const Slab top = layout.slab(sweep.slabs().front());
+  const Slab bottom = layout.slab(sweep.slabs().back());
+  run.print_summary("", format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s, %s, %s\n",
+                                    rank, sweep.slabs().size(), bottom.own_begin, top.own_end - 1, bottom.held_begin,
+                                    top.held_end - 1, sweep.read_seconds(), backend->describe().c_str(),
+                                    backend->usage().c_str()),
+                    stderr);
   return summary;
 }
 

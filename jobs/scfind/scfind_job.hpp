@@ -9,23 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "run/common_options.hpp"
 #include "scfind_backend.hpp"
 #include "scfind_config.hpp"
 
 namespace astrosweep::scfind {
 
-struct ScfindOptions {
-  std::string input;      ///< FITS cube, or HDF5 file[:/dataset]
-  std::string output;     ///< HDF5 product
-  std::string fits_mask;  ///< FITS raw mask; empty: none
-  bool overwrite = false;
-  bool resume = false;              ///< continue an interrupted product (docs/reliability.md)
+/// The common options (output, resume, backend, ...: run/common_options.hpp) and scfind's own.
+struct ScfindOptions : run::CommonOptions {
+  std::string input;                ///< FITS cube, or HDF5 file[:/dataset]
+  std::string fits_mask;            ///< FITS raw mask; empty: none
   double checkpoint_seconds = 600;  ///< make the mask durable at least this often; 0: after every pair
-  bool quiet = false;
   ScfindParameters parameters;
-  BackendOptions backend;
-  std::size_t slabs_per_rank = 0;        ///< 0: the fewest that fit the memory budgets
-  std::string command_line;
+  std::size_t slabs_per_rank = 0;               ///< 0: the fewest that fit the memory budgets
   std::vector<std::string> ignored_parameters;  ///< parameter-file keys of later SoFiA-2 stages
 };
 

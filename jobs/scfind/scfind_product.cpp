@@ -22,40 +22,18 @@ namespace {
 constexpr const char* product_format_name = "astrosweep-scfind";
 constexpr std::int64_t product_format_version = 2;  // 2: parameters and cube shape written at creation
 
-template <class T>
-std::string list_text(const std::vector<T>& values) {
-  std::string text;
-  for (const T& v : values) {
-    char item[32];
-    std::snprintf(item, sizeof item, "%.17g", static_cast<double>(v));
-    if (!text.empty()) text.push_back(',');
-    text.append(item);
-  }
-  return text;
-}
-
-std::string number_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", v);  // round-trips: equal text, equal bits
-  return text;
-}
-
 // Root attributes written at creation, all text, in this order; every one but command_line is
 // part of the fingerprint.
 std::vector<std::pair<std::string, std::string>> creation_attributes(const ScfindOptions& o, const io::CubeInfo& cube) {
-  const auto& p = o.parameters;
-  return {{"format", product_format_name},
+  std::vector<std::pair<std::string, std::string>> attributes{
+      {"format", product_format_name},
           {"software", "astrosweep"},
           {"software_version", version_string()},
           {"command_line", o.command_line},
           {"input", o.input},
-          {"cube_shape", std::to_string(cube.nx) + " " + std::to_string(cube.ny) + " " + std::to_string(cube.nz)},
-          {"scfind.kernelsXY", list_text(p.kernels_xy)},
-          {"scfind.kernelsZ", list_text(p.kernels_z)},
-          {"scfind.threshold", number_text(p.threshold)},
-          {"scfind.replacement", number_text(p.replacement)},
-          {"scfind.statistic", to_string(p.statistic)},
-          {"scfind.fluxRange", to_string(p.flux_range)}};
+          {"cube_shape", std::to_string(cube.nx) + " " + std::to_string(cube.ny) + " " + std::to_string(cube.nz)}};
+  for (auto& key_value : parameters_as_text(o.parameters)) attributes.push_back(std::move(key_value));
+  return attributes;
 }
 
 const char* const fingerprint_excluded = "command_line";  // names the output and options such as --threads
@@ -82,15 +60,9 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
                              const std::vector<KernelPair>& pairs, Open open, MPI_Comm comm)
     : files_(std::make_unique<Files>()), options_(options), cube_(cube), comm_(comm) {
   const bool resume = open == Open::resume;
-  mpi::on_root_then_share_failure(comm, [&] {
-    if (!resume) io::check_output_path(options.output, options.overwrite, "--output");
-    AS_EXPECTS(options.fits_mask != options.output, UsageError, "the FITS mask and the product have the same name",
-               "give --fits-mask another path");
-    // The FITS mask is written at the end under a temporary name and renamed when whole, so a
-    // stopped run never leaves one that looks finished; a resumed run may replace its own.
-    if (!options.fits_mask.empty())
-      io::check_output_path(options.fits_mask, options.overwrite || resume, "--fits-mask");
-  });
+  // Both paths were checked when the run started (run::Lifecycle). The FITS mask is written at the
+  // end under a temporary name and renamed when whole, so a stopped run never leaves one that
+  // looks finished; a resumed run may replace its own.
   if (resume) {
     files_->file = h5::open_file(options.output, h5::Access::read_write, comm);
     files_->mask = h5::open_dataset(files_->file.get(), "mask");
@@ -145,7 +117,8 @@ std::optional<io::ExistingProduct> ScfindProduct::inspect(const std::string& pat
         !h5::exists(f, "kernel_pairs/noise"))
       return std::nullopt;
     io::ExistingProduct found;
-    for (const auto& [name, value] : creation_attributes(ScfindOptions{}, io::CubeInfo{}))
+    const ScfindOptions no_options;  // the attributes' names, in order
+    for (const auto& [name, value] : creation_attributes(no_options, io::CubeInfo{}))
       if (name != fingerprint_excluded)
         if (auto text = h5::string_attribute(f, name)) found.fingerprint.emplace_back(name, *text);
     if (auto version = h5::int_attribute(f, "format_version"))

@@ -33,8 +33,9 @@ io::Fingerprint scfind_fingerprint(const ScfindOptions& options, const io::CubeI
 class ScfindProduct {
  public:
   enum class Open { create, resume };
-  /// Collective. create: both files (OutputError when one exists without overwrite); resume: the
-  /// incomplete HDF5 product opened to continue, and the FITS mask made afresh.
+  /// Collective, on paths the run lifecycle has checked. create: the HDF5 product (the FITS mask
+  /// follows with the final mask); resume: the incomplete HDF5 product opened to continue, and the
+  /// FITS mask made afresh.
   ScfindProduct(const ScfindOptions& options, const io::CubeInfo& cube, const std::vector<KernelPair>& pairs, Open open,
                 MPI_Comm comm);
   ~ScfindProduct();

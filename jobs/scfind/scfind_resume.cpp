@@ -6,7 +6,6 @@
 
 #include "core/error.hpp"
 #include "io/resume_point.hpp"
-#include "scfind_product.hpp"
 
 namespace astrosweep::scfind {
 
@@ -20,25 +19,17 @@ io::Fingerprint scfind_journal_fingerprint(const io::Fingerprint& product_finger
   return fp;
 }
 
-ScfindResume decide_scfind_resume(const std::string& product, std::uint64_t n_pairs,
-                                  const io::Fingerprint& product_fingerprint,
-                                  const io::Fingerprint& journal_fingerprint) {
-  const io::ResumePoint point = io::find_resume_point(product, "scfind", "checkpoint", ScfindProduct::inspect,
-                                                      product_fingerprint, journal_fingerprint);
-  ScfindResume d;
-  d.start = point.start;
-  d.note = point.note;
-  if (d.start != ScfindResume::Start::resume) return d;
+JournalledPairs journalled_pairs(const io::ResumePoint& point, const std::string& product, std::uint64_t n_pairs) {
+  JournalledPairs d;
   const io::JournalContents& journal = *point.journal;
   const std::string journal_file = io::journal_path(product);
   for (const auto& e : journal.entries) {
     AS_EXPECTS(e.first >= 1 && e.first <= n_pairs && e.count == 0, OutputError,
                "the journal '" + journal_file + "' records a checkpoint this run cannot have made",
                "remove the product and its journal to start over");
-    d.pairs_done = std::max(d.pairs_done, e.first);
+    d.pairs = std::max(d.pairs, e.first);
   }
-  d.journal_bytes = journal.valid_bytes;
-  d.note = "resuming '" + product + "': " + std::to_string(d.pairs_done) + " of " + std::to_string(n_pairs) +
+  d.note = "resuming '" + product + "': " + std::to_string(d.pairs) + " of " + std::to_string(n_pairs) +
            " kernel pairs done, recorded in '" + journal_file + "'" +
            (journal.torn_tail ? " (an unfinished last record is dropped)" : "");
   return d;
