@@ -1,12 +1,14 @@
-// Several slabs per rank (slab_layout.hpp): the round-robin layout, the mask-halo exchange between
-// slabs (of other ranks and of the same rank) and the regrouping of noise samples, on however many
+// The cube's slabs (slab_layout.hpp, scfind_exchange.hpp, slab_samples.hpp): SoFiA-2's spectral
+// halo on the framework's slab layout, the mask-halo exchange between slabs (of other ranks and of
+// the same rank) and the regrouping of noise samples when a rank owns several slabs, on however many
 // ranks run this program (ctest: 1, 2 and 3). Each rank checks its results against what one
 // process holding the whole cube would have.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <map>
-#include <numeric>
+#include <vector>
 
 #include "scfind_exchange.hpp"
 #include "slab_layout.hpp"
@@ -21,57 +23,38 @@ int world(int (*query)(MPI_Comm, int*)) {
   return value;
 }
 
-TEST(SlabLayout, DealsSlabsRoundRobinAndCoversTheCube) {
+// A slab holds radius channels below and radius + 1 above (none without spectral smoothing),
+// clipped to the cube, and the ranks work down the cube.
+TEST(CubeSlabs, HoldTheSpectralHaloAndGoDownTheCube) {
   const CubeShape cube{5, 4, 23};
-  for (int ranks : {1, 2, 3, 4}) {
+  for (std::size_t radius : {0U, 1U, 3U}) {
     for (std::size_t k : {1U, 2U, 5U}) {
-      if (static_cast<std::size_t>(ranks) * k > cube.nz) continue;
-      const SlabLayout layout(cube, 3, ranks, k);
-      ASSERT_EQ(layout.count(), static_cast<std::size_t>(ranks) * k);
-      std::vector<int> owners(cube.nz, -1);
-      for (int r = 0; r < ranks; ++r) {
+      const SlabLayout layout(cube, radius, 3, k);
+      EXPECT_EQ(layout.axis().n, cube.nz);
+      EXPECT_EQ(layout.axis().plane, cube.plane());
+      for (std::size_t j = 0; j < layout.count(); ++j) {
+        const Slab s = layout.slab(j);
+        EXPECT_EQ(s.cube.voxels(), cube.voxels());
+        EXPECT_EQ(s.held_begin, s.own_begin - std::min(s.own_begin, radius));
+        EXPECT_EQ(s.held_end, std::min(cube.nz, s.own_end + (radius > 0 ? radius + 1 : 0)));
+        const Slab same = make_slab(cube, s.own_begin, s.own_end, radius);
+        EXPECT_EQ(same.held_begin, s.held_begin);
+        EXPECT_EQ(same.held_end, s.held_end);
+        EXPECT_EQ(s.at_top(), j + 1 == layout.count());
+        EXPECT_EQ(s.at_bottom(), j == 0);
+      }
+      for (int r = 0; r < 3; ++r) {
         const auto mine = layout.slabs_of(r);
-        ASSERT_EQ(mine.size(), k);
         EXPECT_TRUE(std::is_sorted(mine.rbegin(), mine.rend())) << "top of the cube first";
-        for (std::size_t j : mine) {
-          EXPECT_EQ(layout.owner(j), r);
-          const Slab s = layout.slab(j);
-          EXPECT_GT(s.owned_channels(), 0U);
-          for (std::size_t z = s.own_begin; z < s.own_end; ++z) {
-            EXPECT_EQ(owners[z], -1) << "channel " << z << " owned twice";
-            owners[z] = r;
-          }
-        }
       }
-      EXPECT_EQ(std::count(owners.begin(), owners.end(), -1), 0);
-      // Neighbouring slabs on different ranks whenever there are several ranks.
-      if (ranks > 1) {
-        for (std::size_t j = 0; j + 1 < layout.count(); ++j) EXPECT_NE(layout.owner(j), layout.owner(j + 1));
-      }
-      EXPECT_EQ(layout.group_begin(0), 0U);
-      EXPECT_EQ(layout.group_end(ranks - 1), cube.nz);
     }
   }
-}
-
-TEST(SlabLayout, FewestSlabsThatFit) {
-  const CubeShape cube{8, 8, 30};
-  // Fits when the thickest held slab is at most 9 channels: ceil(30/k)+radius 2 below+3 above.
-  auto fits = [](const SlabLayout& l) { return l.thickest_held_channels() <= 9; };
-  const std::size_t k = fewest_slabs_per_rank(cube, 2, 2, fits);
-  ASSERT_GT(k, 0U);
-  EXPECT_TRUE(fits(SlabLayout(cube, 2, 2, k)));
-  if (k > 1) {
-    EXPECT_FALSE(fits(SlabLayout(cube, 2, 2, k - 1)));
-  }
-  EXPECT_EQ(fewest_slabs_per_rank(cube, 2, 2, [](const SlabLayout&) { return false; }), 0U);
-  EXPECT_EQ(fewest_slabs_per_rank(cube, 2, 2, [](const SlabLayout&) { return true; }), 1U);
 }
 
 // The value every voxel's mask holds after the exchange: a function of its channel and position.
 std::uint8_t truth(std::size_t z, std::size_t i) { return static_cast<std::uint8_t>((z * 7 + i) % 3 == 0); }
 
-TEST(SlabLayout, MaskHalosComeFromTheSlabsThatOwnThem) {
+TEST(CubeSlabs, MaskHalosComeFromTheSlabsThatOwnThem) {
   const int rank = world(MPI_Comm_rank);
   const int ranks = world(MPI_Comm_size);
   const CubeShape cube{3, 2, 17};
@@ -111,7 +94,7 @@ TEST(SlabLayout, MaskHalosComeFromTheSlabsThatOwnThem) {
   }
 }
 
-TEST(SlabLayout, RegroupedSamplesAreTheGroupsRunOfTheGlobalSequence) {
+TEST(CubeSlabs, RegroupedSamplesAreTheGroupsRunOfTheGlobalSequence) {
   const int rank = world(MPI_Comm_rank);
   const int ranks = world(MPI_Comm_size);
   const CubeShape cube{7, 5, 19};
