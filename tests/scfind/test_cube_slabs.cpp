@@ -1,16 +1,13 @@
-// The cube's slabs (slab_layout.hpp, scfind_exchange.hpp, slab_samples.hpp): SoFiA-2's spectral
-// halo on the framework's slab layout, the mask-halo exchange between slabs (of other ranks and of
-// the same rank) and the regrouping of noise samples when a rank owns several slabs, on however many
+// The cube's slabs (slab_layout.hpp, slab_samples.hpp): SoFiA-2's spectral halo on the framework's
+// slab layout, and the regrouping of noise samples when a rank owns several slabs, on however many
 // ranks run this program (ctest: 1, 2 and 3). Each rank checks its results against what one
 // process holding the whole cube would have.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
-#include <map>
 #include <vector>
 
-#include "scfind_exchange.hpp"
 #include "slab_layout.hpp"
 #include "slab_samples.hpp"
 
@@ -46,49 +43,6 @@ TEST(CubeSlabs, HoldTheSpectralHaloAndGoDownTheCube) {
       for (int r = 0; r < 3; ++r) {
         const auto mine = layout.slabs_of(r);
         EXPECT_TRUE(std::is_sorted(mine.rbegin(), mine.rend())) << "top of the cube first";
-      }
-    }
-  }
-}
-
-// The value every voxel's mask holds after the exchange: a function of its channel and position.
-std::uint8_t truth(std::size_t z, std::size_t i) { return static_cast<std::uint8_t>((z * 7 + i) % 3 == 0); }
-
-TEST(CubeSlabs, MaskHalosComeFromTheSlabsThatOwnThem) {
-  const int rank = world(MPI_Comm_rank);
-  const int ranks = world(MPI_Comm_size);
-  const CubeShape cube{3, 2, 17};
-  for (std::size_t radius : {0U, 1U, 4U}) {
-    for (std::size_t k : {1U, 2U, 4U}) {
-      if (static_cast<std::size_t>(ranks) * k > cube.nz) continue;
-      const SlabLayout layout(cube, radius, ranks, k);
-      // Each slab knows only its owned channels; halos start as 2 (unknown).
-      std::map<std::size_t, std::vector<std::uint8_t>> held;
-      for (std::size_t j : layout.slabs_of(rank)) {
-        const Slab s = layout.slab(j);
-        auto& m = held[j];
-        m.assign(s.held_voxels(), 2);
-        for (std::size_t z = s.own_begin; z < s.own_end; ++z)
-          for (std::size_t i = 0; i < cube.plane(); ++i) m[(z - s.held_begin) * cube.plane() + i] = truth(z, i);
-      }
-      MaskAccess access;
-      access.get = [&](std::size_t j, std::size_t z0, std::size_t z1) {
-        const Slab s = layout.slab(j);
-        const auto first = held[j].begin() + static_cast<std::ptrdiff_t>((z0 - s.held_begin) * cube.plane());
-        return std::vector<std::uint8_t>(first, first + static_cast<std::ptrdiff_t>((z1 - z0) * cube.plane()));
-      };
-      access.set = [&](std::size_t j, std::size_t z0, std::span<const std::uint8_t> values) {
-        const Slab s = layout.slab(j);
-        std::copy(values.begin(), values.end(),
-                  held[j].begin() + static_cast<std::ptrdiff_t>((z0 - s.held_begin) * cube.plane()));
-      };
-      exchange_mask_halos(layout, access, MPI_COMM_WORLD);
-      for (std::size_t j : layout.slabs_of(rank)) {
-        const Slab s = layout.slab(j);
-        for (std::size_t z = s.held_begin; z < s.held_end; ++z)
-          for (std::size_t i = 0; i < cube.plane(); ++i)
-            ASSERT_EQ(held[j][(z - s.held_begin) * cube.plane() + i], truth(z, i))
-                << "slab " << j << " channel " << z << " radius " << radius << " k " << k;
       }
     }
   }
