@@ -118,7 +118,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   } else {
     product.emplace(options.output, comm, n_objects, config, prov);
   }
-  ProgressReporter progress(n_objects - resume.objects_done, total_work, options.progress_interval, "pairs");
+  ProgressReporter progress(n_objects - resume.objects_done, "objects", total_work, "pairs", options.progress_interval);
   RankStats stats;
   std::vector<ObjectResult> sample;  // the first objects, for the result table
   std::uint64_t units_finished = 0, objects_finished = 0;
@@ -126,8 +126,8 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     // A unit enters the journal once the rank that computed it has made its rows durable (sync
     // below, before it reports the unit): a journalled unit is never lost, whatever kills the run.
     auto record = [&](const WorkUnit& u) {
-      run.journal()->append({u.first_object, u.n_objects});
-      objects_finished += u.n_objects;
+      run.journal()->append({u.first_item, u.n_items});
+      objects_finished += u.n_items;
     };
     WorkDispatcher dispatcher(comm, std::move(units), root ? &progress : nullptr, record);
     WorkClient client(dispatcher);
@@ -138,22 +138,22 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
       if (!unit) break;
       try {
         const auto t0 = std::chrono::steady_clock::now();
-        const auto block = catalog.read(unit->first_object, unit->n_objects, unit->first_row, unit->n_rows);
+        const auto block = catalog.read(unit->first_item, unit->n_items, unit->first_row, unit->n_rows);
         std::vector<ObjectResult> results(block.n_objects());
-        auto sink = product->periodogram_sink(unit->first_object);
+        auto sink = product->periodogram_sink(unit->first_item);
         search_block(*backend, block, config, results, sink.get());
         const auto t1 = std::chrono::steady_clock::now();
-        product->write_results(unit->first_object, results);
+        product->write_results(unit->first_item, results);
         product->sync();
         const auto t2 = std::chrono::steady_clock::now();
-        report = {static_cast<std::int64_t>(unit->id), unit->n_objects, unit->cost,
+        report = {static_cast<std::int64_t>(unit->id), unit->n_items, unit->cost,
                   std::chrono::duration<double>(t2 - t0).count()};
         stats.units += 1;
-        stats.objects += static_cast<double>(unit->n_objects);
+        stats.objects += static_cast<double>(unit->n_items);
         stats.work += unit->cost;
         stats.compute_seconds += std::chrono::duration<double>(t1 - t0).count();
         stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
-        if (unit->first_object == 0)
+        if (unit->first_item == 0)
           sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
       } catch (const Error& e) {
         // Stop every rank here, before unwinding: on rank 0 leaving this scope would join the

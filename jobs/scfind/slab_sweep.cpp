@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "dist/slab_exchange.hpp"
 #include "noise.hpp"
 #include "scfind_exchange.hpp"
 
@@ -186,7 +187,7 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
       for (std::size_t i = 0; i < n; ++i) owned[i] = static_cast<std::uint8_t>(owned[i] >> 1);
     }
   }
-  MaskAccess access;
+  dist::HaloAccess access;  // the mask, one byte per voxel
   if (resident()) {
     access.get = [this](std::size_t, std::size_t z0, std::size_t z1) { return backend_.mask_channels(z0, z1); };
     access.set = [this](std::size_t, std::size_t z0, std::span<const std::uint8_t> values) {
@@ -206,7 +207,7 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
                 s.mask.begin() + static_cast<std::ptrdiff_t>((z0 - s.slab.held_begin) * plane));
     };
   }
-  exchange_mask_halos(layout_, access, comm_);
+  dist::exchange_halos(layout_, access, comm_);
 }
 
 void SlabSweep::restore_mask(const std::function<std::vector<std::uint8_t>(std::size_t, std::size_t)>& read,

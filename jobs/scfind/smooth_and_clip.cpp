@@ -1,9 +1,6 @@
 #include "smooth_and_clip.hpp"
 
-#include <algorithm>
 #include <cmath>
-
-#include "core/error.hpp"
 
 namespace astrosweep::scfind {
 
@@ -41,15 +38,7 @@ std::vector<KernelPair> kernel_pairs(const ScfindParameters& parameters) {
 }
 
 Slab make_slab(const CubeShape& cube, std::size_t own_begin, std::size_t own_end, std::size_t halo_radius) {
-  AS_ASSERT(own_begin <= own_end && own_end <= cube.nz);
-  Slab slab;
-  slab.cube = cube;
-  slab.own_begin = own_begin;
-  slab.own_end = own_end;
-  slab.held_begin = own_begin - std::min(own_begin, halo_radius);
-  slab.held_end = std::min(cube.nz, own_end + (halo_radius > 0 ? halo_radius + 1 : 0));
-  if (own_begin == own_end) slab.held_begin = slab.held_end = own_begin;
-  return slab;
+  return {dist::make_slab(cube.nz, own_begin, own_end, spectral_halo(halo_radius)), cube};
 }
 
 std::size_t noise_cadence(const CubeShape& cube) {

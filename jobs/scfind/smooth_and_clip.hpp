@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dist/slab_layout.hpp"
 #include "scfind_config.hpp"
 
 namespace astrosweep::scfind {
@@ -42,16 +43,17 @@ struct CubeShape {
   [[nodiscard]] std::size_t voxels() const noexcept { return nx * ny * nz; }
 };
 
-/// A rank's part of the cube along the spectral axis: it owns (smooths, clips and writes) channels
-/// [own_begin, own_end) and holds [held_begin, held_end) ⊇ those, the halo the spectral boxcar
-/// needs (radius channels below, radius + 1 above: the running sum's first difference reaches
-/// channel i + r + 1), clipped to the cube.
-struct Slab {
+/// The halo the spectral boxcar of `radius` needs: radius channels below, radius + 1 above (the
+/// running sum's first difference reaches channel i + r + 1); none without spectral smoothing.
+constexpr dist::Halo spectral_halo(std::size_t radius) noexcept { return {radius, radius > 0 ? radius + 1 : 0}; }
+
+/// A rank's part of the cube along the spectral axis (dist::Slab in channels, with the cube's
+/// shape): it owns (smooths, clips and writes) channels [own_begin, own_end) and holds
+/// [held_begin, held_end) ⊇ those, the spectral_halo, clipped to the cube.
+struct Slab : dist::Slab {
   CubeShape cube;
-  std::size_t own_begin = 0, own_end = 0;
-  std::size_t held_begin = 0, held_end = 0;
-  [[nodiscard]] std::size_t owned_channels() const noexcept { return own_end - own_begin; }
-  [[nodiscard]] std::size_t held_channels() const noexcept { return held_end - held_begin; }
+  [[nodiscard]] std::size_t owned_channels() const noexcept { return owned_positions(); }
+  [[nodiscard]] std::size_t held_channels() const noexcept { return held_positions(); }
   [[nodiscard]] std::size_t owned_voxels() const noexcept { return owned_channels() * cube.plane(); }
   [[nodiscard]] std::size_t held_voxels() const noexcept { return held_channels() * cube.plane(); }
   /// Offset of the first owned voxel within the held voxels.

@@ -21,15 +21,16 @@ std::string hms(double seconds) {
 }
 }  // namespace
 
-ProgressReporter::ProgressReporter(std::uint64_t total_objects, double total_work, double interval_seconds,
-                                   std::string work_name)
-    : total_objects_(total_objects),
+ProgressReporter::ProgressReporter(std::uint64_t total_items, std::string item_name, double total_work,
+                                   std::string work_name, double interval_seconds)
+    : total_items_(total_items),
+      item_name_(std::move(item_name)),
       total_work_(total_work),
-      interval_(interval_seconds),
-      work_name_(std::move(work_name)) {}
+      work_name_(std::move(work_name)),
+      interval_(interval_seconds) {}
 
 void ProgressReporter::record(const UnitReport& report) {
-  objects_ += report.objects;
+  items_ += report.items;
   work_ += report.work;
   const auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - last_).count() >= interval_) print_line(false);
@@ -41,11 +42,11 @@ void ProgressReporter::print_line(bool final) {
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double rate = elapsed > 0 ? work_ / elapsed : 0;
   const double eta = rate > 0 ? (total_work_ - work_) / rate : -1;
-  std::fprintf(stderr, "[astrosweep] %s%llu/%llu objects (%.1f%%), %.3g objects/s, %.3g %s/s, %s %s\n",
-               final ? "done: " : "", static_cast<unsigned long long>(objects_),
-               static_cast<unsigned long long>(total_objects_),
-               total_objects_ ? 100.0 * static_cast<double>(objects_) / static_cast<double>(total_objects_) : 100.0,
-               elapsed > 0 ? static_cast<double>(objects_) / elapsed : 0.0, rate, work_name_.c_str(),
+  std::fprintf(stderr, "[astrosweep] %s%llu/%llu %s (%.1f%%), %.3g %s/s, %.3g %s/s, %s %s\n", final ? "done: " : "",
+               static_cast<unsigned long long>(items_), static_cast<unsigned long long>(total_items_),
+               item_name_.c_str(),
+               total_items_ ? 100.0 * static_cast<double>(items_) / static_cast<double>(total_items_) : 100.0,
+               elapsed > 0 ? static_cast<double>(items_) / elapsed : 0.0, item_name_.c_str(), rate, work_name_.c_str(),
                final ? "elapsed" : "ETA", hms(final ? elapsed : eta).c_str());
   std::fflush(stderr);
 }

@@ -24,25 +24,28 @@ namespace astrosweep {
 /// What a rank reports when it asks for its next unit.
 struct UnitReport {
   std::int64_t unit = -1;  ///< the unit just finished, -1 on the first request
-  std::uint64_t objects = 0;
+  std::uint64_t items = 0;
   double work = 0;  ///< e.g. N_t x N_f pairs
   double seconds = 0;
   int signal = 0;  ///< the stop signal this rank received (interrupt::received()), 0 if none
 };
 
-/// Progress lines on stderr: objects done, rate, ETA; at most one per interval.
+/// Progress lines on stderr: items done, rate, ETA; at most one per interval. The job names its
+/// items and its work ("objects", "pairs"): "12/40 objects (30.0%), 3.1 objects/s, 2e+08 pairs/s".
 class ProgressReporter {
  public:
-  ProgressReporter(std::uint64_t total_objects, double total_work, double interval_seconds, std::string work_name);
+  ProgressReporter(std::uint64_t total_items, std::string item_name, double total_work, std::string work_name,
+                   double interval_seconds);
   void record(const UnitReport& report);
   void print_line(bool final);
 
  private:
-  std::uint64_t total_objects_;
+  std::uint64_t total_items_;
+  std::string item_name_;
   double total_work_;
-  double interval_;
   std::string work_name_;
-  std::uint64_t objects_ = 0;
+  double interval_;
+  std::uint64_t items_ = 0;
   double work_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_ = start_;

@@ -19,7 +19,7 @@ std::vector<WorkUnit> plan_remaining_work_units(const std::vector<std::uint64_t>
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (!skips || !done[i]) total += static_cast<double>(counts[i]) * cost_per_row;
   // Many units per rank, but never so many that each is mostly overhead; and at least one unit per
-  // rank whenever there are enough objects.
+  // rank whenever there are enough items.
   double target = std::max(total / (static_cast<double>(n_ranks) * limits.units_per_rank), limits.min_unit_cost);
   target = std::min(target, total / std::max(1, n_ranks));
 
@@ -27,27 +27,26 @@ std::vector<WorkUnit> plan_remaining_work_units(const std::vector<std::uint64_t>
   WorkUnit current;
   std::uint64_t row = 0;
   auto close = [&] {
-    if (current.n_objects == 0) return;
+    if (current.n_items == 0) return;
     current.id = units.size();
     units.push_back(current);
     current = WorkUnit{};
   };
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    if (skips && done[i]) {  // a unit is a contiguous range: a done object ends it
+    if (skips && done[i]) {  // a unit is a contiguous range: a done item ends it
       close();
       row += counts[i];
       continue;
     }
     const double cost = static_cast<double>(counts[i]) * cost_per_row;
-    const bool full =
-        current.n_objects > 0 && (current.cost + cost > target || current.n_objects + 1 > limits.max_objects ||
-                                  current.n_rows + counts[i] > limits.max_rows);
+    const bool full = current.n_items > 0 && (current.cost + cost > target || current.n_items + 1 > limits.max_items ||
+                                              current.n_rows + counts[i] > limits.max_rows);
     if (full) close();
-    if (current.n_objects == 0) {
-      current.first_object = i;
+    if (current.n_items == 0) {
+      current.first_item = i;
       current.first_row = row;
     }
-    current.n_objects += 1;
+    current.n_items += 1;
     current.n_rows += counts[i];
     current.cost += cost;
     row += counts[i];

@@ -12,16 +12,16 @@ namespace {
 void expect_exact_cover(const std::vector<WorkUnit>& units, const std::vector<std::uint64_t>& counts) {
   std::vector<WorkUnit> by_object = units;
   std::sort(by_object.begin(), by_object.end(),
-            [](const WorkUnit& a, const WorkUnit& b) { return a.first_object < b.first_object; });
+            [](const WorkUnit& a, const WorkUnit& b) { return a.first_item < b.first_item; });
   std::uint64_t object = 0, row = 0;
   for (const auto& u : by_object) {
-    EXPECT_EQ(u.first_object, object);
+    EXPECT_EQ(u.first_item, object);
     EXPECT_EQ(u.first_row, row);
-    EXPECT_GT(u.n_objects, 0u);
+    EXPECT_GT(u.n_items, 0u);
     std::uint64_t rows = 0;
-    for (std::uint64_t i = 0; i < u.n_objects; ++i) rows += counts[u.first_object + i];
+    for (std::uint64_t i = 0; i < u.n_items; ++i) rows += counts[u.first_item + i];
     EXPECT_EQ(u.n_rows, rows);
-    object += u.n_objects;
+    object += u.n_items;
     row += u.n_rows;
   }
   EXPECT_EQ(object, counts.size());
@@ -67,10 +67,10 @@ TEST(WorkPlan, RemainingUnitsCoverExactlyTheObjectsNotDone) {
     const auto units = plan_remaining_work_units(counts, done, 2e5, ranks);
     std::vector<int> covered(counts.size(), 0);
     for (const auto& u : units) {
-      EXPECT_GT(u.n_objects, 0u);
-      EXPECT_EQ(u.first_row, first_row[u.first_object]);
-      EXPECT_EQ(u.n_rows, first_row[u.first_object + u.n_objects] - first_row[u.first_object]);
-      for (std::uint64_t i = u.first_object; i < u.first_object + u.n_objects; ++i) ++covered[i];
+      EXPECT_GT(u.n_items, 0u);
+      EXPECT_EQ(u.first_row, first_row[u.first_item]);
+      EXPECT_EQ(u.n_rows, first_row[u.first_item + u.n_items] - first_row[u.first_item]);
+      for (std::uint64_t i = u.first_item; i < u.first_item + u.n_items; ++i) ++covered[i];
     }
     for (std::size_t i = 0; i < counts.size(); ++i) EXPECT_EQ(covered[i], done[i] ? 0 : 1) << "object " << i;
     std::vector<std::uint64_t> ids;
@@ -91,8 +91,8 @@ TEST(WorkPlan, NoObjectDoneIsTheFullPlan) {
   const auto b = plan_remaining_work_units(counts, std::vector<bool>(counts.size(), false), 1e8, 2);
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].first_object, b[i].first_object);
-    EXPECT_EQ(a[i].n_objects, b[i].n_objects);
+    EXPECT_EQ(a[i].first_item, b[i].first_item);
+    EXPECT_EQ(a[i].n_items, b[i].n_items);
   }
   expect_exact_cover(a, counts);
 }
@@ -100,10 +100,10 @@ TEST(WorkPlan, NoObjectDoneIsTheFullPlan) {
 TEST(WorkPlan, RespectsObjectLimit) {
   const std::vector<std::uint64_t> counts(1000, 1);
   PlanLimits limits;
-  limits.max_objects = 33;
+  limits.max_items = 33;
   const auto units = plan_work_units(counts, 1e12, 1, limits);
   expect_exact_cover(units, counts);
-  for (const auto& u : units) EXPECT_LE(u.n_objects, 33u);
+  for (const auto& u : units) EXPECT_LE(u.n_items, 33u);
 }
 
 }  // namespace

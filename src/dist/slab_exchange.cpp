@@ -1,0 +1,190 @@
+#include "dist/slab_exchange.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+
+namespace astrosweep::dist {
+
+namespace {
+
+template <class T>
+MPI_Datatype mpi_type();
+template <>
+MPI_Datatype mpi_type<float>() {
+  return MPI_FLOAT;
+}
+template <>
+MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+
+std::size_t block_index(const RowBlocks& blocks, std::size_t r0) {
+  const auto it = std::find_if(blocks.begin(), blocks.end(), [r0](const auto& b) { return b.first == r0; });
+  AS_ASSERT(it != blocks.end());
+  return static_cast<std::size_t>(it - blocks.begin());
+}
+
+// The hint names scfind's remedies, scfind being the only job over slabs so far.
+int checked_count(std::size_t n) {
+  AS_EXPECTS(n <= static_cast<std::size_t>(INT_MAX), RuntimeError, "a message between slabs exceeds 2 GiB",
+             "use thicker slabs (fewer ranks or a larger memory budget) or smaller spectral kernels");
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
+RowBlocks split_rows(std::size_t rows, std::size_t count) {
+  RowBlocks blocks;
+  const std::size_t n = std::max<std::size_t>(1, std::min(count, rows));
+  for (std::size_t b = 0; b < n; ++b) blocks.emplace_back(rows * b / n, rows * (b + 1) / n);
+  return blocks;
+}
+
+template <class T>
+MpiCarry<T>::MpiCarry(MPI_Comm comm, const SlabLayout& layout, std::size_t slab, RowBlocks blocks,
+                      std::size_t row_length, std::span<T> record)
+    : comm_(comm), slab_(slab), row_length_(row_length), blocks_(std::move(blocks)), record_(record) {
+  AS_ASSERT(slab < layout.count() && !blocks_.empty());
+  AS_ASSERT(record.empty() || record.size() == blocks_.back().second * row_length);
+  // Upstream and downstream: slab j + 1 and slab j - 1 when the state flows down, the reverse up.
+  const bool down = layout.axis().flow == Flow::down;
+  const std::size_t last = layout.count() - 1;
+  const bool starts_flow = down ? slab == last : slab == 0;
+  const bool ends_flow = down ? slab == 0 : slab == last;
+  if (!starts_flow) upstream_ = layout.owner(down ? slab + 1 : slab - 1);
+  if (!ends_flow) {
+    downstream_slab_ = down ? slab - 1 : slab + 1;
+    downstream_ = layout.owner(downstream_slab_);
+  }
+}
+
+template <class T>
+MpiCarry<T>::~MpiCarry() {
+  if (!requests_.empty() && !mpi::unwinding_in_parallel()) {
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  }
+}
+
+template <class T>
+int MpiCarry<T>::tag(std::size_t receiving_slab, std::size_t r0) const {
+  // Messages between two ranks arrive in the order they were sent and both sides go along the
+  // axis in the same order, so tags need not be unique over the whole run; 32767 is MPI's least
+  // TAG_UB.
+  return static_cast<int>((receiving_slab * blocks_.size() + block_index(blocks_, r0)) % 32767);
+}
+
+template <class T>
+void MpiCarry<T>::receive(std::size_t r0, std::size_t r1, std::span<T> values) {
+  AS_ASSERT(receives() && values.size() == (r1 - r0) * row_length_);
+  AS_MPI_TRY(MPI_Recv(values.data(), checked_count(values.size()), mpi_type<T>(), upstream_, tag(slab_, r0), comm_,
+                      MPI_STATUS_IGNORE));
+  if (!record_.empty()) std::memcpy(record_.data() + r0 * row_length_, values.data(), values.size_bytes());
+}
+
+template <class T>
+void MpiCarry<T>::send(std::size_t r0, std::size_t r1, std::span<const T> values) {
+  AS_ASSERT(sends() && values.size() == (r1 - r0) * row_length_);
+  outgoing_.emplace_back(values.begin(), values.end());
+  MPI_Request request = MPI_REQUEST_NULL;
+  AS_MPI_TRY(MPI_Isend(outgoing_.back().data(), checked_count(values.size()), mpi_type<T>(), downstream_,
+                       tag(downstream_slab_, r0), comm_, &request));
+  requests_.push_back(request);
+}
+
+template <class T>
+void MpiCarry<T>::finish() {
+  if (!requests_.empty())
+    AS_MPI_TRY(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
+  requests_.clear();
+  outgoing_.clear();
+}
+
+template <class T>
+ReplayCarry<T>::ReplayCarry(RowBlocks blocks, std::size_t row_length, std::span<const T> recorded)
+    : row_length_(row_length), blocks_(std::move(blocks)), recorded_(recorded) {
+  AS_ASSERT(!blocks_.empty() && (recorded.empty() || recorded.size() == blocks_.back().second * row_length));
+}
+
+template <class T>
+void ReplayCarry<T>::receive(std::size_t r0, std::size_t r1, std::span<T> values) const {
+  AS_ASSERT(!recorded_.empty() && values.size() == (r1 - r0) * row_length_);
+  std::memcpy(values.data(), recorded_.data() + r0 * row_length_, values.size_bytes());
+}
+
+template class MpiCarry<float>;
+template class MpiCarry<double>;
+template class ReplayCarry<float>;
+template class ReplayCarry<double>;
+
+void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm comm) {
+  int size = 1;
+  int rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  const Halo halo = layout.axis().halo;
+  if (layout.count() == 1 || (halo.below == 0 && halo.above == 0)) return;
+  const std::size_t plane_bytes = layout.axis().plane * halos.element_bytes;
+  auto overlap = [](const Slab& owner, const Slab& holder) {
+    const std::size_t p0 = std::max(owner.own_begin, holder.held_begin);
+    return std::pair{p0, std::max(p0, std::min(owner.own_end, holder.held_end))};
+  };
+  // Every slab owns at least one position, so a halo of h positions reaches at most h slabs.
+  auto near = [&layout, reach = std::max(halo.below, halo.above)](std::size_t i) {
+    std::vector<std::size_t> slabs;
+    for (std::size_t q = i > reach ? i - reach : 0; q < std::min(layout.count(), i + reach + 1); ++q)
+      if (q != i) slabs.push_back(q);
+    return slabs;
+  };
+  // Every slab's held range follows from the layout, so each rank knows what the others need from
+  // it: the owned positions of its slabs inside the held ranges of other slabs. Both sides walk
+  // the pairs (source slab i, holder slab q) in the same order, i then q ascending.
+  const auto n_ranks = static_cast<std::size_t>(size);
+  std::vector<int> send_counts(n_ranks), send_displs(n_ranks), recv_counts(n_ranks), recv_displs(n_ranks);
+  std::vector<std::uint8_t> send_buffer;
+  std::size_t recv_total = 0;
+  for (int q_rank = 0; q_rank < size; ++q_rank) {
+    const auto uq = static_cast<std::size_t>(q_rank);
+    send_displs[uq] = checked_count(send_buffer.size());
+    recv_displs[uq] = checked_count(recv_total);
+    for (std::size_t i = 0; i < layout.count(); ++i) {
+      for (const std::size_t q : near(i)) {
+        const bool outgoing = layout.owner(i) == rank && layout.owner(q) == q_rank;
+        const bool incoming = layout.owner(i) == q_rank && layout.owner(q) == rank;
+        if (!outgoing && !incoming) continue;
+        const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
+        if (p0 == p1) continue;
+        if (outgoing) {
+          const auto values = halos.get(i, p0, p1);
+          AS_ASSERT(values.size() == (p1 - p0) * plane_bytes);
+          send_buffer.insert(send_buffer.end(), values.begin(), values.end());
+        }
+        if (incoming) recv_total += (p1 - p0) * plane_bytes;
+      }
+    }
+    send_counts[uq] = checked_count(send_buffer.size()) - send_displs[uq];
+    recv_counts[uq] = checked_count(recv_total) - recv_displs[uq];
+  }
+  std::vector<std::uint8_t> recv_buffer(recv_total);
+  AS_MPI_TRY(MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_displs.data(), MPI_BYTE, recv_buffer.data(),
+                           recv_counts.data(), recv_displs.data(), MPI_BYTE, comm));
+  for (int p_rank = 0; p_rank < size; ++p_rank) {
+    std::size_t at = static_cast<std::size_t>(recv_displs[static_cast<std::size_t>(p_rank)]);
+    for (std::size_t i = 0; i < layout.count(); ++i) {
+      if (layout.owner(i) != p_rank) continue;
+      for (const std::size_t q : near(i)) {
+        if (layout.owner(q) != rank) continue;
+        const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
+        if (p0 == p1) continue;
+        const std::size_t n = (p1 - p0) * plane_bytes;
+        halos.set(q, p0, std::span<const std::uint8_t>(recv_buffer).subspan(at, n));
+        at += n;
+      }
+    }
+  }
+}
+
+}  // namespace astrosweep::dist
