@@ -6,7 +6,7 @@
 namespace astrosweep::cuda {
 
 void KernelTimer::start(const Stream& stream) {
-  AS_ASSERT(!open_);
+  // A span left open (an exception between start and stop) starts again.
   if (pending_ == spans_.size()) spans_.push_back(std::make_unique<Span>());
   spans_[pending_]->begin.record(stream);
   open_ = true;
@@ -21,14 +21,13 @@ const Event& KernelTimer::stop(const Stream& stream) {
 }
 
 void KernelTimer::collect() {
-  AS_ASSERT(!open_);
   std::size_t done = 0;
   for (; done < pending_ && spans_[done]->end.ready(); ++done)
     total_ms_ += static_cast<double>(spans_[done]->end.since(spans_[done]->begin));
-  // The collected spans' events go behind the pending ones, free for reuse.
+  // The collected spans' events go behind the pending ones (and the open one), free for reuse.
   const auto first = spans_.begin();
   std::rotate(first, std::next(first, static_cast<std::ptrdiff_t>(done)),
-              std::next(first, static_cast<std::ptrdiff_t>(pending_)));
+              std::next(first, static_cast<std::ptrdiff_t>(pending_ + (open_ ? 1 : 0))));
   pending_ -= done;
 }
 

@@ -18,7 +18,8 @@ class KernelTimer {
   KernelTimer(const KernelTimer&) = delete;
   KernelTimer& operator=(const KernelTimer&) = delete;
 
-  /// Records the start of a span after the work queued so far on `stream`.
+  /// Records the start of a span after the work queued so far on `stream`; a span left open (by an
+  /// exception between start and stop) starts again.
   void start(const Stream& stream);
   /// Records its end; the returned event is the span's end, for other streams to wait on (valid
   /// until collect() has added this span).
