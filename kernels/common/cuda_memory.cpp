@@ -56,6 +56,16 @@ Event::~Event() {
 }
 void Event::record(const Stream& stream) { AS_CUDA_TRY(cudaEventRecord(e_, stream.get())); }
 void Event::synchronize() const { AS_CUDA_TRY(cudaEventSynchronize(e_)); }
+bool Event::ready() const {
+  const cudaError_t status = cudaEventQuery(e_);
+  if (status == cudaErrorNotReady) {
+    // Not an error: keep it from the next launch check, AS_CUDA_TRY(cudaGetLastError()).
+    (void)cudaGetLastError();
+    return false;
+  }
+  AS_CUDA_TRY(status);
+  return true;
+}
 float Event::since(const Event& start) const {
   float ms = 0;
   AS_CUDA_TRY(cudaEventElapsedTime(&ms, start.get(), e_));

@@ -92,6 +92,8 @@ class Event {
   [[nodiscard]] cudaEvent_t get() const noexcept { return e_; }
   void record(const Stream& stream);
   void synchronize() const;
+  /// Whether the work captured by the last record() has completed (true before any record); does not wait.
+  [[nodiscard]] bool ready() const;
   /// Milliseconds from `start` to this event (both recorded and complete).
   [[nodiscard]] float since(const Event& start) const;
 

@@ -14,7 +14,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "cuda_device.hpp"
 #include "cuda_memory.hpp"
+#include "kernel_timer.hpp"
 #include "lomb_scargle.hpp"
 #include "lomb_scargle_cuda.hpp"
 #include "peaks.hpp"
@@ -88,11 +90,11 @@ struct Pass {
 };
 
 // A pass's buffers and the stream that copies its results to the host. Kernels of all passes run
-// in order on the backend's one compute stream (so their events time kernels alone); the copy
-// stream of a slot waits for its pass's kernels and then overlaps the next pass's compute.
+// in order on the backend's one compute stream (so the kernel timer's spans time kernels alone);
+// the copy stream of a slot waits for the end of its pass's kernels and then overlaps the next
+// pass's compute.
 struct Slot {
   cuda::Stream copy;
-  cuda::Event begin, end;
   cuda::DeviceMemory tables, power, candidates;
   cuda::PinnedMemory candidates_host, staging;
   const Pass* pass = nullptr;
@@ -101,34 +103,21 @@ struct Slot {
 class CudaBackend final : public PeriodBackend {
  public:
   explicit CudaBackend(const BackendOptions& options)
-      : threads_(options.threads > 0 ? options.threads : 0), host_budget_(periodogram_buffer_budget(options)) {
-    const int count = cuda::device_count();
-    AS_EXPECTS(count > 0, RuntimeError, "--backend cuda: no CUDA device is visible to this rank",
-               "check nvidia-smi and CUDA_VISIBLE_DEVICES, or use --backend cpu or auto");
-    device_ = options.node_local_rank % count;
-    AS_CUDA_TRY(cudaSetDevice(device_));
-    cudaDeviceProp prop{};
-    AS_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
-    name_ = prop.name;
-    device_count_ = count;
-    const int sharing = std::max(1, (options.node_local_size - device_ + count - 1) / count);
-    const auto [free, total] = cuda::memory_info();
-    device_budget_ = options.device_memory_budget > 0
-                         ? options.device_memory_budget
-                         : static_cast<std::uint64_t>(0.85 * static_cast<double>(free) / sharing);
+      : device_(cuda::choose_device(options)),
+        threads_(options.threads > 0 ? options.threads : 0),
+        host_budget_(periodogram_buffer_budget(options)) {
     for (auto& s : slots_) s = std::make_unique<Slot>();
     compute_ = std::make_unique<cuda::Stream>();
   }
 
   [[nodiscard]] std::string describe() const override {
-    return "cuda (" + name_ + ", device " + std::to_string(device_) + " of " + std::to_string(device_count_) + ", " +
-           std::to_string(device_budget_ >> 20) + " MiB budget)";
+    return device_.describe(std::to_string(device_.memory_budget >> 20) + " MiB");
   }
 
   [[nodiscard]] std::string usage() const override {
     char line[256];
     std::snprintf(line, sizeof line, "GPU %d: %.0f MiB device and %.0f MiB pinned memory at most, kernels %.3f s",
-                  device_, static_cast<double>(peak_device_bytes_) / (1 << 20),
+                  device_.index, static_cast<double>(peak_device_bytes_) / (1 << 20),
                   static_cast<double>(peak_pinned_bytes_) / (1 << 20), total_kernel_ms_ / 1e3);
     return std::string(line) + (host_summaries_ ? ", " + std::to_string(host_summaries_) + " chunks on host" : "");
   }
@@ -145,18 +134,19 @@ class CudaBackend final : public PeriodBackend {
 
   void search(const io::LightCurveBlock& block, const PeriodConfig& cfg, std::span<ObjectResult> results,
               PeriodogramSink* sink) override {
-    AS_CUDA_TRY(cudaSetDevice(device_));
+    const cuda::DeviceScope scope(device_.index);
     std::fill(std::begin(profile_), std::end(profile_), 0.0);
     Stopwatch watch(profile_[0]);
     host_threads_ = threads_ > 0 ? threads_ : omp_get_max_threads();
     const auto series = prepare_block(block, cfg.model, host_threads_);
     init_results(block, series, cfg, results);
     watch.stop();
-    last_kernel_ms_ = 0;
+    kernel_timer_.reset();
     if (cfg.precision == Precision::fp32)
       run<float>(series, cfg, results, sink);
     else
       run<double>(series, cfg, results, sink);
+    last_kernel_ms_ = kernel_timer_.milliseconds();  // every pass's span is collected by now
     total_kernel_ms_ += last_kernel_ms_;
     std::size_t device = points_.bytes() + scratch_.bytes(), pinned = 0;
     for (const auto& s : slots_) {
@@ -179,7 +169,7 @@ class CudaBackend final : public PeriodBackend {
     const std::uint64_t chunks_per_object = (cfg.grid.n + chunk_freqs - 1) / chunk_freqs;
     std::vector<std::vector<ChunkPeaks>> peaks(series.size());
     // Objects in groups whose point tables take at most half the budget.
-    const std::uint64_t point_budget = device_budget_ / 2;
+    const std::uint64_t point_budget = device_.memory_budget / 2;
     for (std::size_t g0 = 0; g0 < order.size();) {
       std::size_t g1 = g0;
       std::uint64_t points = 0;
@@ -188,7 +178,7 @@ class CudaBackend final : public PeriodBackend {
         points += series[order[g1++]].n_used();
       AS_EXPECTS(points * kernels::bytes_per_point<T> <= point_budget, RuntimeError,
                  "an object of " + std::to_string(points) + " points does not fit the GPU memory budget of " +
-                     std::to_string(device_budget_ >> 20) + " MiB",
+                     std::to_string(device_.memory_budget >> 20) + " MiB",
                  "raise --gpu-memory-mb, or use --backend cpu");
       const std::span<const std::uint32_t> group(order.data() + g0, g1 - g0);
       for (auto i : group) peaks[i].resize(chunks_per_object);
@@ -276,11 +266,11 @@ class CudaBackend final : public PeriodBackend {
     // Partial sums of split objects: one buffer, shared by the passes (kernels run in order).
     const std::uint64_t scratch_per_chunk = max_parts > 1 ? kernels::n_sums * max_parts * chunk_freqs * sizeof(T) : 0;
     const std::uint64_t used = n_points * kernels::bytes_per_point<T> + n_objects * sizeof(kernels::DeviceObject) + 4096;
-    const std::uint64_t left = device_budget_ > used ? device_budget_ - used : 0;
+    const std::uint64_t left = device_.memory_budget > used ? device_.memory_budget - used : 0;
     std::uint64_t per_pass = left / (2 * device_per_chunk + scratch_per_chunk);
     if (staging) per_pass = std::min<std::uint64_t>(per_pass, host_budget_ / (2 * chunk_freqs * sizeof(T)));
     AS_EXPECTS(left >= 2 * device_per_chunk + scratch_per_chunk, RuntimeError,
-               "the GPU memory budget of " + std::to_string(device_budget_ >> 20) +
+               "the GPU memory budget of " + std::to_string(device_.memory_budget >> 20) +
                    " MiB cannot hold two periodogram chunks besides the points",
                "raise --gpu-memory-mb");
     per_pass = std::max<std::uint64_t>(1, per_pass);
@@ -362,13 +352,13 @@ class CudaBackend final : public PeriodBackend {
     kernels::CandidateSlots cand{at<std::uint32_t>(slot.candidates, layout.count), at<double>(slot.candidates, layout.edge),
                              at<std::uint32_t>(slot.candidates, layout.offset),
                              at<double>(slot.candidates, layout.power), capacity};
-    slot.begin.record(*compute_);
+    kernel_timer_.start(*compute_);
     kernels::lomb_scargle_power<T>(points, launch, power, scratch_.as<T>(), s);
     kernels::chunk_candidates<T>(power, launch.segments, at<kernels::ChunkRef>(slot.tables, o_chunks),
                              static_cast<std::uint32_t>(pass.chunks.size()), chunk_freqs, keep, cand, s);
-    slot.end.record(*compute_);
+    const cuda::Event& computed = kernel_timer_.stop(*compute_);
     const cudaStream_t c = slot.copy.get();
-    AS_CUDA_TRY(cudaStreamWaitEvent(c, slot.end.get(), 0));
+    AS_CUDA_TRY(cudaStreamWaitEvent(c, computed.get(), 0));
     AS_CUDA_TRY(cudaMemcpyAsync(slot.candidates_host.as<char>(), slot.candidates.as<char>(), layout.carve.bytes(),
                                 cudaMemcpyDeviceToHost, c));
     if (staging)
@@ -383,7 +373,7 @@ class CudaBackend final : public PeriodBackend {
     slot.copy.synchronize();
     wait.stop();
     Stopwatch work(profile_[3]);
-    last_kernel_ms_ += static_cast<double>(slot.end.since(slot.begin));
+    kernel_timer_.collect();  // the copy waited for this pass's kernels: their span counts
     const Pass& pass = *slot.pass;
     const CandidateLayout layout(pass.chunks.size(), capacity);
     const auto* count = at<const std::uint32_t>(slot.candidates_host, layout.count);
@@ -428,14 +418,12 @@ class CudaBackend final : public PeriodBackend {
         sink->write(group[seg.object], seg.k_begin, seg.n, slot.staging.as<T>() + seg.offset);
   }
 
-  int device_ = 0;
-  int device_count_ = 0;
-  std::string name_;
+  const cuda::DeviceChoice device_;  ///< first: chosen and made current before any CUDA handle
   int threads_;
   int host_threads_ = 1;
   std::uint64_t host_budget_;
-  std::uint64_t device_budget_ = 0;
   std::unique_ptr<cuda::Stream> compute_;
+  cuda::KernelTimer kernel_timer_;  ///< one span per pass, on compute_
   std::array<std::unique_ptr<Slot>, 2> slots_;
   cuda::DeviceMemory points_, scratch_;
   double profile_[5] = {};

@@ -17,7 +17,9 @@
 #include <memory>
 #include <vector>
 
+#include "cuda_device.hpp"
 #include "cuda_memory.hpp"
+#include "kernel_timer.hpp"
 #include "noise_cuda.hpp"
 #include "scfind_backend_cuda.hpp"
 #include "smooth_and_clip_cuda.hpp"
@@ -77,45 +79,9 @@ std::string mib(std::uint64_t bytes) {
   return text;
 }
 
-/// Kernel time: pairs of events around queued kernels, read once the host has waited past them.
-class KernelClock {
- public:
-  void start(const cuda::Stream& s) {
-    if (pending_ == pairs_.size()) pairs_.push_back({std::make_unique<cuda::Event>(), std::make_unique<cuda::Event>()});
-    pairs_[pending_].first->record(s);
-  }
-  void stop(const cuda::Stream& s) { pairs_[pending_++].second->record(s); }
-  /// Adds the pending pairs' time; call only after synchronising with their stream.
-  void collect() {
-    for (std::size_t i = 0; i < pending_; ++i)
-      total_ms_ += static_cast<double>(pairs_[i].second->since(*pairs_[i].first));
-    pending_ = 0;
-  }
-  [[nodiscard]] double seconds() const { return total_ms_ / 1e3; }
-
- private:
-  std::vector<std::pair<std::unique_ptr<cuda::Event>, std::unique_ptr<cuda::Event>>> pairs_;
-  std::size_t pending_ = 0;
-  double total_ms_ = 0;
-};
-
 class CudaScfindBackend final : public ScfindBackend {
  public:
-  explicit CudaScfindBackend(const BackendOptions& options) {
-    const int count = cuda::device_count();
-    AS_EXPECTS(count > 0, RuntimeError, "--backend cuda: no CUDA device is visible to this rank",
-               "check nvidia-smi and CUDA_VISIBLE_DEVICES, or use --backend cpu or auto");
-    device_ = options.node_local_rank % count;
-    device_count_ = count;
-    AS_CUDA_TRY(cudaSetDevice(device_));
-    cudaDeviceProp prop{};
-    AS_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
-    name_ = prop.name;
-    // The ranks of this node that share this device split its free memory.
-    const int sharing = std::max(1, (options.node_local_size - device_ + count - 1) / count);
-    const auto [free, total] = cuda::memory_info();
-    budget_ = options.device_memory_budget > 0 ? options.device_memory_budget
-                                               : static_cast<std::uint64_t>(0.85 * static_cast<double>(free) / sharing);
+  explicit CudaScfindBackend(const BackendOptions& options) : device_(cuda::choose_device(options)) {
     copy_threads_ = std::clamp(options.threads > 0 ? options.threads : omp_get_max_threads(), 1, 4);
     compute_ = std::make_unique<cuda::Stream>();
     upload_ = std::make_unique<cuda::Stream>();
@@ -123,20 +89,18 @@ class CudaScfindBackend final : public ScfindBackend {
     words_host_.reserve(result_words * sizeof(std::uint64_t));
   }
 
-  [[nodiscard]] std::string describe() const override {
-    return "cuda (" + name_ + ", device " + std::to_string(device_) + " of " + std::to_string(device_count_) + ", " +
-           mib(budget_) + " budget)";
-  }
+  [[nodiscard]] std::string describe() const override { return device_.describe(mib(device_.memory_budget)); }
 
-  [[nodiscard]] std::uint64_t memory_budget() const override { return budget_; }
+  [[nodiscard]] std::uint64_t memory_budget() const override { return device_.memory_budget; }
 
   [[nodiscard]] std::string usage() const override {
     // const: waits for queued kernels so their time counts (mutable bookkeeping only)
     compute_->synchronize();
-    clock_.collect();
+    kernel_timer_.collect();
     char line[160];
-    std::snprintf(line, sizeof line, "GPU %d: %s device memory, %s pinned, kernels %.3f s", device_,
-                  mib(memory_.bytes()).c_str(), mib(staging_.bytes() + carry_host_.bytes()).c_str(), clock_.seconds());
+    std::snprintf(line, sizeof line, "GPU %d: %s device memory, %s pinned, kernels %.3f s", device_.index,
+                  mib(memory_.bytes()).c_str(), mib(staging_.bytes() + carry_host_.bytes()).c_str(),
+                  kernel_timer_.seconds());
     return line;
   }
 
@@ -145,14 +109,14 @@ class CudaScfindBackend final : public ScfindBackend {
               slab.held_end <= slab.cube.nz);
     AS_ASSERT(original.size() == slab.held_voxels());
     const DeviceLayout layout(slab);
-    AS_EXPECTS(layout.bytes <= budget_, RuntimeError,
+    AS_EXPECTS(layout.bytes <= device_.memory_budget, RuntimeError,
                "a slab of " + std::to_string(slab.held_channels()) + " channels of " + std::to_string(slab.cube.nx) +
                    " x " + std::to_string(slab.cube.ny) + " pixels needs " + mib(layout.bytes) +
-                   " of GPU memory, more than this rank's budget of " + mib(budget_) + " on GPU " +
-                   std::to_string(device_),
+                   " of GPU memory, more than this rank's budget of " + mib(device_.memory_budget) + " on GPU " +
+                   std::to_string(device_.index),
                "raise the GPU memory budget (--gpu-memory-mb), run more ranks so that each holds fewer channels, "
                "or use --backend cpu");
-    AS_CUDA_TRY(cudaSetDevice(device_));
+    const cuda::DeviceScope scope(device_.index);
     idle();  // earlier work may still read the buffers that reserve() replaces
     ++generation_;
     slab_ = slab;
@@ -167,7 +131,7 @@ class CudaScfindBackend final : public ScfindBackend {
 
   void smooth(const KernelPair& pair, std::optional<float> replacement, SpectralCarry& carry) override {
     AS_ASSERT(loaded_);
-    AS_CUDA_TRY(cudaSetDevice(device_));
+    const cuda::DeviceScope scope(device_.index);
     ++generation_;
     const Slab& s = slab_;
     const std::size_t plane = s.cube.plane(), r = pair.radius_z;
@@ -183,7 +147,7 @@ class CudaScfindBackend final : public ScfindBackend {
     const float* original = at<float>(layout_.original);
     std::array<float*, 2> work{at<float>(layout_.work[0]), at<float>(layout_.work[1])};
 
-    clock_.start(*compute_);
+    kernel_timer_.start(*compute_);
     kernels::prepare_working_copy(original + offset, at<std::uint8_t>(layout_.mask) + offset, work[0] + offset, n,
                               replacement.has_value(), replacement.value_or(0.0f), stream);
     int current = 0;
@@ -197,7 +161,7 @@ class CudaScfindBackend final : public ScfindBackend {
                     last ? original + offset : nullptr, stream);
     }
     if (!spectral && plan.passes == 0) kernels::restore_blanks(original + offset, work[current] + offset, n, stream);
-    clock_.stop(*compute_);
+    kernel_timer_.stop(*compute_);
     if (!spectral) {
       smoothed_ = work[current];
       return;
@@ -216,15 +180,15 @@ class CudaScfindBackend final : public ScfindBackend {
     ++generation_;  // the spare working copy is overwritten
     if (range.count == 0) return {};
     check_owned(range, cadence);
-    AS_CUDA_TRY(cudaSetDevice(device_));
+    const cuda::DeviceScope scope(device_.index);
     float* spare = spare_copy();
-    clock_.start(*compute_);
+    kernel_timer_.start(*compute_);
     kernels::gather_samples(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count, spare,
                         compute_->get());
-    clock_.stop(*compute_);
+    kernel_timer_.stop(*compute_);
     std::vector<float> values(range.count);
     download(values.data(), spare, values.size() * sizeof(float));
-    clock_.collect();
+    kernel_timer_.collect();
     return values;
   }
 
@@ -236,13 +200,13 @@ class CudaScfindBackend final : public ScfindBackend {
     ++generation_;
     if (range.count == 0) return std::make_unique<DeviceMagnitudes>(*this, nullptr, 0);
     check_owned(range, cadence);
-    AS_CUDA_TRY(cudaSetDevice(device_));
+    const cuda::DeviceScope scope(device_.index);
     auto* values = reinterpret_cast<std::uint32_t*>(spare_copy());
-    clock_.start(*compute_);
+    kernel_timer_.start(*compute_);
     kernels::select_magnitudes(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count,
                            device_flux(flux), values, at<std::uint64_t>(layout_.select_scratch), word(selected_word),
                            compute_->get());
-    clock_.stop(*compute_);
+    kernel_timer_.stop(*compute_);
     fetch_words(selected_word, 1);
     const std::uint64_t selected = words_host_.as<std::uint64_t>()[selected_word];
     AS_ASSERT(selected <= range.count);
@@ -251,44 +215,44 @@ class CudaScfindBackend final : public ScfindBackend {
 
   [[nodiscard]] std::pair<float, float> finite_min_max() override {
     AS_ASSERT(loaded_);
-    AS_CUDA_TRY(cudaSetDevice(device_));
-    clock_.start(*compute_);
+    const cuda::DeviceScope scope(device_.index);
+    kernel_timer_.start(*compute_);
     kernels::finite_min_max(smoothed_ + slab_.owned_offset(), slab_.owned_voxels(), at<float>(layout_.scratch),
                         at<float>(layout_.result), compute_->get());
-    clock_.stop(*compute_);
+    kernel_timer_.stop(*compute_);
     float result[2];
     download(result, at<float>(layout_.result), sizeof result);
-    clock_.collect();
+    kernel_timer_.collect();
     return {result[0], result[1]};
   }
 
   void clip(double threshold) override {
     AS_ASSERT(loaded_);
-    AS_CUDA_TRY(cudaSetDevice(device_));
-    clock_.start(*compute_);
+    const cuda::DeviceScope scope(device_.index);
+    kernel_timer_.start(*compute_);
     kernels::clip(smoothed_ + slab_.owned_offset(), slab_.owned_voxels(), threshold,
               at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), compute_->get());
-    clock_.stop(*compute_);
+    kernel_timer_.stop(*compute_);
   }
 
   [[nodiscard]] std::optional<std::uint64_t> mask_count() override {
     AS_ASSERT(loaded_);
-    AS_CUDA_TRY(cudaSetDevice(device_));
-    clock_.start(*compute_);
+    const cuda::DeviceScope scope(device_.index);
+    kernel_timer_.start(*compute_);
     kernels::mask_count(at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), slab_.owned_voxels(), word(mask_count_word),
                     compute_->get());
-    clock_.stop(*compute_);
+    kernel_timer_.stop(*compute_);
     fetch_words(mask_count_word, 1);
     return words_host_.as<std::uint64_t>()[mask_count_word];
   }
 
   [[nodiscard]] std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) override {
     AS_ASSERT(loaded_ && slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
-    AS_CUDA_TRY(cudaSetDevice(device_));
+    const cuda::DeviceScope scope(device_.index);
     const std::size_t plane = slab_.cube.plane();
     std::vector<std::uint8_t> values((z1 - z0) * plane);
     download(values.data(), at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane, values.size());
-    clock_.collect();
+    kernel_timer_.collect();
     return values;
   }
 
@@ -296,7 +260,7 @@ class CudaScfindBackend final : public ScfindBackend {
     const std::size_t plane = slab_.cube.plane();
     AS_ASSERT(loaded_ && plane > 0 && values.size() % plane == 0 && slab_.held_begin <= z0 &&
               z0 + values.size() / plane <= slab_.held_end);
-    AS_CUDA_TRY(cudaSetDevice(device_));
+    const cuda::DeviceScope scope(device_.index);
     upload(at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane, values.data(), values.size());
   }
 
@@ -328,10 +292,10 @@ class CudaScfindBackend final : public ScfindBackend {
 
   MagnitudeCounter::Counts count_digits(const std::uint32_t* values, std::uint64_t n, std::uint32_t prefix,
                                         std::uint32_t mask, int shift) {
-    AS_CUDA_TRY(cudaSetDevice(device_));
-    clock_.start(*compute_);
+    const cuda::DeviceScope scope(device_.index);
+    kernel_timer_.start(*compute_);
     kernels::digit_histogram(values, n, prefix, mask, shift, word(digit_words), compute_->get());
-    clock_.stop(*compute_);
+    kernel_timer_.stop(*compute_);
     fetch_words(digit_words, 256);
     MagnitudeCounter::Counts counts{};
     std::memcpy(counts.data(), words_host_.as<std::uint64_t>() + digit_words, sizeof counts);
@@ -351,7 +315,7 @@ class CudaScfindBackend final : public ScfindBackend {
     AS_CUDA_TRY(cudaMemcpyAsync(words_host_.as<std::uint64_t>() + first, word(first), n * sizeof(std::uint64_t),
                                 cudaMemcpyDeviceToHost, compute_->get()));
     compute_->synchronize();
-    clock_.collect();
+    kernel_timer_.collect();
   }
 
   /// A working copy that does not hold the smoothed data: samples and magnitudes go there.
@@ -389,9 +353,9 @@ class CudaScfindBackend final : public ScfindBackend {
     if (s.at_top() && s.at_bottom()) {  // a single slab: no hand-over, one launch
       pass.first_pixel = 0;
       pass.end_pixel = plane;
-      clock_.start(*compute_);
+      kernel_timer_.start(*compute_);
       kernels::boxcar_z(pass, compute_->get());
-      clock_.stop(*compute_);
+      kernel_timer_.stop(*compute_);
       return;
     }
     // The hand-over buffers are reused from pass to pass: this pass's copies into them follow the
@@ -415,9 +379,9 @@ class CudaScfindBackend final : public ScfindBackend {
         received_.record(*upload_);
         AS_CUDA_TRY(cudaStreamWaitEvent(compute_->get(), received_.get(), 0));
       }
-      clock_.start(*compute_);
+      kernel_timer_.start(*compute_);
       kernels::boxcar_z(pass, compute_->get());
-      clock_.stop(*compute_);
+      kernel_timer_.stop(*compute_);
       if (!s.at_bottom()) {
         computed_.record(*compute_);
         AS_CUDA_TRY(cudaStreamWaitEvent(download_->get(), computed_.get(), 0));
@@ -504,13 +468,10 @@ class CudaScfindBackend final : public ScfindBackend {
     compute_->synchronize();
     upload_->synchronize();
     download_->synchronize();
-    clock_.collect();
+    kernel_timer_.collect();
   }
 
-  int device_ = 0;
-  int device_count_ = 0;
-  std::string name_;
-  std::uint64_t budget_ = 0;
+  const cuda::DeviceChoice device_;  ///< first: chosen and made current before the streams and events below
   int copy_threads_ = 1;
   std::unique_ptr<cuda::Stream> compute_, upload_, download_;
   cuda::Event staged_, received_, computed_, sent_;
@@ -522,7 +483,7 @@ class CudaScfindBackend final : public ScfindBackend {
   bool loaded_ = false;
   const float* smoothed_ = nullptr;
   std::uint64_t generation_ = 0;  ///< advances whenever the spare working copy may be overwritten
-  mutable KernelClock clock_;
+  mutable cuda::KernelTimer kernel_timer_;
 };
 
 }  // namespace
