@@ -30,7 +30,7 @@ if want sanitize; then
   # Sanitizers slow kernels 10-100x: the edge-case and small-budget tests cover every kernel path.
   filter='CudaBackend.PointCounts*:CudaBackend.OneObject*:CudaBackend.PeriodogramsLarger*'
   for tool in memcheck racecheck; do
-    timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_period_backend_cuda" \
+    timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/period/test_period_backend_cuda" \
       --gtest_filter="$filter" 2>&1 | tail -25 | tee "$out/sanitizer-$tool.log" || status=1
   done
 fi
@@ -43,7 +43,7 @@ if want scfind; then
   ctest --test-dir "$build" -R test_scfind_backend_cuda --output-on-failure 2>&1 | tail -30 | tee "$out/scfind-gpu-test.log" || status=1
   ctest --test-dir "$build" -L scfind -j8 --output-on-failure 2>&1 | tail -25 | tee "$out/scfind-sofia.log" || status=1
   for tool in memcheck racecheck; do
-    timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_scfind_backend_cuda" \
+    timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/scfind/test_scfind_backend_cuda" \
       --gtest_filter='-*ManyBlocks*' 2>&1 |
       tail -12 | tee "$out/scfind-sanitizer-$tool.log" || status=1
   done

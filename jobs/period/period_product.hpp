@@ -70,7 +70,6 @@ class PeriodProduct {
 
  private:
   class Sink;
-  void open_datasets();
   void close_all();
   PeriodConfig config_;
   io::PosixFile durable_;  ///< this rank's descriptor of the file, for fsync
