@@ -99,9 +99,10 @@ int main(int argc, char** argv) {
     const auto v = static_cast<double>(n);
     Timer t;
     std::printf("kernels (bytes: the least each pass must read and write)\n");
-    report("prepare (copy, replace, NaN->0)",
-           t.ms(s, repeat, [&] { kernels::prepare_working_copy(o, mask.as<std::uint8_t>(), x, n, true, 2.0f, s.get()); }),
-           9 * v);
+    report(
+        "prepare (copy, replace, NaN->0)",
+        t.ms(s, repeat, [&] { kernels::prepare_working_copy(o, mask.as<std::uint8_t>(), x, n, true, 2.0f, s.get()); }),
+        9 * v);
     for (std::size_t r : {1, 2, 3, 7}) {
       report(("x pass, tiled sweep, r=" + std::to_string(r)).c_str(),
              t.ms(s, repeat, [&] { kernels::boxcar_x(x, y, nx, ny * nz, r, s.get()); }), 8 * v);
@@ -114,8 +115,8 @@ int main(int argc, char** argv) {
       report(("y pass, r=" + std::to_string(r)).c_str(),
              t.ms(s, repeat, [&] { kernels::boxcar_y(x, y, nx, ny, nz, r, nullptr, s.get()); }), 8 * v);
     }
-    report("y pass with blanks restored, r=2", t.ms(s, repeat, [&] { kernels::boxcar_y(x, y, nx, ny, nz, 2, o, s.get()); }),
-           12 * v);
+    report("y pass with blanks restored, r=2",
+           t.ms(s, repeat, [&] { kernels::boxcar_y(x, y, nx, ny, nz, 2, o, s.get()); }), 12 * v);
     for (std::size_t r : {1, 3, 7}) {
       kernels::SpectralPass p;
       p.in = x;
@@ -133,8 +134,8 @@ int main(int argc, char** argv) {
     report("finite min/max",
            t.ms(s, repeat,
                 [&] {
-                  kernels::finite_min_max(y, n, scratch.as<float>(), scratch.as<float>() + kernels::min_max_scratch_floats,
-                                      s.get());
+                  kernels::finite_min_max(y, n, scratch.as<float>(),
+                                          scratch.as<float>() + kernels::min_max_scratch_floats, s.get());
                 }),
            4 * v);
     report("clip", t.ms(s, repeat, [&] { kernels::clip(y, n, 0.9, mask.as<std::uint8_t>(), s.get()); }), 5 * v);
@@ -150,7 +151,7 @@ int main(int argc, char** argv) {
            t.ms(s, repeat,
                 [&] {
                   kernels::select_magnitudes(y, n - cadence, cadence, count, kernels::Flux::negative, magnitudes, words,
-                                         words + kernels::select_scratch_words, s.get());
+                                             words + kernels::select_scratch_words, s.get());
                 }),
            8.0 * static_cast<double>(count));
     std::uint64_t selected = 0;
@@ -158,7 +159,8 @@ int main(int argc, char** argv) {
     report(("digit histogram, first round (" + std::to_string(selected) + ")").c_str(),
            t.ms(s, repeat,
                 [&] {
-                  kernels::digit_histogram(magnitudes, selected, 0, 0, 24, words + kernels::select_scratch_words + 1, s.get());
+                  kernels::digit_histogram(magnitudes, selected, 0, 0, 24, words + kernels::select_scratch_words + 1,
+                                           s.get());
                 }),
            4.0 * static_cast<double>(selected));
   }

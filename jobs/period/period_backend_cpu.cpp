@@ -23,7 +23,8 @@ static_assert(chunk_freqs % CpuKernelShape<float>::panel == 0 && chunk_freqs % C
 class OpenMpBackend final : public PeriodBackend {
  public:
   explicit OpenMpBackend(const BackendOptions& options)
-      : threads_(options.threads > 0 ? options.threads : omp_get_max_threads()), budget_(periodogram_buffer_budget(options)) {}
+      : threads_(options.threads > 0 ? options.threads : omp_get_max_threads()),
+        budget_(periodogram_buffer_budget(options)) {}
 
   [[nodiscard]] std::string describe() const override {
     return "cpu (OpenMP, " + std::to_string(threads_) + " threads)";

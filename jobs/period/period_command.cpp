@@ -126,7 +126,8 @@ namespace astrosweep {
 
 namespace jobs {
 const Job& period() {
-  static const Job job{"period", "Lomb-Scargle period search over a catalog of light curves", false, period::period_command};
+  static const Job job{"period", "Lomb-Scargle period search over a catalog of light curves", false,
+                       period::period_command};
   return job;
 }
 }  // namespace jobs

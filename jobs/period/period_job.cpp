@@ -89,8 +89,8 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   std::uint64_t n_units = 0;
   double total_work = 0;
   mpi::on_root_then_share_failure(comm, [&] {
-    units = plan_remaining_work_units(catalog.index().counts, resume.done, static_cast<double>(config.grid.n),
-                                      run.size());
+    units =
+        plan_remaining_work_units(catalog.index().counts, resume.done, static_cast<double>(config.grid.n), run.size());
     n_units = units.size();
     for (const auto& u : units) total_work += u.cost;
   });

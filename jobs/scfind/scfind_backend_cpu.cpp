@@ -302,9 +302,7 @@ class OpenMpBackend final : public ScfindBackend {
 
 }  // namespace
 
-std::unique_ptr<ScfindBackend> make_scfind_backend_cpu(int threads) {
-  return std::make_unique<OpenMpBackend>(threads);
-}
+std::unique_ptr<ScfindBackend> make_scfind_backend_cpu(int threads) { return std::make_unique<OpenMpBackend>(threads); }
 
 std::uint64_t scfind_backend_cpu_memory_needed(const Slab& slab) {
   return static_cast<std::uint64_t>(slab.held_voxels()) * (2 * sizeof(float) + sizeof(std::uint8_t));

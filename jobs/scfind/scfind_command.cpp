@@ -136,7 +136,8 @@ namespace astrosweep {
 
 namespace jobs {
 const Job& scfind() {
-  static const Job job{"scfind", "SoFiA-2 smooth-and-clip source finding on a data cube: raw mask", false, scfind::scfind_command};
+  static const Job job{"scfind", "SoFiA-2 smooth-and-clip source finding on a data cube: raw mask", false,
+                       scfind::scfind_command};
   return job;
 }
 }  // namespace jobs

@@ -137,9 +137,9 @@ ScfindParameters parameters_from_text(const std::map<std::string, std::string>& 
 }
 
 std::vector<std::pair<std::string, std::string>> parameters_as_text(const ScfindParameters& p) {
-  const std::array<std::string, parameter_keys.size()> text{list_text(p.kernels_xy), list_text(p.kernels_z),
-                                                             number_text(p.threshold), number_text(p.replacement),
-                                                             to_string(p.statistic), to_string(p.flux_range)};
+  const std::array<std::string, parameter_keys.size()> text{list_text(p.kernels_xy),  list_text(p.kernels_z),
+                                                            number_text(p.threshold), number_text(p.replacement),
+                                                            to_string(p.statistic),   to_string(p.flux_range)};
   std::vector<std::pair<std::string, std::string>> out;
   for (std::size_t i = 0; i < parameter_keys.size(); ++i) out.emplace_back(parameter_keys[i].key, text[i]);
   return out;

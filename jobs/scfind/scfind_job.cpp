@@ -13,9 +13,9 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/mpi.hpp"
+#include "core/text.hpp"
 #include "device.hpp"
 #include "io/cube.hpp"
-#include "core/text.hpp"
 #include "noise.hpp"
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
@@ -296,16 +296,15 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   SlabSweep sweep(layout, *backend, info, plan.keep_originals, comm);
   const double read_seconds = seconds_since(t_read);
   if (talk) {
-    run.log(format_text("%s, %zu x %zu x %zu, %d rank(s), %s", options.input.c_str(), cube.nx, cube.ny,
-                 cube.nz, size, backend->describe().c_str()));
+    run.log(format_text("%s, %zu x %zu x %zu, %d rank(s), %s", options.input.c_str(), cube.nx, cube.ny, cube.nz, size,
+                        backend->describe().c_str()));
     if (layout.slabs_per_rank() == 1)
-      run.log(format_text("a slab of %zu channels per rank, halo %zu", layout.slab(0).owned_channels(),
-                   halo));
+      run.log(format_text("a slab of %zu channels per rank, halo %zu", layout.slab(0).owned_channels(), halo));
     else
       run.log(format_text("%zu slabs of %zu channels per rank streamed through the backend, halo %zu; %s",
-                   layout.slabs_per_rank(), layout.slab(0).owned_channels(), halo,
-                   plan.keep_originals ? "the original kept in host memory"
-                                       : "the original re-read from the file in every sweep"));
+                          layout.slabs_per_rank(), layout.slab(0).owned_channels(), halo,
+                          plan.keep_originals ? "the original kept in host memory"
+                                              : "the original re-read from the file in every sweep"));
   }
 
   if (resuming) {
@@ -317,8 +316,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     // Every pair but the last may end in a checkpoint (the last one's mask is the final write).
     const std::size_t to_do = pairs.size() - pairs_done;
     run.log(format_text("kernel pairs %zu-%zu of %zu to do; %s%zu checkpoints on %d rank(s), journal '%s'",
-                 pairs_done + 1, pairs.size(), pairs.size(), options.checkpoint_seconds > 0 ? "up to " : "",
-                 to_do > 0 ? to_do - 1 : 0, size, run.journal_file().c_str()));
+                        pairs_done + 1, pairs.size(), pairs.size(), options.checkpoint_seconds > 0 ? "up to " : "",
+                        to_do > 0 ? to_do - 1 : 0, size, run.journal_file().c_str()));
   }
   NoiseMeter meter(options.parameters, options.input, layout, comm, rank, size);
   ScfindSummary summary;
@@ -327,8 +326,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const double rms = meter.measure(sweep, std::nullopt, std::nullopt, "the cube");
   summary.noise.push_back(rms);
   if (talk)
-    run.log(format_text("noise of the cube %.9e (%s, %s, stride %zu)", rms,
-                 to_string(options.parameters.statistic), to_string(options.parameters.flux_range), meter.cadence()));
+    run.log(format_text("noise of the cube %.9e (%s, %s, stride %zu)", rms, to_string(options.parameters.statistic),
+                        to_string(options.parameters.flux_range), meter.cadence()));
   std::vector<double> noise_used = resuming ? product.read_noise(pairs_done) : std::vector<double>{};
   for (std::size_t i = 0; i < noise_used.size(); ++i)
     if (pairs[i].smooths()) summary.noise.push_back(noise_used[i]);
@@ -363,8 +362,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     if (talk && (i + 1 == pairs.size() || seconds_since(last_line) >= options.progress_interval)) {
       last_line = Clock::now();
       const std::string mask_size = in_mask ? "  mask " + std::to_string(*in_mask) + " voxels" : std::string();
-      run.log(format_text("pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s", i + 1, pairs.size(),
-                   pair.fwhm_xy, pair.width_z, noise, mask_size.c_str(), seconds_since(t_pair)));
+      run.log(format_text("pair %zu/%zu  [%.1f] x [%zu]  noise %.6e%s  %.2f s", i + 1, pairs.size(), pair.fwhm_xy,
+                          pair.width_z, noise, mask_size.c_str(), seconds_since(t_pair)));
     }
     if (i + 1 == pairs.size()) break;  // the final write follows
     // Rank 0's clock decides when a checkpoint is due; a stop signal on any rank forces one.
@@ -398,23 +397,23 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   std::uint64_t counts[2] = {sweep.read_counts().blanks, sweep.read_counts().infinities};
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UINT64_T, MPI_SUM, comm));
   if (talk) {
-    run.log(format_text("%" PRIu64 " blank and %" PRIu64
-                 " infinite voxels in the input (infinities treated as blank)",
-                 counts[0], counts[1]));
+    run.log(format_text("%" PRIu64 " blank and %" PRIu64 " infinite voxels in the input (infinities treated as blank)",
+                        counts[0], counts[1]));
   }
   if (summarise) {
     run.log(format_text("mask %" PRIu64 " voxels; read %.2f s, smooth-and-clip %.2f s, write %.2f s, total %.2f s",
-                 summary.mask_voxels, read_seconds, smooth_seconds, write_seconds, seconds_since(t_start)));
-    run.log(format_text("product %s%s%s", options.output.c_str(),
-                 options.fits_mask.empty() ? "" : ", FITS mask ", options.fits_mask.c_str()));
+                        summary.mask_voxels, read_seconds, smooth_seconds, write_seconds, seconds_since(t_start)));
+    run.log(format_text("product %s%s%s", options.output.c_str(), options.fits_mask.empty() ? "" : ", FITS mask ",
+                        options.fits_mask.c_str()));
   }
   const Slab top = layout.slab(sweep.slabs().front());
   const Slab bottom = layout.slab(sweep.slabs().back());
-  run.print_summary("", format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s, %s, %s\n",
-                                    rank, sweep.slabs().size(), bottom.own_begin, top.own_end - 1, bottom.held_begin,
-                                    top.held_end - 1, sweep.read_seconds(), backend->describe().c_str(),
-                                    backend->usage().c_str()),
-                    stderr);
+  run.print_summary(
+      "",
+      format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s, %s, %s\n", rank,
+                  sweep.slabs().size(), bottom.own_begin, top.own_end - 1, bottom.held_begin, top.held_end - 1,
+                  sweep.read_seconds(), backend->describe().c_str(), backend->usage().c_str()),
+      stderr);
   return summary;
 }
 

@@ -27,11 +27,11 @@ constexpr std::int64_t product_format_version = 2;  // 2: parameters and cube sh
 std::vector<std::pair<std::string, std::string>> creation_attributes(const ScfindOptions& o, const io::CubeInfo& cube) {
   std::vector<std::pair<std::string, std::string>> attributes{
       {"format", product_format_name},
-          {"software", "astrosweep"},
-          {"software_version", version_string()},
-          {"command_line", o.command_line},
-          {"input", o.input},
-          {"cube_shape", std::to_string(cube.nx) + " " + std::to_string(cube.ny) + " " + std::to_string(cube.nz)}};
+      {"software", "astrosweep"},
+      {"software_version", version_string()},
+      {"command_line", o.command_line},
+      {"input", o.input},
+      {"cube_shape", std::to_string(cube.nx) + " " + std::to_string(cube.ny) + " " + std::to_string(cube.nz)}};
   for (auto& key_value : parameters_as_text(o.parameters)) attributes.push_back(std::move(key_value));
   return attributes;
 }

@@ -212,7 +212,7 @@ class CudaBackend final : public PeriodBackend {
 
   template <class T>
   kernels::PointArrays<T> upload_points(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
-                                    std::uint64_t n, double df) {
+                                        std::uint64_t n, double df) {
     std::vector<double> t;
     std::vector<T> sw, ysw;
     std::vector<kernels::DeviceObject> objects;
@@ -243,7 +243,7 @@ class CudaBackend final : public PeriodBackend {
     copy(o_obj, objects);
     objects_ = at<kernels::DeviceObject>(points_, o_obj);
     const kernels::PointArrays<T> p{at<double>(points_, o_t), at<T>(points_, o_sw), at<T>(points_, o_ysw),
-                                at<T>(points_, o_step),   at<T>(points_, o_u),  at<T>(points_, o_v)};
+                                    at<T>(points_, o_step),   at<T>(points_, o_u),  at<T>(points_, o_v)};
     kernels::prepare_points<T>(p, n, df, compute_->get());
     compute_->synchronize();  // the pageable sources must outlive the copies
     return p;
@@ -265,7 +265,8 @@ class CudaBackend final : public PeriodBackend {
                                            capacity * std::uint64_t{12} + 1024;
     // Partial sums of split objects: one buffer, shared by the passes (kernels run in order).
     const std::uint64_t scratch_per_chunk = max_parts > 1 ? kernels::n_sums * max_parts * chunk_freqs * sizeof(T) : 0;
-    const std::uint64_t used = n_points * kernels::bytes_per_point<T> + n_objects * sizeof(kernels::DeviceObject) + 4096;
+    const std::uint64_t used =
+        n_points * kernels::bytes_per_point<T> + n_objects * sizeof(kernels::DeviceObject) + 4096;
     const std::uint64_t left = device_.memory_budget > used ? device_.memory_budget - used : 0;
     std::uint64_t per_pass = left / (2 * device_per_chunk + scratch_per_chunk);
     if (staging) per_pass = std::min<std::uint64_t>(per_pass, host_budget_ / (2 * chunk_freqs * sizeof(T)));
@@ -349,13 +350,13 @@ class CudaBackend final : public PeriodBackend {
     launch.combine_items = at<kernels::BlockItem>(slot.tables, o_combine);
     launch.n_combine_items = static_cast<std::uint32_t>(pass.combine_items.size());
     T* power = slot.power.as<T>();
-    kernels::CandidateSlots cand{at<std::uint32_t>(slot.candidates, layout.count), at<double>(slot.candidates, layout.edge),
-                             at<std::uint32_t>(slot.candidates, layout.offset),
-                             at<double>(slot.candidates, layout.power), capacity};
+    kernels::CandidateSlots cand{
+        at<std::uint32_t>(slot.candidates, layout.count), at<double>(slot.candidates, layout.edge),
+        at<std::uint32_t>(slot.candidates, layout.offset), at<double>(slot.candidates, layout.power), capacity};
     kernel_timer_.start(*compute_);
     kernels::lomb_scargle_power<T>(points, launch, power, scratch_.as<T>(), s);
     kernels::chunk_candidates<T>(power, launch.segments, at<kernels::ChunkRef>(slot.tables, o_chunks),
-                             static_cast<std::uint32_t>(pass.chunks.size()), chunk_freqs, keep, cand, s);
+                                 static_cast<std::uint32_t>(pass.chunks.size()), chunk_freqs, keep, cand, s);
     const cuda::Event& computed = kernel_timer_.stop(*compute_);
     const cudaStream_t c = slot.copy.get();
     AS_CUDA_TRY(cudaStreamWaitEvent(c, computed.get(), 0));

@@ -149,16 +149,16 @@ class CudaScfindBackend final : public ScfindBackend {
 
     kernel_timer_.start(*compute_);
     kernels::prepare_working_copy(original + offset, at<std::uint8_t>(layout_.mask) + offset, work[0] + offset, n,
-                              replacement.has_value(), replacement.value_or(0.0f), stream);
+                                  replacement.has_value(), replacement.value_or(0.0f), stream);
     int current = 0;
     const BoxcarPlan& plan = pair.spatial;
     for (std::size_t p = 0; p < plan.passes; ++p, current ^= 1)
-      kernels::boxcar_x(work[current] + offset, work[current ^ 1] + offset, s.cube.nx, s.cube.ny * (z1 - z0), plan.radius,
-                    stream);
+      kernels::boxcar_x(work[current] + offset, work[current ^ 1] + offset, s.cube.nx, s.cube.ny * (z1 - z0),
+                        plan.radius, stream);
     for (std::size_t p = 0; p < plan.passes; ++p, current ^= 1) {
       const bool last = !spectral && p + 1 == plan.passes;  // it restores the blanks itself
       kernels::boxcar_y(work[current] + offset, work[current ^ 1] + offset, s.cube.nx, s.cube.ny, z1 - z0, plan.radius,
-                    last ? original + offset : nullptr, stream);
+                        last ? original + offset : nullptr, stream);
     }
     if (!spectral && plan.passes == 0) kernels::restore_blanks(original + offset, work[current] + offset, n, stream);
     kernel_timer_.stop(*compute_);
@@ -183,8 +183,8 @@ class CudaScfindBackend final : public ScfindBackend {
     const cuda::DeviceScope scope(device_.index);
     float* spare = spare_copy();
     kernel_timer_.start(*compute_);
-    kernels::gather_samples(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count, spare,
-                        compute_->get());
+    kernels::gather_samples(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count,
+                            spare, compute_->get());
     kernel_timer_.stop(*compute_);
     std::vector<float> values(range.count);
     download(values.data(), spare, values.size() * sizeof(float));
@@ -204,8 +204,8 @@ class CudaScfindBackend final : public ScfindBackend {
     auto* values = reinterpret_cast<std::uint32_t*>(spare_copy());
     kernel_timer_.start(*compute_);
     kernels::select_magnitudes(smoothed_, range.highest - slab_.held_begin * slab_.cube.plane(), cadence, range.count,
-                           device_flux(flux), values, at<std::uint64_t>(layout_.select_scratch), word(selected_word),
-                           compute_->get());
+                               device_flux(flux), values, at<std::uint64_t>(layout_.select_scratch),
+                               word(selected_word), compute_->get());
     kernel_timer_.stop(*compute_);
     fetch_words(selected_word, 1);
     const std::uint64_t selected = words_host_.as<std::uint64_t>()[selected_word];
@@ -218,7 +218,7 @@ class CudaScfindBackend final : public ScfindBackend {
     const cuda::DeviceScope scope(device_.index);
     kernel_timer_.start(*compute_);
     kernels::finite_min_max(smoothed_ + slab_.owned_offset(), slab_.owned_voxels(), at<float>(layout_.scratch),
-                        at<float>(layout_.result), compute_->get());
+                            at<float>(layout_.result), compute_->get());
     kernel_timer_.stop(*compute_);
     float result[2];
     download(result, at<float>(layout_.result), sizeof result);
@@ -231,7 +231,7 @@ class CudaScfindBackend final : public ScfindBackend {
     const cuda::DeviceScope scope(device_.index);
     kernel_timer_.start(*compute_);
     kernels::clip(smoothed_ + slab_.owned_offset(), slab_.owned_voxels(), threshold,
-              at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), compute_->get());
+                  at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), compute_->get());
     kernel_timer_.stop(*compute_);
   }
 
@@ -239,8 +239,8 @@ class CudaScfindBackend final : public ScfindBackend {
     AS_ASSERT(loaded_);
     const cuda::DeviceScope scope(device_.index);
     kernel_timer_.start(*compute_);
-    kernels::mask_count(at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), slab_.owned_voxels(), word(mask_count_word),
-                    compute_->get());
+    kernels::mask_count(at<std::uint8_t>(layout_.mask) + slab_.owned_offset(), slab_.owned_voxels(),
+                        word(mask_count_word), compute_->get());
     kernel_timer_.stop(*compute_);
     fetch_words(mask_count_word, 1);
     return words_host_.as<std::uint64_t>()[mask_count_word];

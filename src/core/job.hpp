@@ -14,8 +14,8 @@
 namespace astrosweep {
 
 struct Job {
-  std::string name;     ///< the subcommand: astrosweep NAME [options]
-  std::string summary;  ///< one line for the usage text
+  std::string name;             ///< the subcommand: astrosweep NAME [options]
+  std::string summary;          ///< one line for the usage text
   bool single_process = false;  ///< refuses to run on more than one rank (convert)
   /// Parses `args` (after the subcommand) and runs the job, collectively over `comm`; prints
   /// --help and returns 0 when asked. Throws astrosweep::Error (main turns it into an exit code).

@@ -8,8 +8,8 @@ namespace po = boost::program_options;
 
 po::options_description output_options(const std::string& output_help) {
   po::options_description d("Output");
-  d.add_options()("output,o", po::value<std::string>(), output_help.c_str())(
-      "overwrite", po::bool_switch(), "replace existing outputs")(
+  d.add_options()("output,o", po::value<std::string>(), output_help.c_str())("overwrite", po::bool_switch(),
+                                                                             "replace existing outputs")(
       "resume", po::bool_switch(),
       "continue an interrupted run: compute only what its journal (OUTPUT.journal) does not record; start "
       "when there is no product, do nothing when it is complete (exit 0)")(
@@ -21,7 +21,8 @@ po::options_description output_options(const std::string& output_help) {
 po::options_description run_options(const MemoryBudgetUse& memory) {
   po::options_description d("Run");
   const std::string budget_help = "host memory a rank may use for " + memory.what + ", MiB (0: no limit)";
-  d.add_options()("backend", po::value<std::string>()->default_value("auto"), "auto (GPU when there is one), cpu, cuda")(
+  d.add_options()("backend", po::value<std::string>()->default_value("auto"),
+                  "auto (GPU when there is one), cpu, cuda")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: OMP_NUM_THREADS or all cores)")(
       "memory-budget-mb", po::value<double>()->default_value(memory.default_mb), budget_help.c_str())(
       "gpu-memory-mb", po::value<double>()->default_value(0),

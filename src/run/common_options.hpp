@@ -14,11 +14,11 @@ namespace astrosweep::run {
 struct CommonOptions {
   std::string output;  ///< the product (HDF5)
   bool overwrite = false;
-  bool resume = false;             ///< continue an interrupted run (docs/reliability.md)
-  bool quiet = false;              ///< no result table and no per-rank summary
-  double progress_interval = 10;   ///< seconds between progress lines on stderr
-  BackendOptions backend;          ///< node-local place filled in by the lifecycle
-  std::string command_line;        ///< for the product's provenance
+  bool resume = false;            ///< continue an interrupted run (docs/reliability.md)
+  bool quiet = false;             ///< no result table and no per-rank summary
+  double progress_interval = 10;  ///< seconds between progress lines on stderr
+  BackendOptions backend;         ///< node-local place filled in by the lifecycle
+  std::string command_line;       ///< for the product's provenance
 };
 
 /// What --memory-budget-mb holds for a job, and its default in MiB (0: no limit).

@@ -10,7 +10,9 @@ namespace astrosweep::run {
 
 Lifecycle::Lifecycle(std::string job, const CommonOptions& options, MPI_Comm parent,
                      const std::vector<std::pair<std::string, std::string>>& more_outputs)
-    : job_(std::move(job)), options_(options), comm_((interrupt::install_handlers(), parent)),
+    : job_(std::move(job)),
+      options_(options),
+      comm_((interrupt::install_handlers(), parent)),
       journal_file_(io::journal_path(options.output)) {
   // Before anything takes long: a bad output path ends the run before its input is read. An
   // existing product is allowed with --resume: begin() decides whether it may be continued.
@@ -66,9 +68,9 @@ void Lifecycle::log(const std::string& message) const {
 void Lifecycle::interrupted(const std::function<void()>& close, const std::string& progress,
                             const std::string& recorded) const {
   close();
-  throw interrupt::Interrupted(interrupt::received(), progress,
-                               "the product '" + options_.output + "' stays incomplete; " + recorded +
-                                   " recorded in '" + journal_file_ + "'");
+  throw interrupt::Interrupted(
+      interrupt::received(), progress,
+      "the product '" + options_.output + "' stays incomplete; " + recorded + " recorded in '" + journal_file_ + "'");
 }
 
 void Lifecycle::finished() {
@@ -90,8 +92,8 @@ void Lifecycle::print_summary(const std::string& header, const std::string& row,
   std::vector<int> offsets(lengths.size() + 1, 0);
   for (std::size_t r = 0; r < lengths.size(); ++r) offsets[r + 1] = offsets[r] + lengths[r];
   std::vector<char> all(static_cast<std::size_t>(root() ? offsets.back() : 0));
-  AS_MPI_TRY(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-                         comm()));
+  AS_MPI_TRY(
+      MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, comm()));
   if (!root()) return;
   std::fputs(header.c_str(), out);
   std::fwrite(all.data(), 1, all.size(), out);

@@ -146,11 +146,11 @@ TEST(PeriodBackend, AbsurdValuesGiveFiniteResultsOrAStatus) {
     }
     block.append(id, t, y, e);
   };
-  object(1, 1, 1, 0.05);       // ordinary
-  object(2, 1, 1e300, 0.05);   // 1e300 fluxes
-  object(3, 1, 1, 1e300);      // 1e300 errors
-  object(4, 1, 1, 1e-300);     // 1e-300 errors
-  object(5, 1, 1e300, 1e300);  // both
+  object(1, 1, 1, 0.05);         // ordinary
+  object(2, 1, 1e300, 0.05);     // 1e300 fluxes
+  object(3, 1, 1, 1e300);        // 1e300 errors
+  object(4, 1, 1, 1e-300);       // 1e-300 errors
+  object(5, 1, 1e300, 1e300);    // both
   object(6, 1, 1, 0.05, 1e300);  // one time of 1e300 days
   object(7, 1e300, 1, 0.05);     // times in units of 1e300 days
   for (Normalization n : {Normalization::standard, Normalization::psd})
