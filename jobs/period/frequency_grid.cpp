@@ -76,8 +76,8 @@ FrequencyGrid make_frequency_grid(const GridRequest& r, const io::CatalogIndex& 
   const double n_wanted = (*fmax - *fmin) / df + 1;
   AS_EXPECTS(n_wanted <= max_automatic_frequencies, InputError,
              "the automatic grid would have " + num(n_wanted) + " frequencies because object " +
-                 std::to_string(index.ids[longest_object]) + " spans " + num(longest) + " days (t = " +
-                 num(index.t_min[longest_object]) + " to " + num(index.t_max[longest_object]) + ")",
+                 std::to_string(index.ids[longest_object]) + " spans " + num(longest) +
+                 " days (t = " + num(index.t_min[longest_object]) + " to " + num(index.t_max[longest_object]) + ")",
              "check that object's times (days, one zero point per object), or give the grid with --fmin, --fmax "
              "and --n-freq");
   g.f0 = *fmin;

@@ -323,8 +323,7 @@ void h5_catalog_fixtures(const std::string& dir) {
   write_bytes(dir + "/truncated.h5", bytes.substr(0, bytes.size() / 2));
   std::string damaged = bytes;  // the superblock intact, the object headers after it overwritten
   Lcg noise;
-  for (std::size_t i = 96; i < std::min<std::size_t>(damaged.size(), 4096); ++i)
-    damaged[i] = random_byte(noise);
+  for (std::size_t i = 96; i < std::min<std::size_t>(damaged.size(), 4096); ++i) damaged[i] = random_byte(noise);
   write_bytes(dir + "/damaged.h5", damaged);
   write_bytes(dir + "/empty.h5", "");
 }
