@@ -86,7 +86,7 @@ double astropy_pairs_per_s(const Workload& w, Model model, double seconds, const
                 "python3 %s/bench_astropy.py --input %s --fmin %.17g --fmax %.17g --n-freq %llu --model %s "
                 "--max-seconds %g 2>/dev/null",
                 tools.c_str(), w.csv.c_str(), w.grid.f0, w.grid.f0 + w.grid.df * static_cast<double>(w.grid.n),
-                static_cast<unsigned long long>(w.grid.n), period::name_of(model), seconds);
+                static_cast<unsigned long long>(w.grid.n), period::to_string(model), seconds);
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd, "r"), pclose);
   if (!pipe) return std::nan("");
   std::string out;
@@ -149,7 +149,7 @@ void run_targets(period::PeriodBackend& backend, const std::vector<Workload>& wo
     const Timing t = time_search(backend, w, c, repeat, row.periodograms);
     const double pairs = static_cast<double>(w.block.t.size()) * static_cast<double>(w.grid.n);
     std::printf("%-34s %-12s %-5s %5s %9zu %10llu %11.3f %13.4g %11.3f %13.4g\n", w.name.c_str(),
-                period::name_of(row.model), period::name_of(row.precision), row.periodograms ? "yes" : "no",
+                period::to_string(row.model), period::to_string(row.precision), row.periodograms ? "yes" : "no",
                 w.block.t.size(), static_cast<unsigned long long>(w.grid.n), t.kernel * 1e3, pairs / t.kernel,
                 t.end_to_end * 1e3, pairs / t.end_to_end);
     if (const auto profile = backend.last_host_profile(); !profile.empty())
@@ -227,8 +227,8 @@ int main(int argc, char** argv) {
           period::search_block(*backend, w.block, c, results, nullptr);
           best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
-        std::printf("%-34s %-12s %-5s %9zu %10llu %12.4f %14.4g %9.1f\n", w.name.c_str(), period::name_of(model),
-                    period::name_of(precision), w.block.t.size(), static_cast<unsigned long long>(w.grid.n), best,
+        std::printf("%-34s %-12s %-5s %9zu %10llu %12.4f %14.4g %9.1f\n", w.name.c_str(), period::to_string(model),
+                    period::to_string(precision), w.block.t.size(), static_cast<unsigned long long>(w.grid.n), best,
                     pairs / best, (pairs / best) / astropy);
         std::fflush(stdout);
       }

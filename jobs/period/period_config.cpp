@@ -24,9 +24,9 @@ Precision parse_precision(const std::string& s) {
   throw UsageError("unknown --precision '" + s + "'", "use fp32 or fp64");
 }
 
-const char* name_of(Model m) { return m == Model::standard ? "standard" : "generalized"; }
-const char* name_of(Precision p) { return p == Precision::fp32 ? "fp32" : "fp64"; }
-const char* name_of(Normalization n) {
+const char* to_string(Model m) { return m == Model::standard ? "standard" : "generalized"; }
+const char* to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "fp64"; }
+const char* to_string(Normalization n) {
   switch (n) {
     case Normalization::standard: return "standard";
     case Normalization::model: return "model";

@@ -18,9 +18,9 @@ enum class Precision { fp32, fp64 };
 Model parse_model(const std::string& s);
 Normalization parse_normalization(const std::string& s);
 Precision parse_precision(const std::string& s);
-const char* name_of(Model m);
-const char* name_of(Normalization n);
-const char* name_of(Precision p);
+const char* to_string(Model m);
+const char* to_string(Normalization n);
+const char* to_string(Precision p);
 
 /// Uniform grid of cyclic frequencies (1/day): f_k = f0 + k * df, k = 0 .. n-1.
 struct FrequencyGrid {

@@ -108,8 +108,8 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   std::snprintf(line, sizeof line,
                 "%llu objects, grid %.8g..%.8g 1/d (N_f = %llu), %s %s %s, %zu work units on %d ranks, backend %s",
                 static_cast<unsigned long long>(n_objects), config.grid.f0, config.grid.last(),
-                static_cast<unsigned long long>(config.grid.n), name_of(config.model), name_of(config.precision),
-                name_of(config.normalization), units.size(), run.size(), backend->describe().c_str());
+                static_cast<unsigned long long>(config.grid.n), to_string(config.model), to_string(config.precision),
+                to_string(config.normalization), units.size(), run.size(), backend->describe().c_str());
   run.log(line);
 
   std::optional<PeriodProduct> product;

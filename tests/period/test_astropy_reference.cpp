@@ -74,12 +74,12 @@ TEST(AstropyReference, BestPeriodsAndFapOfAllSdssObjects) {
       search_block(*backend, block, c, results, nullptr);
       std::size_t i = 0;
       for (const auto& row : rows) {
-        if (row.at("model") != name_of(model)) continue;
+        if (row.at("model") != to_string(model)) continue;
         const auto& r = results[i++];
         ASSERT_EQ(std::to_string(r.id), row.at("id"));
         EXPECT_EQ(r.n_points, std::stoul(row.at("n_points")));
         EXPECT_EQ(r.best_frequency, grid.at(std::stoull(row.at("best_k"))))
-            << "object " << r.id << " " << name_of(model) << " " << name_of(precision);
+            << "object " << r.id << " " << to_string(model) << " " << to_string(precision);
         const double tol = precision == Precision::fp64 ? power_tolerance : 1e-4;
         EXPECT_NEAR(r.best_power, std::stod(row.at("best_power")), tol * std::stod(row.at("best_power")));
         const double fap = std::stod(row.at("fap_baluev"));

@@ -60,7 +60,7 @@ TEST_P(KernelSizes, Fp64MatchesReferenceTo1e9RelativeOfPeak) {
     double scale = 0;
     // Start off a panel boundary and span several panels.
     const double err = max_abs_error<double>(s, grid, model, Normalization::standard, 1234, 2100, &scale);
-    EXPECT_LE(err, 1e-9 * scale) << "n=" << GetParam() << " model=" << name_of(model);
+    EXPECT_LE(err, 1e-9 * scale) << "n=" << GetParam() << " model=" << to_string(model);
   }
 }
 
@@ -73,7 +73,7 @@ TEST_P(KernelSizes, Fp32MatchesReference) {
     const auto s = prepare_series(data.t, data.y, data.dy, model);
     double scale = 0;
     const double err = max_abs_error<float>(s, grid, model, Normalization::standard, 777, 2100, &scale);
-    EXPECT_LE(err, tolerance * scale) << "n=" << GetParam() << " model=" << name_of(model);
+    EXPECT_LE(err, tolerance * scale) << "n=" << GetParam() << " model=" << to_string(model);
   }
 }
 
@@ -88,7 +88,7 @@ TEST(LombScargleCpu, EveryNormalisationMatchesReference) {
       const auto s = prepare_series(data.t, data.y, data.dy, model);
       double scale = 0;
       const double err = max_abs_error<double>(s, grid, model, norm, 0, 1500, &scale);
-      EXPECT_LE(err, 1e-9 * scale) << name_of(model) << " " << name_of(norm);
+      EXPECT_LE(err, 1e-9 * scale) << to_string(model) << " " << to_string(norm);
     }
 }
 

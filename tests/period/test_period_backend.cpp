@@ -35,7 +35,7 @@ TEST(PeriodBackend, Ida243GivesTheLightCurvePeriod) {
   for (Model model : {Model::standard, Model::generalized})
     for (Precision p : {Precision::fp64, Precision::fp32}) {
       const auto r = run(block, paper_grid(model, p));
-      EXPECT_NEAR(r[0].best_period * 24, 2.317, 0.0005) << name_of(model) << " " << name_of(p);
+      EXPECT_NEAR(r[0].best_period * 24, 2.317, 0.0005) << to_string(model) << " " << to_string(p);
       EXPECT_EQ(r[0].status, 0u);
       EXPECT_EQ(r[0].n_points, 29u);
     }
@@ -159,7 +159,7 @@ TEST(PeriodBackend, AbsurdValuesGiveFiniteResultsOrAStatus) {
       c.grid = {0.5, 23.5 / 1e3, 1000};
       c.normalization = n;
       const auto r = run(block, c);
-      const std::string what = std::string(name_of(n)) + " " + name_of(p);
+      const std::string what = std::string(to_string(n)) + " " + to_string(p);
       for (const auto& o : r) {
         const bool finite = std::isfinite(o.best_frequency) && std::isfinite(o.best_power) && o.best_power > 0;
         EXPECT_TRUE(finite || (o.status & (status_time_span_out_of_range | status_power_out_of_range)))

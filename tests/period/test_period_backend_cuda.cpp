@@ -120,7 +120,7 @@ void compare(const io::LightCurveBlock& block, const PeriodConfig& c, const std:
              std::uint64_t device_budget = 0) {
   const auto cpu = run(BackendKind::cpu, block, c, rows);
   const auto gpu = run(BackendKind::cuda, block, c, rows, device_budget);
-  expect_same(cpu, gpu, c, what + " " + name_of(c.model) + " " + name_of(c.precision) + " " + name_of(c.normalization));
+  expect_same(cpu, gpu, c, what + " " + to_string(c.model) + " " + to_string(c.precision) + " " + to_string(c.normalization));
 }
 
 TEST_F(CudaBackend, RealCatalogsInEveryModelAndPrecision) {
