@@ -201,6 +201,8 @@ int main(int argc, char** argv) {
   BackendOptions options;
   options.kind = parse_backend(backend_name);
   options.threads = threads;
+  // The job's default buffer budget, so the end-to-end figures are what a run gets.
+  options.host_memory_budget = static_cast<std::uint64_t>(period::default_buffer_budget_mb * 1024 * 1024);
   auto backend = period::make_period_backend(options);
   std::printf("# astrosweep_bench_period --suite %s, backend %s, best of %d\n", suite.c_str(),
               backend->describe().c_str(), repeat);

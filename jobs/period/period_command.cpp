@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/job.hpp"
 #include "core/mpi.hpp"
+#include "period_backend.hpp"
 #include "period_job.hpp"
 #include "run/common_options.hpp"
 
@@ -61,7 +62,7 @@ po::options_description period_options() {
       .add(peaks)
       .add(model)
       .add(grid)
-      .add(run::run_options({"periodogram buffers", 1024}))
+      .add(run::run_options({"periodogram buffers", default_buffer_budget_mb}))
       .add(more);
   return all;
 }

@@ -118,7 +118,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   } else {
     product.emplace(options.output, comm, n_objects, config, prov);
   }
-  ProgressReporter progress(n_objects - resume.objects_done, "objects", total_work, "pairs", options.progress_interval);
+  ProgressReporter progress("period", n_objects - resume.objects_done, "objects", total_work, "pairs", options.progress_interval);
   RankStats stats;
   std::vector<ObjectResult> sample;  // the first objects, for the result table
   std::uint64_t units_finished = 0, objects_finished = 0;

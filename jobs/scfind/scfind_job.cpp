@@ -403,6 +403,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   if (summarise) {
     run.log(format_text("mask %" PRIu64 " voxels; read %.2f s, smooth-and-clip %.2f s, write %.2f s, total %.2f s",
                         summary.mask_voxels, read_seconds, smooth_seconds, write_seconds, seconds_since(t_start)));
+  }
+  if (talk) {  // where the results are, as period says it, with --quiet too
     run.log(format_text("product %s%s%s", options.output.c_str(), options.fits_mask.empty() ? "" : ", FITS mask ",
                         options.fits_mask.c_str()));
   }

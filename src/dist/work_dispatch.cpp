@@ -21,9 +21,10 @@ std::string hms(double seconds) {
 }
 }  // namespace
 
-ProgressReporter::ProgressReporter(std::uint64_t total_items, std::string item_name, double total_work,
-                                   std::string work_name, double interval_seconds)
-    : total_items_(total_items),
+ProgressReporter::ProgressReporter(std::string job, std::uint64_t total_items, std::string item_name,
+                                   double total_work, std::string work_name, double interval_seconds)
+    : job_(std::move(job)),
+      total_items_(total_items),
       item_name_(std::move(item_name)),
       total_work_(total_work),
       work_name_(std::move(work_name)),
@@ -42,7 +43,8 @@ void ProgressReporter::print_line(bool final) {
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double rate = elapsed > 0 ? work_ / elapsed : 0;
   const double eta = rate > 0 ? (total_work_ - work_) / rate : -1;
-  std::fprintf(stderr, "[astrosweep] %s%llu/%llu %s (%.1f%%), %.3g %s/s, %.3g %s/s, %s %s\n", final ? "done: " : "",
+  std::fprintf(stderr, "[astrosweep] %s: %s%llu/%llu %s (%.1f%%), %.3g %s/s, %.3g %s/s, %s %s\n", job_.c_str(),
+               final ? "done: " : "",
                static_cast<unsigned long long>(items_), static_cast<unsigned long long>(total_items_),
                item_name_.c_str(),
                total_items_ ? 100.0 * static_cast<double>(items_) / static_cast<double>(total_items_) : 100.0,

@@ -30,16 +30,18 @@ struct UnitReport {
   int signal = 0;  ///< the stop signal this rank received (interrupt::received()), 0 if none
 };
 
-/// Progress lines on stderr: items done, rate, ETA; at most one per interval. The job names its
-/// items and its work ("objects", "pairs"): "12/40 objects (30.0%), 3.1 objects/s, 2e+08 pairs/s".
+/// Progress lines on stderr: items done, rate, ETA; at most one per interval. The job names itself,
+/// its items and its work ("period", "objects", "pairs"):
+/// "[astrosweep] period: 12/40 objects (30.0%), 3.1 objects/s, 2e+08 pairs/s, ETA 0:00:09".
 class ProgressReporter {
  public:
-  ProgressReporter(std::uint64_t total_items, std::string item_name, double total_work, std::string work_name,
-                   double interval_seconds);
+  ProgressReporter(std::string job, std::uint64_t total_items, std::string item_name, double total_work,
+                   std::string work_name, double interval_seconds);
   void record(const UnitReport& report);
   void print_line(bool final);
 
  private:
+  std::string job_;
   std::uint64_t total_items_;
   std::string item_name_;
   double total_work_;
