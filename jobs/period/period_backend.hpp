@@ -58,7 +58,7 @@ class PeriodBackend {
 
 /// The period job's --memory-budget-mb when none is given, MiB: periodogram buffers of that size
 /// let the GPU backend copy one pass's periodograms while the next pass computes (measured on an
-/// H200: 0, one buffer for the whole block, is 19-24 % slower end to end with periodograms).
+/// H200: 0, one buffer for the whole block, is 14-24 % slower end to end with periodograms).
 inline constexpr double default_buffer_budget_mb = 1024;
 
 /// Bytes of periodogram buffers a backend holds at once: the rank's host memory budget, where 0
