@@ -17,7 +17,7 @@ for arg in "$@"; do
   esac
 done
 
-packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
+packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev libfftw3-dev
           hdf5-tools libboost-program-options-dev libgtest-dev libcfitsio-dev)
 ((with_clang)) && packages+=(clang libomp-dev)
 
