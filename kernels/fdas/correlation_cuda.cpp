@@ -1,0 +1,167 @@
+#include "correlation_cuda.hpp"
+
+#include <cufft.h>
+#include <vector_functions.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/error.hpp"
+#include "correlation_launch.hpp"
+#include "cuda_memory.hpp"
+
+namespace astrosweep::fdas::kernels {
+
+namespace {
+
+const char* cufft_text(cufftResult r) {
+  switch (r) {
+    case CUFFT_SUCCESS: return "success";
+    case CUFFT_INVALID_PLAN: return "invalid plan";
+    case CUFFT_ALLOC_FAILED: return "allocation failed";
+    case CUFFT_INVALID_VALUE: return "invalid value";
+    case CUFFT_INTERNAL_ERROR: return "internal error";
+    case CUFFT_EXEC_FAILED: return "execution failed";
+    case CUFFT_SETUP_FAILED: return "setup failed";
+    case CUFFT_INVALID_SIZE: return "invalid size";
+    default: return "error";
+  }
+}
+
+void cufft_try(cufftResult r, const char* what) {
+  AS_EXPECTS(r == CUFFT_SUCCESS, RuntimeError, std::string("cuFFT: ") + what + ": " + cufft_text(r),
+             "the GPU may be out of memory: lower --gpu-memory-mb or run fewer ranks per GPU");
+}
+
+/// A batched complex-to-complex cuFFT plan of `batch` transforms of length n, bound to a stream.
+class CufftPlan {
+ public:
+  CufftPlan(std::size_t n, std::size_t batch, cudaStream_t stream) : n_(n), batch_(batch) {
+    int length = static_cast<int>(n);
+    cufft_try(
+        cufftPlanMany(&plan_, 1, &length, nullptr, 1, length, nullptr, 1, length, CUFFT_C2C, static_cast<int>(batch)),
+        "planning a batched transform");
+    cufft_try(cufftSetStream(plan_, stream), "binding a plan to its stream");
+  }
+  ~CufftPlan() { cufftDestroy(plan_); }
+  CufftPlan(const CufftPlan&) = delete;
+  CufftPlan& operator=(const CufftPlan&) = delete;
+  void run(float2* in, float2* out, int direction) const {
+    cufft_try(cufftExecC2C(plan_, in, out, direction), "executing a transform");
+  }
+  [[nodiscard]] bool fits(std::size_t n, std::size_t batch) const noexcept { return n == n_ && batch == batch_; }
+
+ private:
+  cufftHandle plan_ = 0;
+  std::size_t n_, batch_;
+};
+
+}  // namespace
+
+struct CudaCorrelator::State {
+  CorrelationLayout layout;
+  std::size_t n_templates = 0;
+  std::size_t budget = 0;
+  cuda::Stream stream;
+  cuda::Event start, stop;
+  cuda::DeviceMemory kernels;  // n_templates × L spectra
+  cuda::DeviceMemory bins, norm, inputs, products, plane;
+  std::unique_ptr<CufftPlan> forward, inverse;
+};
+
+CudaCorrelator::CudaCorrelator(const CorrelationLayout& layout,
+                               const std::vector<std::vector<std::complex<double>>>& taps, std::size_t device_budget)
+    : state_(std::make_unique<State>()) {
+  layout.check();
+  State& s = *state_;
+  s.layout = layout;
+  s.n_templates = taps.size();
+  s.budget = device_budget != 0 ? device_budget : std::size_t{1} << 30;
+  // The spectra in double on the host (FFTW), then rounded: the kernels carry no FFT error of
+  // their own into the float plane.
+  const KernelSpectra<double> spectra = transform_kernels<double>(taps, layout.fft_length);
+  std::vector<float2> rounded(spectra.values.size());
+  for (std::size_t i = 0; i < rounded.size(); ++i)
+    rounded[i] =
+        make_float2(static_cast<float>(spectra.values[i].real()), static_cast<float>(spectra.values[i].imag()));
+  s.kernels.reserve(rounded.size() * sizeof(float2));
+  AS_CUDA_TRY(cudaMemcpyAsync(s.kernels.as<float2>(), rounded.data(), rounded.size() * sizeof(float2),
+                              cudaMemcpyHostToDevice, s.stream.get()));
+  s.stream.synchronize();
+}
+
+CudaCorrelator::~CudaCorrelator() = default;
+
+PowerPlane CudaCorrelator::correlate(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
+                                     bool block_normalise) {
+  State& s = *state_;
+  const CorrelationLayout& layout = s.layout;
+  AS_EXPECTS(r_lo <= r_hi, UsageError, "empty or reversed bin range for the correlation");
+  SegmentGeometry g{layout.fft_length,  static_cast<std::size_t>(layout.numbetween),
+                    layout.half_width,  layout.useful_outputs(),
+                    layout.step_bins(), (layout.fft_length - 1) / static_cast<std::size_t>(layout.numbetween) + 1};
+  PowerPlane plane;
+  plane.n_z = s.n_templates;
+  plane.n_r = (r_hi - r_lo) * g.numbetween;
+  plane.first_bin = r_lo;
+  plane.numbetween = layout.numbetween;
+  plane.power.assign(plane.n_z * plane.n_r, 0.0F);
+  if (plane.n_r == 0 || plane.n_z == 0) return plane;
+  const std::size_t segments = (plane.n_r + g.useful - 1) / g.useful;
+
+  // The bins every segment reads, zero outside the spectrum, and each segment's normalisation.
+  const std::size_t n_bins = (segments - 1) * g.step + g.in_bins;
+  const auto first = static_cast<std::ptrdiff_t>(r_lo) - static_cast<std::ptrdiff_t>(g.half_width);
+  std::vector<std::complex<float>> bins(n_bins);
+  for (std::size_t k = 0; k < n_bins; ++k) {
+    const std::ptrdiff_t bin = first + static_cast<std::ptrdiff_t>(k);
+    if (bin >= 0 && static_cast<std::size_t>(bin) < spectrum.size()) bins[k] = spectrum[static_cast<std::size_t>(bin)];
+  }
+  std::vector<float> norm(segments, 1.0F);
+  if (block_normalise)
+    for (std::size_t seg = 0; seg < segments; ++seg)
+      norm[seg] = block_normalisation(std::span<const std::complex<float>>(bins).subspan(seg * g.step, g.in_bins));
+
+  // Templates per inverse batch: as many as the budget holds beside the inputs.
+  const std::size_t per_template = segments * g.fft_length * sizeof(float2);
+  const std::size_t chunk =
+      std::clamp<std::size_t>(s.budget / std::max<std::size_t>(per_template, 1), 1, s.n_templates);
+
+  const cudaStream_t stream = s.stream.get();
+  s.bins.reserve(n_bins * sizeof(float2));
+  s.norm.reserve(segments * sizeof(float));
+  s.inputs.reserve(per_template);
+  s.products.reserve(chunk * per_template);
+  s.plane.reserve(plane.power.size() * sizeof(float));
+  if (!s.forward || !s.forward->fits(g.fft_length, segments))
+    s.forward = std::make_unique<CufftPlan>(g.fft_length, segments, stream);
+  if (!s.inverse || !s.inverse->fits(g.fft_length, segments * chunk))
+    s.inverse = std::make_unique<CufftPlan>(g.fft_length, segments * chunk, stream);
+
+  s.start.record(s.stream);
+  AS_CUDA_TRY(
+      cudaMemcpyAsync(s.bins.as<float2>(), bins.data(), n_bins * sizeof(float2), cudaMemcpyHostToDevice, stream));
+  AS_CUDA_TRY(
+      cudaMemcpyAsync(s.norm.as<float>(), norm.data(), segments * sizeof(float), cudaMemcpyHostToDevice, stream));
+  launch_spread(s.bins.as<float2>(), s.norm.as<float>(), s.inputs.as<float2>(), segments, g, stream);
+  s.forward->run(s.inputs.as<float2>(), s.inputs.as<float2>(), CUFFT_FORWARD);
+  const float scale = 1.0F / (static_cast<float>(g.fft_length) * static_cast<float>(g.fft_length));
+  for (std::size_t t0 = 0; t0 < s.n_templates; t0 += chunk) {
+    const std::size_t n_t = std::min(chunk, s.n_templates - t0);
+    launch_multiply(s.inputs.as<float2>(), s.kernels.as<float2>() + t0 * g.fft_length, s.products.as<float2>(), n_t,
+                    segments, g.fft_length, stream);
+    // A short last chunk runs through the full-size plan: the extra transforms read stale
+    // products and their output is never extracted.
+    s.inverse->run(s.products.as<float2>(), s.products.as<float2>(), CUFFT_INVERSE);
+    launch_extract_power(s.products.as<float2>(), s.plane.as<float>() + t0 * plane.n_r, n_t, segments, plane.n_r, scale,
+                         g, stream);
+  }
+  s.stop.record(s.stream);
+  AS_CUDA_TRY(cudaMemcpyAsync(plane.power.data(), s.plane.as<float>(), plane.power.size() * sizeof(float),
+                              cudaMemcpyDeviceToHost, stream));
+  s.stream.synchronize();
+  last_ms_ = s.stop.since(s.start);
+  return plane;
+}
+
+}  // namespace astrosweep::fdas::kernels

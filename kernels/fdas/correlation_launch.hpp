@@ -1,0 +1,32 @@
+#pragma once
+// Launchers of the correlation kernels (correlation.cu), for the host driver correlation_cuda.cpp.
+// Complex values are float2 (cuFFT's cufftComplex); every launcher takes its stream last.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace astrosweep::fdas::kernels {
+
+struct SegmentGeometry {
+  std::size_t fft_length;  ///< L
+  std::size_t numbetween;  ///< b
+  std::size_t half_width;  ///< m
+  std::size_t useful;      ///< U
+  std::size_t step;        ///< U / b bins
+  std::size_t in_bins;     ///< bins a segment reads: (L − 1) / b + 1
+};
+
+/// inputs[s][b·k] = bins[s·step + k] · norm[s] for k < in_bins, zero elsewhere (s < segments).
+void launch_spread(const float2* bins, const float* norm, float2* inputs, std::size_t segments,
+                   const SegmentGeometry& g, cudaStream_t stream);
+
+/// products[t][s][j] = inputs[s][j] · kernels[t][j] for t < templates, s < segments, j < L.
+void launch_multiply(const float2* inputs, const float2* kernels, float2* products, std::size_t templates,
+                     std::size_t segments, std::size_t fft_length, cudaStream_t stream);
+
+/// plane[t][s·U + j] = |products[t][s][b·m + j]|² · scale for the columns < n_r.
+void launch_extract_power(const float2* products, float* plane, std::size_t templates, std::size_t segments,
+                          std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream);
+
+}  // namespace astrosweep::fdas::kernels
