@@ -128,9 +128,9 @@ TEST(AcrossDm, DuplicatesGroupWithinRErr) {
                         input(13, 1001.0, {20, 10}), input(11, 1500, {30, 20})})
     list.push_back(prepare_for_sifting(s));
   Rejected rejected;
-  // 999.8 starts a run with 1000.3 and 1000.8 (< 1.1 away); its best (DM 11) then takes 1001.0
-  // too (1.2 from 999.8, so it is not in the first run: 999.8 itself is the best and the scan
-  // restarts from it and stops).
+  // Sorted by r: 999.8 starts a run with 1000.3 and 1000.8 (< 1.1 away, measured from the run's
+  // first, not chained); 999.8 is its best and takes their hits. The scan restarts from it: 1001.0
+  // is 1.2 away and stays a separate candidate, as does 1500.
   EXPECT_EQ(remove_duplicate_candidates(list, 1.1, &rejected), 2u);
   ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0].input.r, 999.8);  // the highest sigma first
