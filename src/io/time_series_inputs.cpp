@@ -1,8 +1,8 @@
 #include "io/time_series_inputs.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <set>
 
@@ -109,10 +109,11 @@ std::vector<std::string> list_directory(const std::string& dir, TimeSeriesFormat
   return found;
 }
 
+// The shortest text that reads back as the same double: two different tsamps never look equal.
 std::string seconds(double tsamp) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.17g", tsamp);
-  return text;
+  const auto end = std::to_chars(text, text + sizeof text, tsamp).ptr;
+  return {text, end};
 }
 
 bool same_tsamp(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
@@ -131,7 +132,21 @@ bool looks_like_time_series(const std::vector<std::string>& paths) {
     return false;
   }
   const auto ext = extension(first);
-  return ext == ".tim" || ext == ".dat" || ext == ".inf" || starts_like_sigproc(first);
+  if (ext == ".dat") {
+    // Light curves are sometimes named .dat too: a .dat is PRESTO's when its .inf is beside it or
+    // its first bytes are not text (float32 samples hold control bytes; a CSV does not).
+    if (fs::exists(fs::path(first).replace_extension(".inf"), ec)) return true;
+    try {
+      const auto head = read_file_range(first, 0, std::min<std::uint64_t>(512, input_file_size(first)));
+      return std::any_of(head.begin(), head.end(), [](std::byte b) {
+        const auto c = std::to_integer<unsigned char>(b);
+        return c < 32 && c != '\n' && c != '\r' && c != '\t';
+      });
+    } catch (const InputError&) {
+      return false;  // unreadable: the reader of the format chosen says so
+    }
+  }
+  return ext == ".tim" || ext == ".inf" || starts_like_sigproc(first);
 }
 
 TimeSeriesInputs list_time_series_inputs(const std::vector<std::string>& inputs, TimeSeriesFormat format) {

@@ -47,7 +47,8 @@ struct TimeSeriesInputs {
 };
 
 /// True when the arguments (after @LIST expansion) look like time series rather than light
-/// curves: the first names a .tim, .dat or .inf file, a SIGPROC file by content, or a directory
+/// curves: the first names a .tim or .inf file, a SIGPROC file by content, a .dat with its .inf
+/// beside it or whose first bytes are not text (a CSV named .dat stays a CSV), or a directory
 /// holding .tim or .dat files. For convert's automatic format.
 bool looks_like_time_series(const std::vector<std::string>& paths);
 
