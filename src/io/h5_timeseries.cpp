@@ -56,6 +56,7 @@ H5TimeSeriesWriter::~H5TimeSeriesWriter() {
 
 std::uint64_t H5TimeSeriesWriter::append(const SeriesInfo& info, std::span<const float> samples) {
   AS_ASSERT(!finished_);
+  AS_ASSERT(!samples.empty());  // a series has samples (the listing refuses empty ones; the reader too)
   // The samples first: a failure there leaves /series one row shorter, never pointing past /samples.
   const std::uint64_t offset = h5::append_rows(x_.get(), H5T_NATIVE_FLOAT, samples.size(), samples.data());
   AS_ASSERT(offset == n_rows_);
