@@ -1,6 +1,7 @@
 #pragma once
-// `astrosweep convert`: CSV or FITS light curves -> one HDF5 catalog (the input that scales). One
-// process; registered as the job `convert` (jobs::convert(), core/job.hpp).
+// `astrosweep convert`: CSV or FITS light curves -> one HDF5 catalog, or SIGPROC/PRESTO time series
+// -> one HDF5 time-series batch (the inputs that scale). One process; registered as the job
+// `convert` (jobs::convert(), core/job.hpp).
 
 #include <mpi.h>
 

@@ -61,17 +61,22 @@ bool ends_with(const std::string& path, std::initializer_list<const char*> suffi
 
 }  // namespace
 
-ResolvedInputs resolve_inputs(const CatalogOptions& options) {
-  AS_EXPECTS(!options.inputs.empty(), UsageError, "no input given", "pass --input PATH (see --help)");
-  ResolvedInputs r{{}, options.format};
-  for (const auto& in : options.inputs) {
+std::vector<std::string> expand_input_lists(const std::vector<std::string>& inputs) {
+  std::vector<std::string> paths;
+  for (const auto& in : inputs) {
     if (!in.empty() && in.front() == '@') {
       auto listed = read_list_file(in.substr(1));
-      r.paths.insert(r.paths.end(), listed.begin(), listed.end());
+      paths.insert(paths.end(), listed.begin(), listed.end());
     } else {
-      r.paths.push_back(in);
+      paths.push_back(in);
     }
   }
+  return paths;
+}
+
+ResolvedInputs resolve_inputs(const CatalogOptions& options) {
+  AS_EXPECTS(!options.inputs.empty(), UsageError, "no input given", "pass --input PATH (see --help)");
+  ResolvedInputs r{expand_input_lists(options.inputs), options.format};
   for (const auto& p : r.paths) {
     std::error_code ec;
     AS_EXPECTS(std::filesystem::exists(p, ec), InputError, "input '" + p + "' does not exist",

@@ -28,6 +28,11 @@ struct CatalogOptions {
   std::string time_reference;  ///< overrides/sets the time reference label (CSV has none)
 };
 
+/// The arguments with each "@LIST" replaced by the paths it names (one per line; blank lines and
+/// lines starting with '#' skipped; relative paths relative to the list's directory). Throws
+/// InputError for a list that cannot be read or names no files.
+std::vector<std::string> expand_input_lists(const std::vector<std::string>& inputs);
+
 /// Resolves "@list" arguments and the format; throws InputError / UsageError.
 struct ResolvedInputs {
   std::vector<std::string> paths;

@@ -242,6 +242,30 @@ Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const 
   return create_with(loc, name, type, d, dcpl.get());
 }
 
+Id create_growing_dataset(hid_t loc, const std::string& name, hid_t type, std::uint64_t chunk_rows) {
+  Id dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  const hsize_t chunk = std::max<hsize_t>(chunk_rows, 1);
+  check(H5Pset_chunk(dcpl.get(), 1, &chunk), "H5Pset_chunk");
+  check(H5Pset_obj_track_times(dcpl.get(), false), "H5Pset_obj_track_times");
+  check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
+  const hsize_t zero = 0, unlimited = H5S_UNLIMITED;
+  Id space(H5Screate_simple(1, &zero, &unlimited));
+  hid_t id = H5Dcreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT);
+  if (id < 0) throw OutputError("cannot create dataset '" + name + "' (disk full or file not writable?)");
+  return Id(id);
+}
+
+std::uint64_t append_rows(hid_t dataset, hid_t type, std::uint64_t n_rows, const void* data) {
+  const auto d = dims(dataset);
+  AS_ASSERT(d.size() == 1);
+  const hsize_t grown = d[0] + n_rows;
+  errno = 0;
+  if (H5Dset_extent(dataset, &grown) < 0)
+    throw OutputError("writing '" + name_of(dataset) + "' failed" + system_reason(errno), write_hint);
+  write_hyperslab(dataset, type, {d[0]}, {n_rows}, data);
+  return d[0];
+}
+
 Id open_dataset(hid_t loc, const std::string& name) {
   hid_t id = H5Dopen2(loc, name.c_str(), H5P_DEFAULT);
   if (id < 0) throw InputError(name_of(loc) + ": HDF5 dataset '" + name + "' is missing");

@@ -68,6 +68,13 @@ Id create_dataset(hid_t loc, const std::string& name, hid_t type, const std::vec
 /// opened through MPI-IO.
 Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& dims,
                           const std::vector<std::uint64_t>& chunk_dims);
+/// A one-dimensional dataset that grows (unlimited extent, chunks of `chunk_rows`), created empty,
+/// for a file written as its rows arrive (a serial file only). Storage is allocated as rows are
+/// appended; no timestamps.
+Id create_growing_dataset(hid_t loc, const std::string& name, hid_t type, std::uint64_t chunk_rows);
+/// Appends `n_rows` rows of `type` from `data` at the end of a dataset made by
+/// create_growing_dataset; returns the first row written. Throws OutputError naming the dataset.
+std::uint64_t append_rows(hid_t dataset, hid_t type, std::uint64_t n_rows, const void* data);
 Id open_dataset(hid_t loc, const std::string& name);
 std::vector<std::uint64_t> dims(hid_t dataset);
 /// The length of a one-dimensional dataset of numbers (integers or floats: what read_rows<T>

@@ -226,6 +226,46 @@ bad_input(bad_par_empty CODE 2 MATCH "no input cube given" FILE ""
 bad_input(bad_par_unreadable AS_NOBODY CODE 3 MATCH "cannot read parameter file .*Permission denied" FILE ${pf}/unreadable.par
   COMMAND scfind --par ${pf}/unreadable.par -o @OUT@ --quiet)
 
+# --- time series (SIGPROC .tim, PRESTO .dat/.inf), through `astrosweep convert` (fdas reads them
+# with the same code: src/io/time_series_inputs.cpp). A failed conversion leaves no batch. ---
+set(ts ${bi}/timeseries)
+foreach(case "damaged_header|damaged_header.tim|damaged_header.tim': header byte 45: a keyword has a length of 2147483647 bytes"
+             "truncated_header|truncated_header.tim|truncated_header.tim': the SIGPROC header is cut short at byte [0-9]+"
+             "unknown_keyword|unknown_keyword.tim|unknown_keyword.tim': unknown SIGPROC header keyword 'signed'"
+             "truncated_data|truncated_data.tim|truncated_data.tim': truncated: nsamples = 1000 samples of 4 bytes need 4000 bytes after the header, found 2400"
+             "filterbank|filterbank.tim|filterbank.tim': nchans = 64: a filterbank, not a time series"
+             "nan|nan.tim|nan.tim': sample 37 is NaN"
+             "dat_without_inf|alone.dat|alone.dat' has no header '.*alone.inf' beside it"
+             "dat_size|short.dat|short.dat' holds 4000 bytes \\(1000 float32 samples\\), but '.*short.inf' says 1024 samples")
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 name)
+  list(GET case 1 file)
+  list(GET case 2 match)
+  bad_input(bad_ts_${name} CODE 3 MATCH "${match}" FILE ${ts}/${file} COMMAND convert -i ${ts}/${file} -o @OUT@)
+endforeach()
+bad_input(bad_ts_inf_bad_line CODE 3 MATCH "bad_line.inf:4: expected 'label = value', found 'Telescope GBT'"
+  FILE ${ts}/bad_line.inf COMMAND convert -i ${ts}/bad_line.dat -o @OUT@)
+bad_input(bad_ts_mismatched_tsamp CODE 3
+  MATCH "mixed_tsamp/b.tim' has tsamp = 0.000128 s, but '.*mixed_tsamp/a.tim' has tsamp = 6.4e-05 s"
+  FILE ${ts}/mixed_tsamp/b.tim COMMAND convert -i ${ts}/mixed_tsamp -o @OUT@)
+# The NaN is in the second series: the first was already in the batch, which is removed.
+bad_input(bad_ts_nan_in_a_batch CODE 3 MATCH "nan_batch/b.tim': sample 37 is NaN" FILE ${ts}/nan_batch/b.tim
+  COMMAND convert -i ${ts}/nan_batch -o @OUT@)
+# An empty directory: --format says what was expected (auto would look for FITS light curves).
+bad_input(bad_ts_empty_directory CODE 3 MATCH "directory '.*empty_dir' contains no time series \\(\\*.tim\\)"
+  FILE ${ts}/empty_dir COMMAND convert --format tim -i ${ts}/empty_dir -o @OUT@)
+# The good inputs convert: a directory of .tim files, and a PRESTO pair given by its .inf.
+foreach(case "tim_directory|${ts}/good|2 series, 2048 samples" "presto_pair|${ts}/good_presto.inf|1 series, 1024 samples")
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 name)
+  list(GET case 1 input)
+  list(GET case 2 expect)
+  add_test(NAME convert_ts_${name} COMMAND $<TARGET_FILE:astrosweep> convert -i ${input} -o ${bo}/convert_ts_${name}.h5
+           --overwrite)
+  set_tests_properties(convert_ts_${name} PROPERTIES LABELS bad-input FIXTURES_REQUIRED bad_inputs
+                       ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" PASS_REGULAR_EXPRESSION "timeseries: .*\\(${expect}, tsamp 6.4e-05 s\\)")
+endforeach()
+
 # --- outputs: the HDF5 products and the FITS mask ---
 set(lc ${ASTROSWEEP_TEST_DATA}/lightcurves/sdss_stripe82_z.csv)
 set(cube ${k}/good.fits)

@@ -24,6 +24,7 @@
 
 #include "io/h5.hpp"
 #include "io/h5_catalog.hpp"
+#include "io/time_series_fixtures.hpp"
 
 namespace fs = std::filesystem;
 namespace h5 = astrosweep::h5;
@@ -428,6 +429,59 @@ void parameter_fixtures(const std::string& dir, const std::string& cube) {
   write_bytes(dir + "/missing_cube.par", "input.data = " + dir + "/no-such-cube.fits\n");
 }
 
+// --- time series (SIGPROC .tim, PRESTO .dat/.inf), converted by `astrosweep convert` ---
+
+void time_series_fixtures(const std::string& dir) {
+  namespace t = astrosweep::test;
+  for (const char* sub : {"good", "mixed_tsamp", "nan_batch", "empty_dir"}) fs::create_directories(dir + "/" + sub);
+  const auto samples = t::noise_series(1024, 7);
+  t::TimSpec spec;
+  t::write_file(dir + "/good/a_DM0.tim", t::tim_file(spec, samples));
+  spec.refdm = 10;
+  t::write_file(dir + "/good/b_DM10.tim", t::tim_file(spec, t::noise_series(1024, 8)));
+  const std::string good = t::tim_file({}, samples);
+  const std::string header = t::tim_header({});
+  // The length of the second keyword ("source_name" is the first) overwritten: a damaged disk block.
+  std::string damaged = good;
+  const std::size_t second = 16 + 4 + 11 + 4 + 10;  // HEADER_START, source_name and its value
+  damaged.replace(second, 4, "\xff\xff\xff\x7f");
+  write_bytes(dir + "/damaged_header.tim", damaged);
+  write_bytes(dir + "/truncated_header.tim", header.substr(0, header.size() / 2));
+  t::TimHeader unknown;
+  unknown.start().text("source_name", "J0000+0000").int32("signed", 1).float64("tsamp", 64e-6).end();
+  write_bytes(dir + "/unknown_keyword.tim", unknown.bytes() + t::tim_samples(samples, 32));
+  t::TimSpec counted;
+  counted.nsamples = 1000;
+  write_bytes(dir + "/truncated_data.tim",
+              t::tim_file(counted, samples).substr(0, t::tim_header(counted).size() + 600 * 4));
+  t::TimSpec filterbank;
+  filterbank.nchans = 64;
+  filterbank.data_type = 1;
+  write_bytes(dir + "/filterbank.tim", t::tim_file(filterbank, samples));
+  // Two series of one directory with different sampling intervals.
+  write_bytes(dir + "/mixed_tsamp/a.tim", good);
+  t::TimSpec slow;
+  slow.tsamp = 128e-6;
+  write_bytes(dir + "/mixed_tsamp/b.tim", t::tim_file(slow, samples));
+  // A NaN: alone, and in the second series of a batch (the first is already written then).
+  auto with_nan = samples;
+  with_nan[37] = std::numeric_limits<float>::quiet_NaN();
+  write_bytes(dir + "/nan.tim", t::tim_file({}, with_nan));
+  write_bytes(dir + "/nan_batch/a.tim", good);
+  write_bytes(dir + "/nan_batch/b.tim", t::tim_file({}, with_nan));
+  // PRESTO: a .dat without its .inf (samples with zeros: binary, not text), an .inf with a bad
+  // line, a .dat shorter than its .inf says.
+  auto with_zero = samples;
+  with_zero[0] = 0;
+  write_bytes(dir + "/alone.dat", t::tim_samples(with_zero, 32));
+  t::write_presto(dir + "/good_presto", {}, samples);
+  std::string inf = t::presto_inf({.n_samples = 1024}, "bad_line");
+  inf.insert(inf.find(" Object"), "Telescope GBT\n");
+  write_bytes(dir + "/bad_line.inf", inf);
+  write_bytes(dir + "/bad_line.dat", t::tim_samples(samples, 32));
+  t::write_presto(dir + "/short", {.n_samples = 1024}, std::vector<float>(samples.begin(), samples.begin() + 1000));
+}
+
 // Files nobody but their owner may read (and root: the suite runs those tests as user nobody), a
 // directory that cannot be listed, one that cannot be written to, and a directory everyone may
 // write to for the outputs of the tests run as nobody.
@@ -458,6 +512,7 @@ int fixtures(const std::string& dir) {
   h5_catalog_fixtures(dir + "/h5cat");
   cube_fixtures(dir + "/cube");
   parameter_fixtures(dir + "/par", dir + "/cube/good.fits");
+  time_series_fixtures(dir + "/timeseries");
   permission_fixtures(dir);
   std::printf("bad-input fixtures in %s\n", dir.c_str());
   return 0;

@@ -2,8 +2,9 @@
 // DIR/<target>/: small FITS light curves in the SPOC/Kepler layouts the reader takes and small
 // FITS cubes of every BITPIX with and without scaling, each with the layout of the test fixtures
 // (tests/io, tests/cli/make_fits_fixtures.cpp) but a few rows or voxels only, so the fuzzer
-// mutates headers and tables rather than bulk data; and descriptions of HDF5 catalogs for the
-// h5_catalog target.
+// mutates headers and tables rather than bulk data; descriptions of HDF5 catalogs for the
+// h5_catalog target; and SIGPROC time series of each nbits (tests/io/time_series_fixtures.hpp)
+// with 8 samples.
 #include <fitsio.h>
 
 #include <cmath>
@@ -13,6 +14,8 @@
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "io/time_series_fixtures.hpp"
 
 namespace {
 
@@ -135,7 +138,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  for (const char* target : {"fits_light_curves", "fits_cube", "h5_catalog"})
+  for (const char* target : {"fits_light_curves", "fits_cube", "h5_catalog", "sigproc_tim"})
     std::filesystem::create_directories(dir + "/" + target);
   light_curve(dir + "/fits_light_curves/tess_pdcsap_quality.fits", "TICID", 101, true, true);
   light_curve(dir + "/fits_light_curves/kepler_sap_only.fits", "KEPLERID", 757076, false, false);
@@ -150,6 +153,25 @@ int main(int argc, char** argv) {
   catalog_seed(dir + "/h5_catalog/ids_as_float32.bin", {{1, 2}, true, 0});
   // The same with a two-dimensional /objects/id: tests/fuzz/regressions/h5_catalog/ (a heap overflow).
   catalog_seed(dir + "/h5_catalog/ids_two_dimensional.bin", {{1, 1}, true, 15, 1});
+  namespace t = astrosweep::test;
+  const std::vector<float> samples{0, 1, 2, 3, 250, 251, 254, 255};
+  t::TimSpec spec;
+  spec.nsamples = 8;
+  t::write_file(dir + "/sigproc_tim/float32_nsamples.tim", t::tim_file(spec, samples));
+  spec.nsamples.reset();
+  spec.nbits = 16;
+  t::write_file(dir + "/sigproc_tim/int16.tim", t::tim_file(spec, {-32768, -1, 0, 1, 2, 3, 4, 32767}));
+  spec.nbits = 8;
+  t::write_file(dir + "/sigproc_tim/uint8.tim", t::tim_file(spec, samples));
+  // Every keyword of the table once, in another order.
+  t::TimHeader every;
+  every.start().text("rawdatafile", "obs.fil").int32("pulsarcentric", 0).int32("nbeams", 1).int32("ibeam", 1);
+  every.float64("foff", -0.5).float64("period", 0.1).float64("refrf", 1400).float64("az_start", 10);
+  every.float64("za_start", 20).text("source_name", "B0000").int32("telescope_id", 4).int32("machine_id", 0);
+  every.int32("data_type", 2).float64("src_raj", 1).float64("src_dej", 2).float64("tstart", 58000);
+  every.float64("tsamp", 1e-3).int32("nbits", 32).float64("fch1", 1400).int32("nchans", 1).int32("nifs", 1);
+  every.float64("refdm", 3).int32("barycentric", 1).int32("nsamples", 2).end();
+  t::write_file(dir + "/sigproc_tim/every_keyword.tim", every.bytes() + t::tim_samples({1.5f, -2.5f}, 32));
   std::printf("seeds in %s (CFITSIO status %d)\n", dir.c_str(), status);
   return status == 0 ? 0 : 1;
 }
