@@ -1,0 +1,157 @@
+// The Fresnel integrals, the exact response and the template bank (spec §3, §12): against
+// high-precision values and an independent quadrature, with the identities the search relies on.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <numbers>
+
+#include "core/error.hpp"
+#include "fresnel.hpp"
+#include "response.hpp"
+#include "template_bank.hpp"
+
+namespace astrosweep::fdas {
+namespace {
+
+struct FresnelValue {
+  double x, c, s;
+};
+
+// mpmath 1.3.0, 40 digits: mp.fresnelc(x), mp.fresnels(x) (the π/2 normalisation used here).
+constexpr FresnelValue fresnel_values[] = {
+    {0.0, 0.0, 0.0},
+    {1e-08, 1.0000000000000000209e-8, 5.2359877559829890594e-25},
+    {0.001, 0.00099999999999975328071, 5.2359877559820662519e-10},
+    {0.1, 0.099997532627085073601, 0.00052358954761221068668},
+    {0.5, 0.49234422587144639288, 0.064732432859999277611},
+    {1.0, 0.77989340037682282947, 0.43825914739035476608},
+    {1.5, 0.44526117603982153506, 0.69750496008209301308},
+    {1.59, 0.37202645922223944123, 0.64642975198598669126},
+    {1.6, 0.36546168344048765296, 0.63888768350938083462},
+    {1.61, 0.35928415347323511048, 0.63102530865638240141},
+    {2.0, 0.4882534060753407545, 0.3434156783636982422},
+    {2.5, 0.45741300964177704525, 0.61918175581959293611},
+    {3.0, 0.60572078929768562956, 0.4963129989673750361},
+    {4.5, 0.52602591505353874137, 0.43427297504870358947},
+    {7.3, 0.53926801565846248225, 0.51894732785814429068},
+    {10.0, 0.49989869420551572361, 0.4681699785848822404},
+    {31.7, 0.50989124945850083102, 0.49827047184687733324},
+    {100.0, 0.49999989867881789756, 0.49681690114783755327},
+    {1000.5, 0.50012175095081008272, 0.49970606693895421723},
+    {12345.6, 0.49997823046884574365, 0.49998618463506392296},
+    {1000000.25, 0.50000003119981698231, 0.49999968322294211538},
+    {-0.7, -0.65965235190451035902, -0.17213645786347742245},
+    {-2.2, -0.63628604490331950198, -0.4557046121246570649},
+    {-50.0, -0.49999918943072796796, -0.49363380258593874145},
+};
+
+TEST(Fresnel, MatchesHighPrecisionValuesTo1e13) {
+  for (const auto& v : fresnel_values) {
+    const Fresnel f = fresnel(v.x);
+    EXPECT_NEAR(f.c, v.c, 1e-13) << "C(" << v.x << ")";
+    EXPECT_NEAR(f.s, v.s, 1e-13) << "S(" << v.x << ")";
+  }
+}
+
+TEST(Fresnel, IsContinuousWhereTheMethodChanges) {
+  for (double x : {1.6 - 1e-12, 1.6}) {
+    const Fresnel below = fresnel(std::nextafter(x, 0.0));
+    const Fresnel at = fresnel(x);
+    EXPECT_NEAR(below.c, at.c, 1e-13);
+    EXPECT_NEAR(below.s, at.s, 1e-13);
+  }
+}
+
+// R by brute force: the midpoint rule on 2·10⁵ points (error ~ (phase rate)² / n² ≈ 1e-8 here).
+std::complex<double> quadrature(double delta, double z) {
+  constexpr int n = 200000;
+  std::complex<double> sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const double u = (i + 0.5) / n;
+    const double phase = 2 * std::numbers::pi * ((delta - z / 2) * u + z / 2 * u * u);
+    sum += std::complex<double>(std::cos(phase), std::sin(phase));
+  }
+  return sum / static_cast<double>(n);
+}
+
+TEST(Response, MatchesQuadratureTo1e6) {
+  for (double z : {0.0, 1e-3, 0.5, 2.0, 37.3, -151.6, 200.0})
+    for (double delta : {0.0, 0.25, -0.5, 1.0, 3.5, -20.25, 60.0}) {
+      const auto r = response(delta, z);
+      const auto q = quadrature(delta, z);
+      EXPECT_NEAR(r.real(), q.real(), 1e-6) << "delta " << delta << " z " << z;
+      EXPECT_NEAR(r.imag(), q.imag(), 1e-6) << "delta " << delta << " z " << z;
+    }
+}
+
+TEST(Response, IsContinuousAcrossTheSmallDriftCrossover) {
+  for (double delta : {0.0, 0.5, 7.25}) {
+    const auto below = response(delta, std::nextafter(small_drift, 0.0));
+    const auto above = response(delta, small_drift);
+    EXPECT_NEAR(std::abs(below - above), 0.0, 1e-9) << delta;
+  }
+}
+
+TEST(Response, HasTheSymmetriesTheBankUses) {
+  for (double z : {2.0, 37.3, 200.0})
+    for (double delta : {0.0, 0.5, -3.25, 40.0})
+      EXPECT_NEAR(std::abs(response(delta, -z) - std::conj(response(-delta, z))), 0.0, 1e-14);
+  EXPECT_EQ(response(0.0, 0.0), std::complex<double>(1.0));
+  EXPECT_NEAR(std::abs(response(1.0, 0.0)), 0.0, 1e-15);  // sinc zeros at whole bins
+}
+
+TEST(Response, KeepsUnitEnergyOverTheBins) {
+  // Σ_k |R(r − k, z)|² = 1 for any r: summed over ±2000 bins the tail left out is below 1e-3.
+  for (double z : {0.0, 10.0, -96.0, 200.0})
+    for (double r : {0.0, 0.5, 0.25}) {
+      double energy = 0;
+      for (int k = -2000; k <= 2000; ++k) energy += std::norm(response(r - k, z));
+      EXPECT_NEAR(energy, 1.0, 1e-3) << "z " << z << " r " << r;
+    }
+}
+
+TEST(TemplateBank, HalfWidthsAndGridsAreThoseOfTheSpec) {
+  EXPECT_EQ(half_width(0), 16);
+  EXPECT_EQ(half_width(96), 68);
+  EXPECT_EQ(half_width(200), 126);
+  EXPECT_EQ(half_width(-200), 126);
+  EXPECT_EQ(half_width(200, Accuracy::high), 158);
+  EXPECT_EQ(make_drift_grid(0).n_z, 1U);
+  EXPECT_EQ(make_drift_grid(96).n_z, 97U);
+  EXPECT_EQ(make_drift_grid(200).n_z, 201U);
+  EXPECT_EQ(make_drift_grid(95).z_max, 96.0);  // rounded up to a multiple of Δz
+  EXPECT_EQ(make_drift_grid(200).z(0), -200.0);
+  EXPECT_EQ(make_drift_grid(200).z(200), 200.0);
+  EXPECT_THROW(make_drift_grid(-1), UsageError);
+  EXPECT_THROW(make_drift_grid(1202), UsageError);
+  EXPECT_THROW(make_drift_grid(std::nan("")), UsageError);
+}
+
+TEST(TemplateBank, SegmentGeometryOfPrestoDefaults) {
+  const TemplateBank bank = make_template_bank(200, 2, Accuracy::low);
+  EXPECT_EQ(bank.layout.fft_length, 2048U);
+  EXPECT_EQ(bank.layout.half_width, 126U);
+  EXPECT_EQ(bank.layout.useful_outputs(), 1544U);  // 772 bins per segment
+  EXPECT_EQ(bank.taps.size(), 201U);
+  const TemplateBank one = make_template_bank(96, 1, Accuracy::low);
+  EXPECT_EQ(one.layout.useful_outputs(), 2048U - 136U);
+  EXPECT_THROW(make_template_bank(200, 3, Accuracy::low), UsageError);
+  EXPECT_THROW(make_template_bank(200, 2, Accuracy::low, 256), UsageError);  // shorter than the kernel
+}
+
+TEST(TemplateBank, TapsAreTheConjugateResponseLaidOutCircularly) {
+  const TemplateBank bank = make_template_bank(20, 2, Accuracy::low);
+  const std::size_t L = bank.layout.fft_length;
+  for (std::size_t t : {std::size_t{0}, std::size_t{5}, bank.taps.size() - 1}) {
+    const double z = bank.grid.z(t);
+    const int reach = 2 * half_width(z);
+    for (int j : {0, 1, -1, reach, -reach})
+      EXPECT_EQ(bank.taps[t][static_cast<std::size_t>((j + static_cast<int>(L)) % static_cast<int>(L))],
+                std::conj(response(j / 2.0, z)));
+    EXPECT_EQ(bank.taps[t][static_cast<std::size_t>(reach + 1)], std::complex<double>{});  // beyond the template
+  }
+}
+
+}  // namespace
+}  // namespace astrosweep::fdas
