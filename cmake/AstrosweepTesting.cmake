@@ -16,6 +16,7 @@ function(astrosweep_add_gtest name)
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${MPIEXEC_PREFLAGS}
            $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "unit" TIMEOUT 900)
+  astrosweep_defer_sanitizer_environment()
 endfunction()
 
 # astrosweep_add_mpi_run(name NP n [LABELS ...] [FIXTURES_SETUP f] [FIXTURES_REQUIRED f] COMMAND exe args...)
@@ -24,6 +25,7 @@ function(astrosweep_add_mpi_run name)
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${A_NP} ${MPIEXEC_PREFLAGS}
            ${A_COMMAND} ${MPIEXEC_POSTFLAGS})
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;${A_LABELS}" TIMEOUT 900)
+  astrosweep_defer_sanitizer_environment()
   if(A_FIXTURES_SETUP)
     set_tests_properties(${name} PROPERTIES FIXTURES_SETUP ${A_FIXTURES_SETUP})
   endif()
@@ -73,8 +75,9 @@ function(astrosweep_sanitizer_environment)
   get_property(tests DIRECTORY PROPERTY TESTS)
   foreach(test IN LISTS tests)
     get_test_property(${test} LABELS labels)
-    if("fuzzing" IN_LIST labels)
-      continue()
+    get_test_property(${test} ENVIRONMENT environment)
+    if("fuzzing" IN_LIST labels OR environment MATCHES "LSAN_OPTIONS=")
+      continue()  # fuzzers set their own; a test already given the options keeps them once
     endif()
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
       "ASAN_OPTIONS=fast_unwind_on_malloc=0:allocator_may_return_null=1:check_initialization_order=1"
@@ -82,4 +85,15 @@ function(astrosweep_sanitizer_environment)
       "UBSAN_OPTIONS=print_stacktrace=1:suppressions=${supp}/ubsan.supp"
       "OMPI_MCA_opal_signal=")
   endforeach()
+endfunction()
+
+# Every directory that adds a test through the helpers below gets the sanitizer environment for
+# all its tests when its CMakeLists.txt ends (tests/NAME of each job included), without a call of
+# its own. set_property(TEST) reaches only the current directory's tests, hence the deferral.
+function(astrosweep_defer_sanitizer_environment)
+  get_property(deferred DIRECTORY PROPERTY ASTROSWEEP_SANITIZER_DEFERRED)
+  if(NOT deferred)
+    set_property(DIRECTORY PROPERTY ASTROSWEEP_SANITIZER_DEFERRED TRUE)
+    cmake_language(DEFER CALL astrosweep_sanitizer_environment)
+  endif()
 endfunction()
