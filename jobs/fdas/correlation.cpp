@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "core/error.hpp"
+#include "spectrum.hpp"
 
 namespace astrosweep::fdas {
 
@@ -115,17 +116,9 @@ void CorrelationLayout::check() const {
 }
 
 float block_normalisation(std::span<const std::complex<float>> bins) {
-  if (bins.empty()) return 1.0F;
   std::vector<float> power(bins.size());
   for (std::size_t i = 0; i < bins.size(); ++i) power[i] = std::norm(bins[i]);
-  // The median of an even count is the mean of the two middle values.
-  const std::size_t half = power.size() / 2;
-  std::nth_element(power.begin(), power.begin() + static_cast<std::ptrdiff_t>(half), power.end());
-  double median = power[half];
-  if (power.size() % 2 == 0) {
-    const float below = *std::max_element(power.begin(), power.begin() + static_cast<std::ptrdiff_t>(half));
-    median = 0.5 * (median + static_cast<double>(below));
-  }
+  const double median = static_cast<double>(block_median(power));
   if (!(median > 0)) return 1.0F;
   return static_cast<float>(1.0 / std::sqrt(median / std::numbers::ln2));
 }

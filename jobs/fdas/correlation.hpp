@@ -75,8 +75,8 @@ PowerPlane correlate(std::span<const std::complex<float>> spectrum, const Kernel
                      const CorrelationLayout& layout, std::size_t r_lo, std::size_t r_hi,
                      const CorrelationOptions& options = {});
 
-/// The factor that block normalisation applies to a segment's bins: 1/√(median(|F|²)/ln 2);
-/// 1 when the median is zero (a segment of zeros stays zero).
+/// The factor that block normalisation applies to a segment's bins: 1/√(median(|F|²)/ln 2) with
+/// PRESTO's median (block_median); 1 when the median is zero (a segment of zeros stays zero).
 float block_normalisation(std::span<const std::complex<float>> bins);
 
 }  // namespace astrosweep::fdas

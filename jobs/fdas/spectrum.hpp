@@ -1,0 +1,50 @@
+#pragma once
+// A series' normalised spectrum (spec §1 end, §2): padded to a smooth FFT length with the
+// series' mean, transformed (negative exponent), Nyquist dropped, DC set to 1, and either
+// dereddened as PRESTO does (block medians on a logarithmic scale, interpolated) or divided by a
+// known noise level. After either, noise powers |F|² are exponential with mean 1.
+
+#include <complex>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace astrosweep::fdas {
+
+/// The smallest n' ≥ n whose only prime factors are 2, 3, 5 and 7 (1 for n ≤ 1).
+std::size_t good_fft_length(std::size_t n) noexcept;
+
+/// F_k = Σ x_n e^{−2πikn/N_fft}, k = 0 … N_fft/2 − 1, x padded to `n_fft` ≥ x.size() with its mean,
+/// computed in double and rounded to float; F_0 = 1.
+std::vector<std::complex<float>> raw_spectrum(std::span<const float> x, std::size_t n_fft);
+
+/// PRESTO's median of a block of powers: the lower middle value ((n − 1)/2-th smallest) for even n.
+float block_median(std::span<const float> powers);
+
+/// One block of the dereddening: its first bin, its length and its level (median / ln 2).
+struct DereddenBlock {
+  std::size_t first;
+  std::size_t length;
+  float level;
+};
+
+/// The dereddening blocks of a spectrum of `powers.size()` bins, in order (spec §2 steps 2–4):
+/// the first at bin 1 with length 6, then lengths ⌊6·ln b⌋ capped at 200, while b + L < K.
+std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers);
+
+/// Divides every bin but DC by √(local level), the level interpolated linearly between block
+/// middles (spec §2), in float as PRESTO keeps it.
+void deredden(std::span<std::complex<float>> spectrum);
+
+/// Divides every bin but DC by √(N σ²): the normalisation for white noise of known variance σ²
+/// over N samples (spec §2's --norm known-variance).
+void normalise_known_variance(std::span<std::complex<float>> spectrum, std::size_t n_samples, double variance);
+
+/// Zeroes the bins of each (frequency Hz, width Hz) birdie, with T = N_fft · tsamp seconds.
+struct Birdie {
+  double frequency;
+  double width;
+};
+void zap_birdies(std::span<std::complex<float>> spectrum, std::span<const Birdie> birdies, double span_seconds);
+
+}  // namespace astrosweep::fdas

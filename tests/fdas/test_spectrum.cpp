@@ -1,0 +1,168 @@
+// The spectrum and its normalisation (spec §2, §13 items 1 and 4): block boundaries as the rules
+// give them, white noise normalised to exponential powers of mean 1, red noise flattened.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "core/error.hpp"
+#include "spectrum.hpp"
+
+namespace astrosweep::fdas {
+namespace {
+
+TEST(Spectrum, GoodLengthsHaveOnlySmallPrimeFactors) {
+  EXPECT_EQ(good_fft_length(0), 1U);
+  EXPECT_EQ(good_fft_length(1), 1U);
+  EXPECT_EQ(good_fft_length(11), 12U);
+  EXPECT_EQ(good_fft_length(1000), 1000U);
+  EXPECT_EQ(good_fft_length(1021), 1024U);
+  EXPECT_EQ(good_fft_length(1 << 23), std::size_t{1} << 23);
+  for (std::size_t n : {13U, 97U, 1009U, 65537U}) {
+    std::size_t m = good_fft_length(n), r = m;
+    for (std::size_t p : {2U, 3U, 5U, 7U})
+      while (r % p == 0) r /= p;
+    EXPECT_EQ(r, 1U) << n;
+    for (std::size_t k = n; k < m; ++k) {
+      std::size_t q = k;
+      for (std::size_t p : {2U, 3U, 5U, 7U})
+        while (q % p == 0) q /= p;
+      EXPECT_NE(q, 1U) << k << " is smooth and below " << m;
+    }
+  }
+}
+
+TEST(Spectrum, BlocksFollowTheRulesExactly) {
+  const std::vector<float> powers(50, 1.0F);
+  const auto blocks = deredden_blocks(powers);
+  // b = 1, L = 6; b = 7, L = ⌊6 ln 7⌋ = 11; b = 18, L = ⌊6 ln 18⌋ = 17; b = 35: 35 + 21 ≥ 50, stop.
+  ASSERT_EQ(blocks.size(), 3U);
+  EXPECT_EQ(blocks[0].first, 1U);
+  EXPECT_EQ(blocks[0].length, 6U);
+  EXPECT_EQ(blocks[1].first, 7U);
+  EXPECT_EQ(blocks[1].length, 11U);
+  EXPECT_EQ(blocks[2].first, 18U);
+  EXPECT_EQ(blocks[2].length, 17U);
+  EXPECT_FLOAT_EQ(blocks[0].level, static_cast<float>(1 / std::numbers::ln2));
+  // Large K: contiguous, lengths ⌊6 ln b⌋ (the cap of 200 needs b > 3·10¹⁴: never reached), the
+  // last one ending before K.
+  const std::vector<float> many(1'000'000, 2.0F);
+  const auto big = deredden_blocks(many);
+  for (std::size_t j = 1; j < big.size(); ++j) {
+    EXPECT_EQ(big[j].first, big[j - 1].first + big[j - 1].length);
+    EXPECT_EQ(big[j].length,
+              std::min<std::size_t>(200, static_cast<std::size_t>(std::floor(6 * std::log(double(big[j].first))))));
+  }
+  EXPECT_LT(big.back().first + big.back().length, many.size());
+  EXPECT_EQ(big.back().length, 82U);  // ⌊6 ln b⌋ near b = 10⁶
+  EXPECT_TRUE(deredden_blocks(std::vector<float>(6, 1.0F)).empty());
+}
+
+TEST(Spectrum, MedianIsPrestosLowerMiddle) {
+  EXPECT_EQ(block_median(std::vector<float>{3, 1, 2}), 2.0F);
+  EXPECT_EQ(block_median(std::vector<float>{4, 1, 3, 2}), 2.0F);
+  EXPECT_EQ(block_median(std::vector<float>{5}), 5.0F);
+  EXPECT_EQ(block_median({}), 0.0F);
+}
+
+std::vector<float> white(std::size_t n, unsigned seed, double sigma = 1) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g(0, sigma);
+  std::vector<float> x(n);
+  for (auto& v : x) v = static_cast<float>(g(rng));
+  return x;
+}
+
+struct Moments {
+  double mean, variance, above5;
+};
+
+Moments moments(const std::vector<std::complex<float>>& f, std::size_t from) {
+  double s = 0, s2 = 0, n = 0, above = 0;
+  for (std::size_t k = from; k < f.size(); ++k) {
+    const double p = std::norm(f[k]);
+    s += p;
+    s2 += p * p;
+    above += p > 5 ? 1 : 0;
+    ++n;
+  }
+  const double mean = s / n;
+  return {mean, s2 / n - mean * mean, above / n};
+}
+
+TEST(Spectrum, WhiteNoiseBecomesExponentialWithMeanOne) {
+  constexpr std::size_t n = 1 << 20;
+  auto f = raw_spectrum(white(n, 3, 7.5), n);
+  EXPECT_EQ(f.size(), n / 2);
+  EXPECT_EQ(f[0], std::complex<float>(1.0F));
+  deredden(f);
+  // The levels are medians of 6 … 82 bins, so each carries a few per cent of estimation noise:
+  // the mean stays 1, the spread and the tail grow by that much (measured: variance 1.04, tail
+  // above 5 × 1.15 for this seed). The block normalisation of each segment comes on top.
+  const Moments m = moments(f, 10);
+  EXPECT_NEAR(m.mean, 1.0, 0.01);
+  EXPECT_NEAR(m.variance, 1.0, 0.07);
+  EXPECT_NEAR(m.above5 / std::exp(-5.0), 1.0, 0.25);
+  // Known variance: no level to estimate, so the exponential law exactly.
+  auto g = raw_spectrum(white(n, 4, 2.0), n);
+  normalise_known_variance(g, n, 4.0);
+  const Moments k = moments(g, 1);
+  EXPECT_NEAR(k.mean, 1.0, 0.01);
+  EXPECT_NEAR(k.variance, 1.0, 0.03);
+  EXPECT_NEAR(k.above5 / std::exp(-5.0), 1.0, 0.08);
+}
+
+TEST(Spectrum, RedNoiseIsFlattenedAndASinusoidKeepsItsPower) {
+  // tsamp 64 µs, N = 2^20 (T ≈ 67 s): white noise plus a random walk below 5 Hz ten times the
+  // white level there, and a sinusoid of normalised power 50 at bin 10066 (≈ 150 Hz, on the bin).
+  constexpr std::size_t n = 1 << 20;
+  constexpr double tsamp = 64e-6;
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> g;
+  std::vector<double> walk(n);
+  double w = 0;
+  for (auto& v : walk) v = (w += 0.02 * g(rng));
+  std::vector<float> x(n);
+  const double a = std::sqrt(4 * 50.0 / n);
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(g(rng) + walk[i] +
+                              a * std::cos(2 * std::numbers::pi * 10066.0 * static_cast<double>(i) / n));
+  auto f = raw_spectrum(x, n);
+  const double T = n * tsamp;
+  const auto k5 = static_cast<std::size_t>(5 * T);
+  EXPECT_GT(std::norm(f[k5 / 2]) / n, 10.0);  // red below 5 Hz before
+  deredden(f);
+  const Moments m = moments(f, 10);
+  EXPECT_NEAR(m.mean, 1.0, 0.05);
+  // One noise draw adds ±√(2·50) ≈ ±10 to the power: a band of 30 %.
+  EXPECT_NEAR(static_cast<double>(std::norm(f[10066])) / 50.0, 1.0, 0.3);
+}
+
+TEST(Spectrum, PaddingUsesTheMeanAndEdgesHold) {
+  const std::vector<float> constant(1000, 3.0F);
+  const auto f = raw_spectrum(constant, good_fft_length(1000) + 8);  // padded with 3: still constant
+  for (std::size_t k = 1; k < f.size(); ++k) EXPECT_LT(std::abs(f[k]), 1e-9F) << k;
+  EXPECT_THROW(raw_spectrum(constant, 999), UsageError);
+  const auto two = raw_spectrum(std::vector<float>{1.0F, -1.0F}, 2);
+  EXPECT_EQ(two.size(), 1U);
+  auto tiny = raw_spectrum(std::vector<float>{1.0F, 2.0F, 3.0F}, 5);
+  deredden(tiny);  // too short for one block: unchanged, no division by zero
+  EXPECT_EQ(tiny[0], std::complex<float>(1.0F));
+}
+
+TEST(Spectrum, BirdiesAreZeroed) {
+  std::vector<std::complex<float>> f(1000, {1.0F, 1.0F});
+  const Birdie birdies[] = {{50.0, 1.0}};  // T = 10 s: bins 495 … 505
+  zap_birdies(f, birdies, 10.0);
+  EXPECT_EQ(f[500], std::complex<float>{});
+  EXPECT_EQ(f[495], std::complex<float>{});
+  EXPECT_EQ(f[505], std::complex<float>{});
+  EXPECT_NE(f[494], std::complex<float>{});
+  EXPECT_NE(f[506], std::complex<float>{});
+}
+
+}  // namespace
+}  // namespace astrosweep::fdas
