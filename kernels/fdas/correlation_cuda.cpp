@@ -94,18 +94,35 @@ CudaCorrelator::~CudaCorrelator() = default;
 
 PowerPlane CudaCorrelator::correlate(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
                                      bool block_normalise) {
+  const DevicePlane d = correlate_on_device(spectrum, r_lo, r_hi, block_normalise);
+  PowerPlane plane;
+  plane.n_z = d.n_z;
+  plane.n_r = d.n_r;
+  plane.first_bin = d.first_bin;
+  plane.numbetween = d.numbetween;
+  plane.power.resize(d.n_z * d.n_r);
+  if (!plane.power.empty()) {
+    AS_CUDA_TRY(cudaMemcpyAsync(plane.power.data(), d.data, plane.power.size() * sizeof(float), cudaMemcpyDeviceToHost,
+                                state_->stream.get()));
+    state_->stream.synchronize();
+  }
+  return plane;
+}
+
+CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const std::complex<float>> spectrum,
+                                                                std::size_t r_lo, std::size_t r_hi,
+                                                                bool block_normalise) {
   State& s = *state_;
   const CorrelationLayout& layout = s.layout;
   AS_EXPECTS(r_lo <= r_hi, UsageError, "empty or reversed bin range for the correlation");
   SegmentGeometry g{layout.fft_length,  static_cast<std::size_t>(layout.numbetween),
                     layout.half_width,  layout.useful_outputs(),
                     layout.step_bins(), (layout.fft_length - 1) / static_cast<std::size_t>(layout.numbetween) + 1};
-  PowerPlane plane;
+  DevicePlane plane;
   plane.n_z = s.n_templates;
   plane.n_r = (r_hi - r_lo) * g.numbetween;
   plane.first_bin = r_lo;
   plane.numbetween = layout.numbetween;
-  plane.power.assign(plane.n_z * plane.n_r, 0.0F);
   if (plane.n_r == 0 || plane.n_z == 0) return plane;
   const std::size_t segments = (plane.n_r + g.useful - 1) / g.useful;
 
@@ -132,7 +149,7 @@ PowerPlane CudaCorrelator::correlate(std::span<const std::complex<float>> spectr
   s.norm.reserve(segments * sizeof(float));
   s.inputs.reserve(per_template);
   s.products.reserve(chunk * per_template);
-  s.plane.reserve(plane.power.size() * sizeof(float));
+  s.plane.reserve(plane.n_z * plane.n_r * sizeof(float));
   if (!s.forward || !s.forward->fits(g.fft_length, segments))
     s.forward = std::make_unique<CufftPlan>(g.fft_length, segments, stream);
   if (!s.inverse || !s.inverse->fits(g.fft_length, segments * chunk))
@@ -157,10 +174,9 @@ PowerPlane CudaCorrelator::correlate(std::span<const std::complex<float>> spectr
                          g, stream);
   }
   s.stop.record(s.stream);
-  AS_CUDA_TRY(cudaMemcpyAsync(plane.power.data(), s.plane.as<float>(), plane.power.size() * sizeof(float),
-                              cudaMemcpyDeviceToHost, stream));
   s.stream.synchronize();
   last_ms_ = s.stop.since(s.start);
+  plane.data = s.plane.as<float>();
   return plane;
 }
 

@@ -31,6 +31,16 @@ class CudaCorrelator {
   PowerPlane correlate(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
                        bool block_normalise = true);
 
+  /// The same plane left in device memory (owned by this correlator, valid until its next call;
+  /// the stream is synchronised): the harmonic sum reads it there (harmonic_detect_cuda_on_device).
+  struct DevicePlane {
+    const float* data = nullptr;  ///< device pointer, n_z × n_r floats, z-major
+    std::size_t n_z = 0, n_r = 0, first_bin = 0;
+    int numbetween = 2;
+  };
+  DevicePlane correlate_on_device(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
+                                  bool block_normalise = true);
+
   /// Milliseconds of device time of the last correlate() (events around its kernels and FFTs).
   [[nodiscard]] float last_device_ms() const noexcept { return last_ms_; }
 

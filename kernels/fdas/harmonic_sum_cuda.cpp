@@ -8,9 +8,11 @@
 
 namespace astrosweep::fdas::kernels {
 
-std::vector<StageCells> harmonic_detect_cuda(const PowerPlaneView& plane, std::int64_t i_begin, std::int64_t i_end,
-                                             int numharm, const std::vector<float>& powcut, std::size_t max_cells,
-                                             std::vector<float>* summed) {
+namespace {
+
+std::vector<StageCells> detect(const PowerPlaneView& plane, const float* host_plane, std::int64_t i_begin,
+                               std::int64_t i_end, int numharm, const std::vector<float>& powcut, std::size_t max_cells,
+                               std::vector<float>* summed) {
   const auto stages = harmonic_stages(numharm);
   AS_EXPECTS(powcut.size() == stages.size(), UsageError,
              "harmonic sum: " + std::to_string(stages.size()) + " stages need as many thresholds");
@@ -25,7 +27,9 @@ std::vector<StageCells> harmonic_detect_cuda(const PowerPlaneView& plane, std::i
 
   cuda::Stream stream;
   cuda::DeviceMemory d_plane, d_summed, d_rows, d_cols, d_count, d_cells, d_powers;
-  d_plane.reserve(n_rows * stride * sizeof(float));
+  // A host plane is uploaded; a device plane is read where it is.
+  if (host_plane != nullptr) d_plane.reserve(n_rows * stride * sizeof(float));
+  const float* plane_on_device = host_plane != nullptr ? d_plane.as<float>() : plane.data;
   d_summed.reserve(std::max<std::size_t>(n, 1) * sizeof(float));
   d_rows.reserve(n_rows * sizeof(int));
   d_cols.reserve(std::max<std::size_t>(n_cols, 1) * sizeof(std::int64_t));
@@ -33,9 +37,10 @@ std::vector<StageCells> harmonic_detect_cuda(const PowerPlaneView& plane, std::i
   d_cells.reserve(std::max<std::size_t>(max_cells, 1) * sizeof(unsigned long long));
   d_powers.reserve(std::max<std::size_t>(max_cells, 1) * sizeof(float));
   const cudaStream_t s = stream.get();
-  AS_CUDA_TRY(
-      cudaMemcpyAsync(d_plane.as<float>(), plane.data, n_rows * stride * sizeof(float), cudaMemcpyHostToDevice, s));
-  launch_copy_columns(d_plane.as<float>(), stride, i_begin - plane.i_first, d_summed.as<float>(), n_rows, n_cols, s);
+  if (host_plane != nullptr)
+    AS_CUDA_TRY(
+        cudaMemcpyAsync(d_plane.as<float>(), host_plane, n_rows * stride * sizeof(float), cudaMemcpyHostToDevice, s));
+  launch_copy_columns(plane_on_device, stride, i_begin - plane.i_first, d_summed.as<float>(), n_rows, n_cols, s);
 
   std::vector<StageCells> result;
   std::vector<unsigned long long> flat;
@@ -47,7 +52,7 @@ std::vector<StageCells> harmonic_detect_cuda(const PowerPlaneView& plane, std::i
       AS_CUDA_TRY(cudaMemcpyAsync(d_cols.as<std::int64_t>(), cols.data(), n_cols * sizeof(std::int64_t),
                                   cudaMemcpyHostToDevice, s));
       AS_CUDA_TRY(cudaMemcpyAsync(d_rows.as<int>(), rows.data(), n_rows * sizeof(int), cudaMemcpyHostToDevice, s));
-      launch_add_harmonic(d_plane.as<float>(), stride, plane.i_first, d_rows.as<int>(), d_cols.as<std::int64_t>(),
+      launch_add_harmonic(plane_on_device, stride, plane.i_first, d_rows.as<int>(), d_cols.as<std::int64_t>(),
                           d_summed.as<float>(), n_rows, n_cols, s);
       stream.synchronize();  // the tables' host vectors are reused next round
     }
@@ -86,6 +91,21 @@ std::vector<StageCells> harmonic_detect_cuda(const PowerPlaneView& plane, std::i
     stream.synchronize();
   }
   return result;
+}
+
+}  // namespace
+
+std::vector<StageCells> harmonic_detect_cuda(const PowerPlaneView& plane, std::int64_t i_begin, std::int64_t i_end,
+                                             int numharm, const std::vector<float>& powcut, std::size_t max_cells,
+                                             std::vector<float>* summed) {
+  return detect(plane, plane.data, i_begin, i_end, numharm, powcut, max_cells, summed);
+}
+
+std::vector<StageCells> harmonic_detect_cuda_on_device(const PowerPlaneView& device_plane, std::int64_t i_begin,
+                                                       std::int64_t i_end, int numharm,
+                                                       const std::vector<float>& powcut, std::size_t max_cells,
+                                                       std::vector<float>* summed) {
+  return detect(device_plane, nullptr, i_begin, i_end, numharm, powcut, max_cells, summed);
 }
 
 }  // namespace astrosweep::fdas::kernels

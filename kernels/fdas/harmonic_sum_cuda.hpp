@@ -29,4 +29,12 @@ std::vector<StageCells> harmonic_detect_cuda(const PowerPlaneView& plane, std::i
                                              std::size_t max_cells = std::size_t{1} << 22,
                                              std::vector<float>* summed = nullptr);
 
+/// The same on a plane already in device memory (`device_plane.data` is a device pointer, e.g.
+/// CudaCorrelator::correlate_on_device's), so the plane never crosses to the host.
+std::vector<StageCells> harmonic_detect_cuda_on_device(const PowerPlaneView& device_plane, std::int64_t i_begin,
+                                                       std::int64_t i_end, int numharm,
+                                                       const std::vector<float>& powcut,
+                                                       std::size_t max_cells = std::size_t{1} << 22,
+                                                       std::vector<float>* summed = nullptr);
+
 }  // namespace astrosweep::fdas::kernels

@@ -8,9 +8,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "correlation.hpp"
+#include "correlation_cuda.hpp"
 #include "device.hpp"
 #include "harmonic_sum_cuda.hpp"
 #include "harmonic_tables.hpp"
+#include "template_bank.hpp"
 
 namespace astrosweep::fdas {
 namespace {
@@ -66,6 +69,34 @@ TEST_P(CudaHarmonicSum, MatchesTheReferenceExactly) {
 INSTANTIATE_TEST_SUITE_P(Planes, CudaHarmonicSum,
                          ::testing::Values(Case{0, 5000, 1}, Case{0, 5000, 8}, Case{20, 3001, 4}, Case{96, 20000, 8},
                                            Case{10, 9000, 32}));
+
+TEST(CudaHarmonicSum, ReadsTheCorrelatorsPlaneWhereItIs) {
+  // The plane never leaves the device: the same cells as summing the copy brought to the host.
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(8);
+  std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
+  std::vector<std::complex<float>> spectrum(30000);
+  for (auto& v : spectrum) v = {g(rng), g(rng)};
+  const TemplateBank bank = make_template_bank(24, 2, Accuracy::low);
+  kernels::CudaCorrelator correlator(bank.layout, bank.taps);
+  const std::vector<float> powcut{6.0F, 9.0F, 14.0F, 22.0F};
+  const std::int64_t i_begin = 2 * 8000, i_end = 2 * 29000;
+  const PowerPlane host = correlator.correlate(spectrum, 900, 29500, true);
+  const PowerPlaneView host_view{host.power.data(), 24, static_cast<std::int64_t>(2 * host.first_bin),
+                                 static_cast<std::int64_t>(host.n_r)};
+  const auto want = kernels::harmonic_detect_cuda(host_view, i_begin, i_end, 8, powcut);
+  const auto device = correlator.correlate_on_device(spectrum, 900, 29500, true);
+  const PowerPlaneView device_view{device.data, 24, static_cast<std::int64_t>(2 * device.first_bin),
+                                   static_cast<std::int64_t>(device.n_r)};
+  const auto got = kernels::harmonic_detect_cuda_on_device(device_view, i_begin, i_end, 8, powcut);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t s = 0; s < got.size(); ++s) {
+    EXPECT_FALSE(want[s].row.empty()) << "stage " << s;
+    EXPECT_EQ(got[s].row, want[s].row);
+    EXPECT_EQ(got[s].column, want[s].column);
+    EXPECT_EQ(got[s].power, want[s].power);
+  }
+}
 
 TEST(CudaHarmonicSum, RefusesAThresholdThatKeepsEverything) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
