@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "optimise.hpp"
 #include "series_search.hpp"
 
 namespace astrosweep::fdas {
@@ -75,6 +76,14 @@ TEST(SeriesSearch, FindsAnAcceleratedPulsarAtItsFundamental) {
     EXPECT_GT(best.sigma, 10.0F);
     // Summed power of four harmonics of 60 each, at least the worst grid loss (0.77) of it, plus noise.
     EXPECT_GT(best.power, 0.77F * 240.0F);
+    // Polishing moves it to the truth (spec §13 item 3: within 0.1 bin and 0.5 in z) and recovers
+    // the power the grid lost.
+    const Polished p = polish(spectrum, best.r, best.z, 4);
+    EXPECT_NEAR(p.r, r0, 0.1);
+    EXPECT_NEAR(p.z, z0, 0.5);
+    EXPECT_GT(p.summed_power, static_cast<double>(best.power));
+    EXPECT_GT(p.summed_power, 0.9 * 240);
+    ASSERT_EQ(p.harmonics.size(), 4U);
   }
 }
 

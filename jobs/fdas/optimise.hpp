@@ -1,0 +1,36 @@
+#pragma once
+// Harmonic polishing of a candidate (spec §7, "Optimisation"): the (r, z) of the fundamental that
+// maximises Σ_{h=1}^{H} |A(h·r, h·z)|², with A evaluated from the spectrum through the exact
+// response, A(r, z) = Σ_k F_k · conj(R(r − k, z)) over the ±m(z) bins around r, in double.
+
+#include <complex>
+#include <span>
+#include <vector>
+
+#include "response.hpp"
+
+namespace astrosweep::fdas {
+
+/// A(r, z) of `spectrum` at any (r, z): the correlation of the bins within ±m(z) of r with the
+/// response (bins outside the spectrum count as zero).
+std::complex<double> interpolate_amplitude(std::span<const std::complex<float>> spectrum, double r, double z,
+                                           Accuracy accuracy = Accuracy::low);
+
+struct PolishedHarmonic {
+  double power;  ///< |A(h·r, h·z)|²
+  double phase;  ///< arg A, radians
+};
+
+struct Polished {
+  double r = 0;  ///< of the fundamental, bins
+  double z = 0;
+  double summed_power = 0;                  ///< Σ_h power
+  std::vector<PolishedHarmonic> harmonics;  ///< h = 1 … H
+};
+
+/// Maximises the summed power of `numharm` harmonics from the candidate's (r, z) (Nelder–Mead in
+/// double, simplex steps of half a bin and one z step, to 1e-5 bins).
+Polished polish(std::span<const std::complex<float>> spectrum, double r, double z, int numharm,
+                Accuracy accuracy = Accuracy::low);
+
+}  // namespace astrosweep::fdas
