@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 
 namespace astrosweep::fdas {
 
@@ -81,6 +82,14 @@ Polished polish(std::span<const std::complex<float>> spectrum, double r, double 
     p.harmonics.push_back({std::norm(a), std::arg(a)});
     p.summed_power += std::norm(a);
   }
+  const double phi1 = p.harmonics.front().phase;
+  std::complex<double> coherent = 0;
+  for (int h = 1; h <= numharm; ++h) {
+    const auto& harmonic = p.harmonics[static_cast<std::size_t>(h - 1)];
+    const double locked = std::fmod(h * phi1, 2 * std::numbers::pi);
+    coherent += std::polar(std::sqrt(harmonic.power), harmonic.phase + phi1 - locked);
+  }
+  p.coherent_power = std::norm(coherent);
   return p;
 }
 

@@ -24,7 +24,10 @@ struct PolishedHarmonic {
 struct Polished {
   double r = 0;  ///< of the fundamental, bins
   double z = 0;
-  double summed_power = 0;                  ///< Σ_h power
+  double summed_power = 0;  ///< Σ_h power
+  /// |Σ_h √P_h · e^{i(φ_h + φ₁ − (h·φ₁ mod 2π))}|² (spec §9): the harmonics added with the phases a
+  /// pulse whose harmonics are phase-locked to the fundamental would have; (Σ_h √P_h)² when they are.
+  double coherent_power = 0;
   std::vector<PolishedHarmonic> harmonics;  ///< h = 1 … H
 };
 

@@ -84,6 +84,11 @@ TEST(SeriesSearch, FindsAnAcceleratedPulsarAtItsFundamental) {
     EXPECT_GT(p.summed_power, static_cast<double>(best.power));
     EXPECT_GT(p.summed_power, 0.9 * 240);
     ASSERT_EQ(p.harmonics.size(), 4U);
+    // The injected harmonics are phase-locked (ψ_h = 0.3·h): coherent power near (Σ √P_h)².
+    double amplitude_sum = 0;
+    for (const auto& h : p.harmonics) amplitude_sum += std::sqrt(h.power);
+    EXPECT_GT(p.coherent_power, 0.9 * amplitude_sum * amplitude_sum);
+    EXPECT_LE(p.coherent_power, amplitude_sum * amplitude_sum * (1 + 1e-12));
   }
 }
 
