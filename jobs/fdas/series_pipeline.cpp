@@ -1,0 +1,60 @@
+#include "series_pipeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "accel_statistics.hpp"
+#include "core/error.hpp"
+#include "sifting.hpp"
+#include "spectrum.hpp"
+
+namespace astrosweep::fdas {
+
+SeriesResult search_series(std::span<const float> samples, double tsamp, const FdasOptions& options,
+                           const TemplateBank& bank, const KernelSpectra<float>& kernels) {
+  AS_EXPECTS(tsamp > 0, UsageError, "the series has no sampling interval");
+  SeriesResult result;
+  result.n_fft = good_fft_length(samples.size());
+  result.span_s = static_cast<double>(result.n_fft) * tsamp;
+  auto spectrum = raw_spectrum(samples, result.n_fft);
+  switch (options.normalisation) {
+    case Normalisation::deredden: deredden(spectrum); break;
+    case Normalisation::known_variance:
+      normalise_known_variance(spectrum, samples.size(), options.known_variance);
+      break;
+    case Normalisation::none: break;
+  }
+  zap_birdies(spectrum, options.birdies, result.span_s);
+
+  SearchSettings settings;
+  settings.numharm = options.numharm;
+  settings.sigma_min = options.sigma_min;
+  settings.r_lo = std::max(1.0, options.f_lo * result.span_s);
+  settings.r_hi = std::min(options.f_hi * result.span_s, static_cast<double>(spectrum.size()));
+  settings.block_normalise = options.normalisation == Normalisation::deredden;
+  settings.max_candidates = options.max_candidates;
+  settings.threads = options.backend.threads;
+  SeriesCandidates found = search_spectrum(spectrum, bank, kernels, settings);
+  result.overflowed = found.overflowed;
+  result.stages = found.stages;
+
+  std::vector<Candidate> list = found.candidates;
+  sort_by_sigma(list);
+  if (options.numharm > 1) result.removed_as_harmonics = eliminate_harmonics(list);
+  for (const Candidate& c : list) {
+    SeriesFound f;
+    f.found = c;
+    f.polished = polish(spectrum, c.r, c.z, c.numharm, options.accuracy);
+    // The significance of the polished power among the trials of the stage that found it.
+    const auto stage = static_cast<std::size_t>(std::log2(c.numharm));
+    const double n_indep = static_cast<double>(result.stages.at(stage).n_indep);
+    f.sigma = static_cast<float>(candidate_sigma(f.polished.summed_power, c.numharm, n_indep));
+    f.physics = to_physical(f.polished.r, f.polished.z, c.numharm, result.span_s);
+    result.candidates.push_back(f);
+  }
+  std::stable_sort(result.candidates.begin(), result.candidates.end(),
+                   [](const SeriesFound& a, const SeriesFound& b) { return a.sigma > b.sigma; });
+  return result;
+}
+
+}  // namespace astrosweep::fdas

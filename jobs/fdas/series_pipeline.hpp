@@ -1,0 +1,40 @@
+#pragma once
+// One time series from samples to its polished candidates on the CPU (docs/fdas.md): the spectrum
+// at a smooth FFT length, its normalisation and birdies, the search over [f_lo, f_hi), PRESTO's
+// within-series harmonic elimination (numharm > 1), then every survivor polished and put in
+// physical units. The per-series step the job's CPU backend runs; the GPU backend replaces the
+// search with its device chain and keeps the rest.
+
+#include <span>
+#include <vector>
+
+#include "fdas_options.hpp"
+#include "optimise.hpp"
+#include "physics.hpp"
+#include "series_search.hpp"
+#include "template_bank.hpp"
+
+namespace astrosweep::fdas {
+
+struct SeriesFound {
+  Candidate found;            ///< as the search found it (grid r, z; summed power; sigma)
+  Polished polished;          ///< its polished (r, z), powers and phases
+  float sigma = 0;            ///< recomputed from the polished summed power
+  PhysicalCandidate physics;  ///< of the polished fundamental
+};
+
+struct SeriesResult {
+  std::size_t n_fft = 0;
+  double span_s = 0;                    ///< T = n_fft · tsamp
+  std::vector<SeriesFound> candidates;  ///< sigma descending
+  std::size_t removed_as_harmonics = 0;
+  bool overflowed = false;
+  std::vector<StageTrials> stages;
+};
+
+/// Searches one series. `bank` and `kernels` are the run's (one n_fft for every series); throws
+/// UsageError when the band is empty for this series.
+SeriesResult search_series(std::span<const float> samples, double tsamp, const FdasOptions& options,
+                           const TemplateBank& bank, const KernelSpectra<float>& kernels);
+
+}  // namespace astrosweep::fdas
