@@ -11,7 +11,7 @@
 namespace astrosweep::fdas {
 
 SeriesResult search_series(std::span<const float> samples, double tsamp, const FdasOptions& options,
-                           const TemplateBank& bank, const KernelSpectra<float>& kernels) {
+                           FdasBackend& backend) {
   AS_EXPECTS(tsamp > 0, UsageError, "the series has no sampling interval");
   SeriesResult result;
   result.n_fft = good_fft_length(samples.size());
@@ -34,7 +34,7 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   settings.block_normalise = options.normalisation == Normalisation::deredden;
   settings.max_candidates = options.max_candidates;
   settings.threads = options.backend.threads;
-  SeriesCandidates found = search_spectrum(spectrum, bank, kernels, settings);
+  SeriesCandidates found = backend.search(spectrum, settings);
   result.overflowed = found.overflowed;
   result.stages = found.stages;
 

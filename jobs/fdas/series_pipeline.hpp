@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "fdas_backend.hpp"
 #include "fdas_options.hpp"
 #include "optimise.hpp"
 #include "physics.hpp"
@@ -32,9 +33,9 @@ struct SeriesResult {
   std::vector<StageTrials> stages;
 };
 
-/// Searches one series. `bank` and `kernels` are the run's (one n_fft for every series); throws
-/// UsageError when the band is empty for this series.
+/// Searches one series with the rank's backend (built for the run's bank); throws UsageError when
+/// the band is empty for this series.
 SeriesResult search_series(std::span<const float> samples, double tsamp, const FdasOptions& options,
-                           const TemplateBank& bank, const KernelSpectra<float>& kernels);
+                           FdasBackend& backend);
 
 }  // namespace astrosweep::fdas

@@ -39,8 +39,8 @@ TEST(SeriesPipeline, FindsThePulsarInPhysicalUnits) {
   options.f_lo = 10;
   options.backend.threads = 2;
   const TemplateBank bank = make_template_bank(options.z_max, 2, options.accuracy);
-  const auto kernels = transform_kernels<float>(bank.taps, bank.layout.fft_length);
-  const SeriesResult result = search_series(x, tsamp, options, bank, kernels);
+  const auto backend = make_fdas_backend_cpu(bank, options.backend);
+  const SeriesResult result = search_series(x, tsamp, options, *backend);
   EXPECT_EQ(result.n_fft, n);
   ASSERT_FALSE(result.candidates.empty());
   const SeriesFound& best = result.candidates.front();

@@ -1,0 +1,53 @@
+#pragma once
+// The rows the fdas product and PRESTO's ACCEL text files are written from (spec §9): a
+// candidate's fundamental-table fields and its harmonic-table rows. One struct per table, filled
+// by the per-series pipeline, spooled by the rank that searched the series, written to
+// /candidates and /harmonics (fdas_product.hpp) and to `--accel-text` files (accel_text.hpp).
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace astrosweep::fdas {
+
+/// PRESTO's notes column: at most 20 characters, NUL-padded.
+using NotesText = std::array<char, 20>;
+NotesText to_notes_text(const std::string& notes) noexcept;
+std::string from_notes_text(const NotesText& notes);
+
+/// One candidate of one series: PRESTO's fundamental table (its "Cand" is `number`).
+struct CandidateRow {
+  std::uint64_t series = 0;   ///< index of the series in the run's input order
+  std::int32_t number = 0;    ///< 1, 2, … within the series, sigma descending (PRESTO's Cand)
+  std::int32_t numharm = 1;   ///< harmonics summed
+  double sigma = 0;           ///< of the polished summed power among the stage's trials
+  double summed_power = 0;    ///< Σ_h |A(h r, h z)|² at the polished (r, z)
+  double coherent_power = 0;  ///< |Σ_h √P_h e^{i(φ_h + φ₁ − (h φ₁ mod 2π))}|²
+  double r = 0, r_err = 0;    ///< fundamental Fourier frequency (bins)
+  double z = 0, z_err = 0;    ///< fundamental drift (bins over T)
+  double frequency_hz = 0, frequency_err_hz = 0;
+  double period_ms = 0, period_err_ms = 0;
+  double fdot_hz_s = 0, fdot_err_hz_s = 0;
+  double pdot = 0, pdot_err = 0;  ///< s/s
+  double accel_m_s2 = 0, accel_err_m_s2 = 0;
+  double found_r = 0, found_z = 0;  ///< where the search found it, before polishing
+  double found_sigma = 0;           ///< its sigma there
+  NotesText notes{};
+};
+
+/// One harmonic of a candidate: PRESTO's harmonic table.
+struct HarmonicRow {
+  std::uint64_t series = 0;
+  std::int32_t number = 0;        ///< the candidate's number within the series
+  std::int32_t harmonic = 1;      ///< h = 1 … numharm
+  double sigma = 0;               ///< of this harmonic's normalised power alone
+  double power = 0;               ///< power / local power
+  double raw_power = 0;           ///< |A|² at (r, z), before the local-power normalisation
+  double r = 0, r_predicted = 0;  ///< where the harmonic peaks, and h·r₁
+  double z = 0, z_predicted = 0;  ///< likewise for z, and h·z₁
+  double phase_deg = 0;           ///< arg A, degrees in [0, 360)
+  double centroid = 0;            ///< PRESTO's pulse centroid (fraction of a period)
+  double purity = 0;              ///< PRESTO's purity (1 for a sinusoid)
+};
+
+}  // namespace astrosweep::fdas
