@@ -10,6 +10,29 @@
 
 namespace astrosweep::fdas {
 
+/// Status bits of a series (/series/status).
+inline constexpr std::uint32_t series_status_ok = 0;
+inline constexpr std::uint32_t series_status_overflow = 1;    ///< its list reached --max-candidates
+inline constexpr std::uint32_t series_status_band_empty = 2;  ///< --flo/--fhi hold no bin of it
+
+/// The harmonic-summing stages a series can have (numharm ≤ 32).
+inline constexpr int max_stages = 6;
+
+/// One series: what /series holds for it.
+struct SeriesRow {
+  std::uint64_t series = 0;
+  double dm = 0, tsamp = 0, tstart_mjd = 0;
+  std::uint64_t n_samples = 0, n_fft = 0;
+  double span_s = 0;  ///< T = n_fft · tsamp
+  std::uint32_t status = series_status_ok;
+  std::uint32_t n_candidates = 0;
+  std::uint32_t removed_as_harmonics = 0;  ///< by the within-series harmonic elimination
+  std::uint32_t n_stages = 0;
+  std::array<std::int64_t, max_stages> n_indep{};       ///< per stage (spec §7)
+  std::array<std::uint64_t, max_stages> cells_above{};  ///< per stage, above its threshold
+  std::array<float, max_stages> powcut{};               ///< per stage
+};
+
 /// PRESTO's notes column: at most 20 characters, NUL-padded.
 using NotesText = std::array<char, 20>;
 NotesText to_notes_text(const std::string& notes) noexcept;

@@ -38,10 +38,21 @@ po::options_description fdas_options() {
       "max-candidates", po::value<int>()->default_value(2000), "candidates kept per series (the weakest dropped)")(
       "accuracy", po::value<std::string>()->default_value("low"), "template half-width: low (+16 bins) or high (+48)")(
       "fft-length", po::value<int>()->default_value(0), "segment FFT length (0: chosen from the widest template)");
+  po::options_description sift("Sifting across DM trials (PRESTO's ACCEL_sift.py; its names and defaults)");
+  sift.add_options()("sift-sigma", po::value<double>()->default_value(4.0), "lowest sigma kept")(
+      "sift-c-pow", po::value<double>()->default_value(100.0),
+      "lowest coherent power of a one-harmonic candidate below --sift-sigma that is kept")(
+      "sift-harm-pow", po::value<double>()->default_value(8.0), "a harmonic must exceed this power")(
+      "sift-r-err", po::value<double>()->default_value(1.1), "bins within which candidates are the same")(
+      "sift-short-period", po::value<double>()->default_value(0.0005), "shortest period kept, s")(
+      "sift-long-period", po::value<double>()->default_value(15.0), "longest period kept, s")(
+      "sift-min-dms", po::value<int>()->default_value(2),
+      "DM trials a candidate must be seen at (at most the number of DMs searched)")(
+      "sift-low-dm", po::value<double>()->default_value(2.0), "a candidate's best DM must exceed this, pc cm-3");
   po::options_description all("astrosweep fdas: Fourier-domain acceleration search (PRESTO accelsearch's method)");
   po::options_description run = run::run_options({"its series and planes", 0});
   run.add_options()("help,h", "show this help");
-  all.add(input).add(output).add(search).add(run);
+  all.add(input).add(output).add(search).add(sift).add(run);
   return all;
 }
 
@@ -89,6 +100,23 @@ FdasOptions to_options(const po::variables_map& vm) {
   AS_EXPECTS(fft_length >= 0, UsageError, "--fft-length must be >= 0 (0: chosen from the templates)");
   o.fft_length = static_cast<std::size_t>(fft_length);
   if (vm.count("accel-text")) o.accel_text = vm["accel-text"].as<std::string>();
+  auto positive = [&](const char* name) {
+    const double v = vm[name].as<double>();
+    AS_EXPECTS(std::isfinite(v) && v >= 0, UsageError, std::string("--") + name + " must be a number >= 0");
+    return v;
+  };
+  o.sift.sigma_threshold = positive("sift-sigma");
+  o.sift.c_pow_threshold = positive("sift-c-pow");
+  o.sift.harm_pow_cutoff = positive("sift-harm-pow");
+  o.sift.r_err = positive("sift-r-err");
+  o.sift.short_period = positive("sift-short-period");
+  o.sift.long_period = positive("sift-long-period");
+  AS_EXPECTS(o.sift.long_period > o.sift.short_period, UsageError,
+             "--sift-long-period must exceed --sift-short-period");
+  o.sift.min_num_dms = vm["sift-min-dms"].as<int>();
+  AS_EXPECTS(o.sift.min_num_dms >= 1, UsageError, "--sift-min-dms must be at least 1");
+  o.sift.low_dm_cutoff = vm["sift-low-dm"].as<double>();
+  AS_EXPECTS(std::isfinite(o.sift.low_dm_cutoff), UsageError, "--sift-low-dm must be a number");
   return o;
 }
 

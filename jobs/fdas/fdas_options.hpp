@@ -11,6 +11,7 @@
 #include "io/time_series_inputs.hpp"
 #include "response.hpp"
 #include "run/common_options.hpp"
+#include "sifting.hpp"
 #include "spectrum.hpp"
 
 namespace astrosweep::fdas {
@@ -31,8 +32,9 @@ struct FdasOptions : run::CommonOptions {
   std::vector<Birdie> birdies;
   std::size_t max_candidates = 2000;
   Accuracy accuracy = Accuracy::low;
-  std::size_t fft_length = 0;  ///< 0: the default for the widest template
-  std::string accel_text;      ///< directory for PRESTO _ACCEL_ files; empty: none
+  std::size_t fft_length = 0;                ///< 0: the default for the widest template
+  std::string accel_text;                    ///< directory for PRESTO _ACCEL_ files; empty: none
+  SiftOptions sift = accel_sift_defaults();  ///< across DM trials (ACCEL_sift.py's values)
 };
 
 /// Parses the command line (nullopt after --help); UsageError naming the option for a bad value.

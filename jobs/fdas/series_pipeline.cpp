@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "accel_statistics.hpp"
 #include "core/error.hpp"
@@ -50,6 +51,18 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
     const double n_indep = static_cast<double>(result.stages.at(stage).n_indep);
     f.sigma = static_cast<float>(candidate_sigma(f.polished.summed_power, c.numharm, n_indep));
     f.physics = to_physical(f.polished.r, f.polished.z, c.numharm, result.span_s);
+    for (int h = 1; h <= c.numharm; ++h) {
+      const PolishedHarmonic& ph = f.polished.harmonics.at(static_cast<std::size_t>(h - 1));
+      HarmonicRow row;
+      row.harmonic = h;
+      row.raw_power = row.power = ph.power;
+      row.sigma = candidate_sigma(ph.power, 1, 1);
+      row.r = row.r_predicted = h * f.polished.r;
+      row.z = row.z_predicted = h * f.polished.z;
+      row.phase_deg = std::fmod(ph.phase * 180 / std::numbers::pi + 360, 360);
+      row.centroid = row.purity = std::nan("");
+      f.harmonics.push_back(row);
+    }
     result.candidates.push_back(f);
   }
   std::stable_sort(result.candidates.begin(), result.candidates.end(),

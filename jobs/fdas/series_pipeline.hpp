@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "candidate_rows.hpp"
 #include "fdas_backend.hpp"
 #include "fdas_options.hpp"
 #include "optimise.hpp"
@@ -18,10 +19,11 @@
 namespace astrosweep::fdas {
 
 struct SeriesFound {
-  Candidate found;            ///< as the search found it (grid r, z; summed power; sigma)
-  Polished polished;          ///< its polished (r, z), powers and phases
-  float sigma = 0;            ///< recomputed from the polished summed power
-  PhysicalCandidate physics;  ///< of the polished fundamental
+  Candidate found;                     ///< as the search found it (grid r, z; summed power; sigma)
+  Polished polished;                   ///< its polished (r, z), powers and phases
+  float sigma = 0;                     ///< recomputed from the polished summed power
+  PhysicalCandidate physics;           ///< of the polished fundamental
+  std::vector<HarmonicRow> harmonics;  ///< its harmonic table (series and number left 0)
 };
 
 struct SeriesResult {

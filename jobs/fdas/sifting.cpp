@@ -102,6 +102,12 @@ const char* to_string(SiftRejection reason) {
   return "unknown";
 }
 
+SiftOptions accel_sift_defaults() {
+  SiftOptions o;
+  o.sigma_threshold = 4.0;
+  return o;
+}
+
 std::optional<SiftRejection> default_rejection(const SiftedCandidate& c, const SiftOptions& o) {
   const double p = c.period();
   if (p > o.long_period) return SiftRejection::long_period;

@@ -119,6 +119,9 @@ struct SiftOptions {
   std::vector<std::pair<double, double>> known_birds_p;  ///< (ms, one-sided width ms)
 };
 
+/// What ACCEL_sift.py sets over the module's defaults: sigma_threshold 4.0.
+SiftOptions accel_sift_defaults();
+
 /// Candlist.default_rejection for one candidate: the first reason that applies, in sifting.py's
 /// order (long period, short period, known birds, threshold, harmonic power, rogue harmonic).
 std::optional<SiftRejection> default_rejection(const SiftedCandidate& c, const SiftOptions& options);

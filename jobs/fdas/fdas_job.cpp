@@ -1,0 +1,290 @@
+#include "fdas_job.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "core/interrupt.hpp"
+#include "core/mpi.hpp"
+#include "dist/work_dispatch.hpp"
+#include "dist/work_plan.hpp"
+#include "fdas_inputs.hpp"
+#include "fdas_product.hpp"
+#include "fdas_spool.hpp"
+#include "run/journalled_items.hpp"
+#include "run/lifecycle.hpp"
+#include "series_record.hpp"
+
+namespace astrosweep::fdas {
+
+namespace {
+
+struct RankStats {
+  double units = 0, series = 0, candidates = 0, search_seconds = 0, write_seconds = 0;
+};
+
+// The band [r_lo, r_hi) in bins of a series spanning `span_s` (series_pipeline's rule).
+bool band_is_empty(const FdasOptions& o, std::size_t n_fft, double span_s) {
+  const double r_lo = std::max(1.0, o.f_lo * span_s);
+  const double r_hi = std::min(o.f_hi * span_s, static_cast<double>(n_fft / 2));
+  return !(r_lo < r_hi);
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& s : items) text += s + "\n";
+  return text;
+}
+
+std::string series_source(const io::TimeSeriesSource& s) {
+  return s.format == io::TimeSeriesFormat::hdf5 ? s.path + "[" + std::to_string(s.batch_index) + "]" : s.path;
+}
+
+// The DM trials searched, each once, ascending (sifting matches hits to them).
+std::vector<double> dm_trials(const io::TimeSeriesInputs& inputs) {
+  std::vector<double> dms;
+  for (const auto& s : inputs.series) dms.push_back(s.info.dm);
+  std::sort(dms.begin(), dms.end());
+  dms.erase(std::unique(dms.begin(), dms.end()), dms.end());
+  return dms;
+}
+
+SiftResult sift(const SpoolContents& spool, const std::vector<double>& dms, const SiftOptions& options) {
+  std::vector<SiftInput> inputs;
+  for (const auto& [series, record] : spool.records) {
+    std::size_t h = 0;
+    for (const auto& c : record.candidates) {
+      SiftInput in;
+      in.dm = record.series.dm;
+      in.T = record.series.span_s;
+      in.r = c.r;
+      in.z = c.z;
+      in.numharm = c.numharm;
+      in.coherent_power = c.coherent_power;
+      for (int k = 0; k < c.numharm; ++k) in.harmonic_powers.push_back(record.harmonics.at(h++).power);
+      in.series = static_cast<int>(series);
+      in.candnum = c.number;
+      inputs.push_back(std::move(in));
+    }
+  }
+  return sift_candidates(inputs, dms, options);
+}
+
+void print_sifted(const SiftResult& sifted, std::size_t n_candidates) {
+  if (sifted.kept.empty()) {
+    std::printf("no candidate survived sifting across DM trials (%zu candidates in /candidates)\n", n_candidates);
+    return;
+  }
+  std::printf("%8s %7s %7s %4s %14s %14s %10s %11s %5s\n", "series", "cand", "dm", "harm", "period[ms]", "freq[Hz]",
+              "z", "sigma", "hits");
+  const std::size_t shown = std::min<std::size_t>(sifted.kept.size(), 10);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& c = sifted.kept[i];
+    std::printf("%8d %7d %7.2f %4d %14.8f %14.8f %10.2f %11.2f %5zu\n", c.input.series, c.input.candnum, c.input.dm,
+                c.input.numharm, 1e3 * c.period(), c.f(), c.input.z, c.sigma, c.hits.size());
+  }
+  if (sifted.kept.size() > shown)
+    std::printf("... %zu more sifted candidates in the product\n", sifted.kept.size() - shown);
+}
+
+}  // namespace
+
+void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
+  run::Lifecycle run("fdas", options, parent);
+  const MPI_Comm comm = run.comm();
+  const bool root = run.root();
+
+  io::TimeSeriesInputs inputs;
+  ProductProvenance prov;
+  run::ResumeRules rules{"finished unit", FdasProduct::inspect, {}, {}};
+  const TemplateBank bank = make_template_bank(options.z_max, options.numbetween, options.accuracy, options.fft_length);
+  mpi::on_root_then_share_failure(comm, [&] {
+    inputs = io::list_time_series_inputs(options.inputs, options.format);
+    const auto n = inputs.series.size();
+    AS_EXPECTS(
+        run.size() <= static_cast<int>(std::min<std::size_t>(n, 1u << 30)), UsageError,
+        "more MPI ranks (" + std::to_string(run.size()) + ") than series (" + std::to_string(n) + ") in the input",
+        "run with at most " + std::to_string(n) + (n == 1 ? " rank" : " ranks"));
+    prov.input_format = io::time_series_format_name(inputs.format);
+    prov.inputs = joined(options.inputs);
+    prov.n_series = n;
+    for (const auto& s : inputs.series) prov.input_samples += s.n_samples;
+    prov.fft_length = bank.layout.fft_length;
+    prov.n_templates = bank.grid.n_z;
+    rules.product_fingerprint = FdasProduct::fingerprint(options, prov);
+    rules.journal_fingerprint = run::with_input_mtimes(rules.product_fingerprint, inputs.source_paths());
+    if (inputs.lengths_differ()) run.log(inputs.length_note());
+  });
+  run::JournalledItems resume;  // rank 0
+  const run::Start start = run.begin(rules, [&](const io::ResumePoint& point) {
+    resume = run::journalled_items(point, options.output, inputs.series.size(), "series");
+    return resume.note;
+  });
+  if (start.complete()) return;
+
+  broadcast_inputs(comm, inputs);
+  const std::uint64_t n_series = inputs.series.size();
+  mpi::broadcast_value(comm, prov.n_series);
+  mpi::broadcast_value(comm, prov.input_samples);
+  mpi::broadcast_string(comm, prov.input_format);
+  mpi::broadcast_string(comm, prov.inputs);
+  prov.fft_length = bank.layout.fft_length;
+  prov.n_templates = bank.grid.n_z;
+
+  // The spool: a fresh run starts it empty; a resumed one keeps it and appends to new files.
+  const std::string spool_dir = spool_directory(options.output);
+  int attempt = 1;
+  std::vector<WorkUnit> units;
+  std::uint64_t n_units = 0;
+  double total_work = 0;
+  mpi::on_root_then_share_failure(comm, [&] {
+    if (!start.resuming()) remove_spool(spool_dir);
+    attempt = next_spool_attempt(spool_dir);
+    std::vector<std::uint64_t> counts;
+    for (const auto& s : inputs.series) counts.push_back(s.n_samples);
+    // Cost per sample: a transform of every template per segment, ~log2 L operations per point.
+    const double cost_per_sample = static_cast<double>(bank.grid.n_z) * std::log2(bank.layout.fft_length);
+    units = plan_remaining_work_units(counts, resume.done, cost_per_sample, run.size());
+    n_units = units.size();
+    for (const auto& u : units) total_work += u.cost;
+  });
+  mpi::broadcast_value(comm, attempt);
+  mpi::broadcast_value(comm, n_units);
+
+  auto backend = make_fdas_backend(bank, run.backend_options());
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "%llu series (%s), zmax %g (%zu templates, segments of %zu), numharm %d, sigma %g, %llu work units on "
+                "%d ranks, backend %s",
+                static_cast<unsigned long long>(n_series), prov.input_format.c_str(), bank.grid.z_max, bank.grid.n_z,
+                bank.layout.fft_length, options.numharm, options.sigma_min, static_cast<unsigned long long>(n_units),
+                run.size(), backend->describe().c_str());
+  run.log(line);
+
+  std::optional<FdasProduct> product;
+  if (start.resuming())
+    product.emplace(options.output, comm);
+  else
+    product.emplace(options.output, comm, options, prov);
+  SpoolWriter spool(spool_dir, attempt, run.rank());
+  SeriesReader reader(inputs);
+  ProgressReporter progress("fdas", n_series - resume.items_done, "series", total_work, "sample-templates",
+                            options.progress_interval);
+  RankStats stats;
+  std::uint64_t units_finished = 0, series_finished = 0;
+  {
+    // A unit enters the journal once its rows and spool records are durable (synced before the
+    // rank reports it): a journalled unit is never lost, whatever kills the run.
+    auto record = [&](const WorkUnit& u) {
+      run.journal()->append({u.first_item, u.n_items});
+      series_finished += u.n_items;
+    };
+    WorkDispatcher dispatcher(comm, std::move(units), root ? &progress : nullptr, record);
+    WorkClient client(dispatcher);
+    UnitReport report;
+    for (;;) {
+      report.signal = interrupt::received();
+      const auto unit = client.next(report);
+      if (!unit) break;
+      try {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<SeriesRecord> records;
+        for (auto& loaded : reader.read(unit->first_item, unit->n_items)) {
+          const auto& source = inputs.series[loaded.index];
+          const std::size_t n_fft = good_fft_length(loaded.samples.size());
+          if (band_is_empty(options, n_fft, static_cast<double>(n_fft) * source.info.tsamp)) {
+            records.push_back(empty_band_record(loaded.index, source, n_fft));
+            continue;
+          }
+          const SeriesResult result = search_series(loaded.samples, source.info.tsamp, options, *backend);
+          records.push_back(series_record(loaded.index, source, result));
+          stats.candidates += static_cast<double>(result.candidates.size());
+        }
+        const auto t1 = std::chrono::steady_clock::now();
+        std::vector<SeriesRow> rows;
+        for (const auto& r : records) {
+          rows.push_back(r.series);
+          spool.append(r);
+        }
+        product->write_series(rows);
+        product->sync();
+        spool.sync();
+        const auto t2 = std::chrono::steady_clock::now();
+        report = {static_cast<std::int64_t>(unit->id), unit->n_items, unit->cost,
+                  std::chrono::duration<double>(t2 - t0).count()};
+        stats.units += 1;
+        stats.series += static_cast<double>(unit->n_items);
+        stats.search_seconds += std::chrono::duration<double>(t1 - t0).count();
+        stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
+      } catch (const Error& e) {
+        // Stop every rank now: on rank 0 leaving this scope would join the dispatcher thread,
+        // which waits for ranks that will never ask again.
+        mpi::abort_all(MPI_COMM_WORLD, e.code(),
+                       "astrosweep: error on rank " + std::to_string(run.rank()) + ": " + e.what() +
+                           (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
+      } catch (const std::exception& e) {
+        mpi::abort_all(MPI_COMM_WORLD, ExitCode::internal,
+                       "astrosweep: internal error on rank " + std::to_string(run.rank()) + ": " + e.what());
+      }
+    }
+    dispatcher.join();
+    units_finished = dispatcher.units_finished();
+  }
+  mpi::broadcast_value(comm, units_finished);
+  const bool signalled = interrupt::any_rank(comm);
+  if (units_finished < n_units) {
+    AS_ASSERT(signalled);
+    run.interrupted(
+        [&] {
+          product->close();
+          if (root) progress.print_line(true);
+        },
+        std::to_string(resume.units_done + units_finished) + " of " + std::to_string(resume.units_done + n_units) +
+            " units done (" + std::to_string(resume.items_done + series_finished) + " of " + std::to_string(n_series) +
+            " series)",
+        "its finished units (and their candidates in '" + spool_dir + "') are");
+  }
+  if (root) progress.print_line(true);
+  product->close();
+
+  // Rank 0 gathers every series' candidates from the spool, sifts them across DM trials and
+  // completes the product.
+  SiftResult sifted;
+  std::size_t n_candidates = 0;
+  mpi::on_root_then_share_failure(comm, [&] {
+    const SpoolContents contents = read_spool(spool_dir);
+    for (const auto& note : contents.notes) run.log("spool: " + note);
+    for (std::uint64_t i = 0; i < n_series; ++i)
+      AS_EXPECTS(contents.records.count(i), OutputError,
+                 "the spool '" + spool_dir + "' lacks series " + std::to_string(i) + " ('" +
+                     series_source(inputs.series[i]) + "'), which the journal records as done",
+                 "the spool was changed by hand: start over with --overwrite");
+    for (const auto& [i, r] : contents.records) n_candidates += r.candidates.size();
+    SiftOptions sift_options = options.sift;
+    const std::vector<double> dms = dm_trials(inputs);
+    if (static_cast<std::size_t>(sift_options.min_num_dms) > dms.size()) {
+      run.log("sifting: " + std::to_string(dms.size()) + " DM trial(s) searched, so a candidate needs " +
+              std::to_string(dms.size()) + " hit(s), not --sift-min-dms " + std::to_string(sift_options.min_num_dms));
+      sift_options.min_num_dms = static_cast<int>(dms.size());
+    }
+    sifted = sift(contents, dms, sift_options);
+    FinalTables tables;
+    tables.spool = &contents;
+    for (const auto& s : inputs.series) tables.series_sources.push_back(series_source(s));
+    tables.sifted = sifted;
+    tables.sift_options = sift_options;
+    write_final_tables(options.output, tables);
+    remove_spool(spool_dir);
+  });
+  run.finished();
+  if (root && !options.quiet) print_sifted(sifted, n_candidates);
+  char row[400];
+  std::snprintf(row, sizeof row, "%4d %6.0f %7.0f %11.0f %10.3f %9.3f  %s\n", run.rank(), stats.units, stats.series,
+                stats.candidates, stats.search_seconds, stats.write_seconds, backend->usage().c_str());
+  run.print_summary("rank  units  series  candidates  search[s]  write[s]  backend\n", row, stdout);
+  if (root) std::printf("product: %s\n", options.output.c_str());
+}
+
+}  // namespace astrosweep::fdas
