@@ -1,4 +1,4 @@
-// compare_products A B [--datasets-only | --close REL]: exits 0 when two period (or scfind) products hold the
+// compare_products A B [--datasets-only | --close REL]: exits 0 when two period (scfind, fdas) products hold the
 // same bytes in every dataset and the same root attributes (except command_line, which names the
 // output), and 1 with the first difference otherwise. Used to check that products do not depend on
 // rank counts. With --close, floating-point datasets may differ by REL times the dataset's largest
@@ -28,7 +28,22 @@ std::vector<std::string> datasets_of(hid_t file) {
         "objects/n_flagged", "objects/t_ref", "objects/baseline", "objects/best_frequency", "objects/best_period",
         "objects/best_power", "objects/fap", "peaks/frequency", "peaks/power", "periodogram/power",
         // scfind products
-        "mask", "kernel_pairs/fwhm_xy", "kernel_pairs/width_z", "kernel_pairs/noise"})
+        "mask", "kernel_pairs/fwhm_xy", "kernel_pairs/width_z", "kernel_pairs/noise",
+        // fdas products (series/source is provenance, compared with the attributes)
+        "series/dm", "series/tsamp", "series/tstart_mjd", "series/n_samples", "series/n_fft", "series/span",
+        "series/status", "series/n_candidates", "series/removed_as_harmonics", "series/n_indep", "series/cells_above",
+        "series/powcut", "series/candidate_offset", "candidates/series", "candidates/number", "candidates/dm",
+        "candidates/sigma", "candidates/summed_power", "candidates/coherent_power", "candidates/numharm",
+        "candidates/r", "candidates/r_err", "candidates/z", "candidates/z_err", "candidates/frequency",
+        "candidates/frequency_err", "candidates/period", "candidates/period_err", "candidates/fdot",
+        "candidates/fdot_err", "candidates/pdot", "candidates/pdot_err", "candidates/accel", "candidates/accel_err",
+        "candidates/found_r", "candidates/found_z", "candidates/found_sigma", "candidates/harmonic_offset",
+        "candidates/notes", "harmonics/series", "harmonics/number", "harmonics/harmonic", "harmonics/sigma",
+        "harmonics/power", "harmonics/raw_power", "harmonics/r", "harmonics/r_predicted", "harmonics/z",
+        "harmonics/z_predicted", "harmonics/phase", "harmonics/centroid", "harmonics/purity", "sifted/series",
+        "sifted/number", "sifted/dm", "sifted/sigma", "sifted/snr", "sifted/summed_power", "sifted/coherent_power",
+        "sifted/numharm", "sifted/r", "sifted/z", "sifted/frequency", "sifted/period", "sifted/n_hits",
+        "sifted/hit_offset", "sifted/hits/dm", "sifted/hits/snr", "sifted/hits/sigma"})
     if (h5::exists(file, n)) names.emplace_back(n);
   return names;
 }
@@ -121,6 +136,11 @@ int main(int argc, char** argv) {
         std::printf("dataset %s differs\n", n.c_str());
         return 1;
       }
+    }
+    if (h5::exists(a.get(), "series/source") && !datasets_only &&
+        raw(a.get(), "series/source") != raw(b.get(), "series/source")) {
+      std::printf("dataset series/source differs\n");
+      return 1;
     }
     if (datasets_only) {
       std::printf("identical: %zu datasets\n", names.size());

@@ -3,7 +3,7 @@
 // (docs/reliability.md).
 //
 //   kill_and_resume MODE --mpiexec PATH --exe PATH --compare PATH --reference REF.h5 --product OUT.h5
-//                   [--job period|scfind] [--np 2,3,1] [--resume-np N] [--seed S] [--rounds K]
+//                   [--job period|scfind|fdas] [--np 2,3,1] [--resume-np N] [--seed S] [--rounds K]
 //                   [--other ARG|ARG|...] -- JOB ARGS
 //
 // MODE
@@ -54,7 +54,7 @@ namespace fs = std::filesystem;
 
 struct Options {
   std::string mode, mpiexec, exe, compare, reference, product;
-  std::string job = "period";  ///< period, or scfind (its journal entries are checkpoints)
+  std::string job = "period";  ///< period, fdas, or scfind (its journal entries are checkpoints)
   std::vector<int> np{2};
   int resume_np = 2;
   std::uint64_t seed = 1;
@@ -352,6 +352,7 @@ void final_checks(const Options& o) {
   if (run_and_wait({o.compare, o.reference, o.product}) != 0)
     fail("the resumed product differs from the uninterrupted one");
   if (fs::exists(journal_of(o))) fail("the journal is still there after the product was completed");
+  if (fs::exists(o.product + ".spool")) fail("the fdas spool is still there after the product was completed");
   // Resuming a complete product: nothing to do, nothing touched.
   const std::string before = read_text(o.product);
   const auto mtime = fs::last_write_time(o.product);
@@ -433,6 +434,7 @@ int main(int argc, char** argv) {
     // No MPI here: this process forks mpiexec, and reads products with serial HDF5 only.
     fs::remove(o.product);
     fs::remove(journal_of(o));
+    if (o.job == "fdas") fs::remove_all(o.product + ".spool");  // its candidates until the run ends
     if (o.job == "scfind") {  // its default FITS mask, beside the product, and its temporary name
       const fs::path product(o.product);
       const fs::path mask = product.parent_path() / (product.stem().string() + "_mask-raw.fits");

@@ -1,0 +1,95 @@
+# End-to-end tests of the fdas job (docs/fdas.md): a beam of DM trials with an accelerated
+# pulsar (tests/fdas/make_fdas_beam.cpp) searched on 1, 2 and 3 ranks from SIGPROC .tim files,
+# PRESTO .dat/.inf pairs and the HDF5 batch convert writes; the pulsar found where it was put
+# (fdas_check, spec §13 item 3) and the products identical for every rank count (item 7); runs
+# killed and resumed; bad inputs refused with their exit codes.
+set(fdas_out ${CMAKE_CURRENT_BINARY_DIR}/fdas)
+file(MAKE_DIRECTORY ${fdas_out})
+# 5 DM trials 10 ... 18, the pulsar at DM 14: 2^15 samples of 64 us (T = 2.097152 s), f0 = 137.1 Hz,
+# z = 5 (its 8th harmonic drifts 40 bins: within --zmax 50).
+set(fdas_beam --n 32768 --z 5 --n-dm 5)
+set(fdas_search --zmax 50 --numharm 8 --quiet)
+set(fdas_truth --f0 137.1 --z 5 --dm 14 --span 2.097152)
+add_test(NAME fdas_make_beam COMMAND make_fdas_beam -o ${fdas_out}/beam ${fdas_beam})
+add_test(NAME fdas_make_beam_presto COMMAND make_fdas_beam -o ${fdas_out}/beam_presto --format presto ${fdas_beam})
+set_tests_properties(fdas_make_beam PROPERTIES FIXTURES_SETUP fdas_beam LABELS fdas)
+set_tests_properties(fdas_make_beam_presto PROPERTIES FIXTURES_SETUP fdas_beam_presto LABELS fdas)
+
+foreach(np 1 2 3)
+  astrosweep_add_mpi_run(fdas_tim_np${np} NP ${np} LABELS fdas FIXTURES_REQUIRED fdas_beam
+    FIXTURES_SETUP fdas_tim_np${np}
+    COMMAND ${exe} fdas -i ${fdas_out}/beam -o ${fdas_out}/tim_np${np}.h5 --overwrite --threads 1 ${fdas_search})
+endforeach()
+add_test(NAME fdas_tim_finds_pulsar COMMAND fdas_check ${fdas_out}/tim_np1.h5 ${fdas_truth})
+set_tests_properties(fdas_tim_finds_pulsar PROPERTIES FIXTURES_REQUIRED fdas_tim_np1 LABELS fdas)
+foreach(np 2 3)
+  add_test(NAME fdas_tim_np${np}_equals_np1 COMMAND compare_products ${fdas_out}/tim_np1.h5 ${fdas_out}/tim_np${np}.h5)
+  set_tests_properties(fdas_tim_np${np}_equals_np1 PROPERTIES FIXTURES_REQUIRED "fdas_tim_np1;fdas_tim_np${np}"
+                       LABELS fdas)
+endforeach()
+
+# PRESTO pairs: the same samples, so the same results.
+astrosweep_add_mpi_run(fdas_presto_np2 NP 2 LABELS fdas FIXTURES_REQUIRED fdas_beam_presto FIXTURES_SETUP fdas_presto
+  COMMAND ${exe} fdas -i ${fdas_out}/beam_presto -o ${fdas_out}/presto.h5 --overwrite --threads 1 ${fdas_search})
+add_test(NAME fdas_presto_equals_tim COMMAND compare_products ${fdas_out}/tim_np1.h5 ${fdas_out}/presto.h5
+         --datasets-only)
+set_tests_properties(fdas_presto_equals_tim PROPERTIES FIXTURES_REQUIRED "fdas_tim_np1;fdas_presto" LABELS fdas)
+
+# The HDF5 batch: convert, then search it on 3 ranks (each reads its own series).
+add_test(NAME fdas_convert_batch COMMAND ${exe} convert -i ${fdas_out}/beam -o ${fdas_out}/beam_batch.h5 --overwrite)
+set_tests_properties(fdas_convert_batch PROPERTIES FIXTURES_REQUIRED fdas_beam FIXTURES_SETUP fdas_batch LABELS fdas
+                     ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}")
+astrosweep_add_mpi_run(fdas_batch_np3 NP 3 LABELS fdas FIXTURES_REQUIRED fdas_batch FIXTURES_SETUP fdas_batch_np3
+  COMMAND ${exe} fdas -i ${fdas_out}/beam_batch.h5 -o ${fdas_out}/batch.h5 --overwrite --threads 1 ${fdas_search})
+add_test(NAME fdas_batch_equals_tim COMMAND compare_products ${fdas_out}/tim_np1.h5 ${fdas_out}/batch.h5 --datasets-only)
+set_tests_properties(fdas_batch_equals_tim PROPERTIES FIXTURES_REQUIRED "fdas_tim_np1;fdas_batch_np3" LABELS fdas)
+
+# Kill and resume (docs/reliability.md): 40 DM trials make ~8 work units. Heavy: the sanitizer
+# stage skips them (the spool and journal code runs there through the tests above).
+add_test(NAME fdas_make_resume_beam COMMAND make_fdas_beam -o ${fdas_out}/resume_beam --n 32768 --z 5 --n-dm 40
+         --dm0 0 --ddm 1 --pulsar-dm 20)
+set_tests_properties(fdas_make_resume_beam PROPERTIES FIXTURES_SETUP fdas_resume_beam LABELS fdas)
+set(fdas_resume_args -i ${fdas_out}/resume_beam --zmax 100 --numharm 8 --threads 1 --progress-interval 1000 --quiet)
+astrosweep_add_mpi_run(fdas_resume_reference NP 2 LABELS fdas FIXTURES_REQUIRED fdas_resume_beam
+  FIXTURES_SETUP fdas_resume_reference
+  COMMAND ${exe} fdas -o ${fdas_out}/resume_reference.h5 --overwrite ${fdas_resume_args})
+function(fdas_add_resume_test name)
+  cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER" ${ARGN})
+  set(other)
+  if(A_OTHER)
+    string(REPLACE ";" "|" other "${A_OTHER}")
+    set(other --other "${other}")
+  endif()
+  add_test(NAME ${name}
+    COMMAND kill_and_resume ${A_MODE} --job fdas --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${exe}
+            --compare $<TARGET_FILE:compare_products> --reference ${fdas_out}/resume_reference.h5
+            --product ${fdas_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
+            --rounds ${A_ROUNDS} ${other} -- ${fdas_resume_args})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume;fdas;heavy"
+                       TIMEOUT 300 FIXTURES_REQUIRED fdas_resume_reference)
+endfunction()
+fdas_add_resume_test(fdas_resume_kill_all MODE kill-all NP 2,3,1 RESUME_NP 2 SEED 51 ROUNDS 3)
+fdas_add_resume_test(fdas_resume_kill_one MODE kill-one NP 3,2 RESUME_NP 1 SEED 52 ROUNDS 2)
+fdas_add_resume_test(fdas_resume_sigterm MODE term NP 2,3 RESUME_NP 3 SEED 53 ROUNDS 2)
+fdas_add_resume_test(fdas_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 54 ROUNDS 1
+  OTHER -i ${fdas_out}/resume_beam --zmax 80 --numharm 8 --threads 1 --quiet)
+
+# Bad inputs: each refused with its exit code and a message naming the problem.
+set(fdas_bad ${fdas_out}/bad)
+file(MAKE_DIRECTORY ${fdas_bad} ${fdas_bad}/empty)
+add_test(NAME fdas_make_nan_beam COMMAND make_fdas_beam -o ${fdas_bad}/nan --n 4096 --n-dm 2 --nan-at 777)
+set_tests_properties(fdas_make_nan_beam PROPERTIES FIXTURES_SETUP fdas_nan_beam LABELS fdas)
+astrosweep_add_failure_test(fdas_bad_nan_sample NP 2 CODE 3 MATCH "beam_DM010.000.tim.*sample 777 is NaN"
+  FIXTURES_REQUIRED fdas_nan_beam COMMAND fdas -i ${fdas_bad}/nan -o ${fdas_bad}/nan.h5 --overwrite --zmax 10)
+astrosweep_add_failure_test(fdas_bad_more_ranks_than_series NP 3 CODE 2 MATCH "more MPI ranks \\(3\\) than series \\(2\\)"
+  FIXTURES_REQUIRED fdas_nan_beam COMMAND fdas -i ${fdas_bad}/nan -o ${fdas_bad}/ranks.h5 --overwrite)
+astrosweep_add_failure_test(fdas_bad_zmax CODE 2 MATCH "--zmax must be between 0 and 1200"
+  COMMAND fdas -i ${fdas_bad} -o ${fdas_bad}/z.h5 --zmax 1201)
+astrosweep_add_failure_test(fdas_bad_numharm CODE 2 MATCH "--numharm must be 1, 2, 4, 8, 16 or 32"
+  COMMAND fdas -i ${fdas_bad} -o ${fdas_bad}/h.h5 --numharm 3)
+astrosweep_add_failure_test(fdas_bad_empty_directory CODE 3 MATCH "empty' contains no time series"
+  COMMAND fdas -i ${fdas_bad}/empty -o ${fdas_bad}/empty.h5)
+astrosweep_add_failure_test(fdas_bad_output_exists CODE 4 MATCH "exists"
+  FIXTURES_REQUIRED fdas_tim_np1 COMMAND fdas -i ${fdas_out}/beam -o ${fdas_out}/tim_np1.h5 --zmax 50)
+astrosweep_add_failure_test(fdas_bad_sift_min_dms CODE 2 MATCH "--sift-min-dms must be at least 1"
+  COMMAND fdas -i ${fdas_out}/beam -o ${fdas_bad}/s.h5 --sift-min-dms 0)
