@@ -1,7 +1,10 @@
 #include "series_pipeline.hpp"
 
+#include <omp.h>
 #include <algorithm>
+
 #include <cmath>
+#include <exception>
 #include <numbers>
 
 #include "accel_statistics.hpp"
@@ -10,6 +13,35 @@
 #include "spectrum.hpp"
 
 namespace astrosweep::fdas {
+
+namespace {
+
+SeriesFound polished_candidate(std::span<const std::complex<float>> spectrum, const Candidate& c,
+                               const SeriesResult& result, const FdasOptions& options) {
+  SeriesFound f;
+  f.found = c;
+  f.polished = polish(spectrum, c.r, c.z, c.numharm, options.accuracy);
+  // The significance of the polished power among the trials of the stage that found it.
+  const auto stage = static_cast<std::size_t>(std::log2(c.numharm));
+  const double n_indep = static_cast<double>(result.stages.at(stage).n_indep);
+  f.sigma = static_cast<float>(candidate_sigma(f.polished.summed_power, c.numharm, n_indep));
+  f.physics = to_physical(f.polished.r, f.polished.z, c.numharm, result.span_s);
+  for (int h = 1; h <= c.numharm; ++h) {
+    const PolishedHarmonic& ph = f.polished.harmonics.at(static_cast<std::size_t>(h - 1));
+    HarmonicRow row;
+    row.harmonic = h;
+    row.raw_power = row.power = ph.power;
+    row.sigma = candidate_sigma(ph.power, 1, 1);
+    row.r = row.r_predicted = h * f.polished.r;
+    row.z = row.z_predicted = h * f.polished.z;
+    row.phase_deg = std::fmod(ph.phase * 180 / std::numbers::pi + 360, 360);
+    row.centroid = row.purity = std::nan("");
+    f.harmonics.push_back(row);
+  }
+  return f;
+}
+
+}  // namespace
 
 SeriesResult search_series(std::span<const float> samples, double tsamp, const FdasOptions& options,
                            FdasBackend& backend) {
@@ -42,29 +74,22 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   std::vector<Candidate> list = found.candidates;
   sort_by_sigma(list);
   if (options.numharm > 1) result.removed_as_harmonics = eliminate_harmonics(list);
-  for (const Candidate& c : list) {
-    SeriesFound f;
-    f.found = c;
-    f.polished = polish(spectrum, c.r, c.z, c.numharm, options.accuracy);
-    // The significance of the polished power among the trials of the stage that found it.
-    const auto stage = static_cast<std::size_t>(std::log2(c.numharm));
-    const double n_indep = static_cast<double>(result.stages.at(stage).n_indep);
-    f.sigma = static_cast<float>(candidate_sigma(f.polished.summed_power, c.numharm, n_indep));
-    f.physics = to_physical(f.polished.r, f.polished.z, c.numharm, result.span_s);
-    for (int h = 1; h <= c.numharm; ++h) {
-      const PolishedHarmonic& ph = f.polished.harmonics.at(static_cast<std::size_t>(h - 1));
-      HarmonicRow row;
-      row.harmonic = h;
-      row.raw_power = row.power = ph.power;
-      row.sigma = candidate_sigma(ph.power, 1, 1);
-      row.r = row.r_predicted = h * f.polished.r;
-      row.z = row.z_predicted = h * f.polished.z;
-      row.phase_deg = std::fmod(ph.phase * 180 / std::numbers::pi + 360, 360);
-      row.centroid = row.purity = std::nan("");
-      f.harmonics.push_back(row);
+  // Polishing evaluates the exact response (Fresnel integrals) for every harmonic at every step:
+  // it costs far more per candidate than the search per cell, so candidates are polished in
+  // parallel (each on its own; the results land in list order, whatever the thread count).
+  result.candidates.resize(list.size());
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1) \
+    num_threads(options.backend.threads > 0 ? options.backend.threads : omp_get_max_threads())
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    try {
+      result.candidates[i] = polished_candidate(spectrum, list[i], result, options);
+    } catch (...) {
+#pragma omp critical(fdas_polish_failure)
+      if (!failure) failure = std::current_exception();
     }
-    result.candidates.push_back(f);
   }
+  if (failure) std::rethrow_exception(failure);
   std::stable_sort(result.candidates.begin(), result.candidates.end(),
                    [](const SeriesFound& a, const SeriesFound& b) { return a.sigma > b.sigma; });
   return result;
