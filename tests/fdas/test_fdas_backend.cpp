@@ -1,16 +1,21 @@
 // The fdas backend seam on the CPU: search_spectrum, now built from the pieces the CUDA backend
 // shares (search_geometry, insert_stage_cells), gives exactly what PRESTO's composition written out
-// with detect_stage_candidates gives, on noise with many merged and capped candidates.
+// with detect_stage_candidates gives, on noise with many merged and capped candidates; the factory
+// gives the CPU backend for --backend cpu, and refuses cuda where it cannot run with the usual
+// message.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <complex>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "accel_statistics.hpp"
 #include "candidates.hpp"
 #include "core/error.hpp"
+#include "device.hpp"
+#include "fdas_backend.hpp"
 #include "series_search.hpp"
 
 namespace astrosweep::fdas {
@@ -126,6 +131,46 @@ TEST(SharedSearchPieces, GeometryRefusesWhatCannotBeSearched) {
   s.r_lo = 10;
   s.numharm = 3;
   EXPECT_THROW(search_geometry(500, bank, s), UsageError);
+}
+
+TEST(FdasBackendFactory, CpuWhenAsked) {
+  const TemplateBank bank = make_template_bank(10, 2, Accuracy::low);
+  BackendOptions options;
+  options.kind = BackendKind::cpu;
+  options.threads = 2;
+  const auto backend = make_fdas_backend(bank, options);
+  ASSERT_NE(backend, nullptr);
+  EXPECT_EQ(backend->describe().rfind("cpu (", 0), 0U) << backend->describe();
+}
+
+TEST(FdasBackendFactory, AutoTakesTheGpuOnlyWhenThereIsOne) {
+  const TemplateBank bank = make_template_bank(10, 2, Accuracy::low);
+  const auto backend = make_fdas_backend(bank, BackendOptions{});
+  const bool gpu = backend->describe().rfind("cuda", 0) == 0;
+  EXPECT_EQ(gpu, cuda_device_count() > 0) << backend->describe();
+}
+
+TEST(FdasBackendFactory, CudaWhereItCannotRunIsRefused) {
+  const TemplateBank bank = make_template_bank(10, 2, Accuracy::low);
+  BackendOptions options;
+  options.kind = BackendKind::cuda;
+#ifdef ASTROSWEEP_WITH_CUDA
+  if (cuda_device_count() > 0) {
+    EXPECT_EQ(make_fdas_backend(bank, options)->describe().rfind("cuda (", 0), 0U);
+    return;
+  }
+  const char* expected = "no CUDA device is visible";
+#else
+  const char* expected = "this astrosweep build has no CUDA backend";
+#endif
+  try {
+    (void)make_fdas_backend(bank, options);
+    FAIL() << "expected a RuntimeError";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::runtime);
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find("--backend cpu"), std::string::npos) << e.hint();
+  }
 }
 
 }  // namespace
