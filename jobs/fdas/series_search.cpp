@@ -8,46 +8,94 @@
 
 namespace astrosweep::fdas {
 
-template <class Real>
-SeriesCandidates search_spectrum(std::span<const std::complex<float>> spectrum, const TemplateBank& bank,
-                                 const KernelSpectra<Real>& kernels, const SearchSettings& settings) {
+SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& bank, const SearchSettings& settings) {
   AS_EXPECTS(bank.layout.numbetween == 2, UsageError, "the harmonic sum reads half bins: use numbetween 2");
   AS_EXPECTS(valid_numharm(settings.numharm), UsageError,
              "--numharm " + std::to_string(settings.numharm) + " is not one of 1, 2, 4, 8, 16, 32");
-  const double r_hi = std::min(settings.r_hi, static_cast<double>(spectrum.size()));
+  const double r_hi = std::min(settings.r_hi, static_cast<double>(spectrum_bins));
   AS_EXPECTS(settings.r_lo >= 0 && settings.r_lo < r_hi, UsageError,
              "the searched band [" + std::to_string(settings.r_lo) + ", " + std::to_string(r_hi) +
-                 ") bins is empty for a spectrum of " + std::to_string(spectrum.size()) + " bins",
+                 ") bins is empty for a spectrum of " + std::to_string(spectrum_bins) + " bins",
              "widen --flo/--fhi or give a longer series");
   const int H = settings.numharm;
+  SearchGeometry g;
   // Half-bin columns of the summed plane, and the bins the plane must hold so that every
   // sub-harmonic read ⌊i·h/H + ½⌋ lies in it.
-  const auto i_begin = static_cast<std::int64_t>(std::ceil(2 * settings.r_lo));
-  const auto i_end = static_cast<std::int64_t>(std::floor(2 * r_hi));
-  const auto plane_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, i_begin / H / 2 - 1));
-  const auto plane_hi = static_cast<std::size_t>((i_end + 1) / 2 + 1);
-  const PowerPlane plane = correlate(spectrum, kernels, bank.layout, plane_lo, plane_hi,
-                                     CorrelationOptions{settings.block_normalise, settings.threads});
-
-  const int z_max = static_cast<int>(bank.grid.z_max);
-  const PowerPlaneView view{plane.power.data(), z_max, static_cast<std::int64_t>(2 * plane_lo),
-                            static_cast<std::int64_t>(plane.n_r)};
-  SeriesCandidates result;
-  CandidateList list(settings.max_candidates);
-  harmonic_sum_reference(view, i_begin, i_end, H, [&](const HarmonicStage& stage, std::span<const float> summed) {
+  g.i_begin = static_cast<std::int64_t>(std::ceil(2 * settings.r_lo));
+  g.i_end = static_cast<std::int64_t>(std::floor(2 * r_hi));
+  g.plane_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_begin / H / 2 - 1));
+  g.plane_hi = static_cast<std::size_t>((g.i_end + 1) / 2 + 1);
+  g.z_max = static_cast<int>(bank.grid.z_max);
+  for (const HarmonicStage& stage : harmonic_stages(H)) {
     StageTrials trials;
     trials.numharm = stage.numharm;
-    trials.n_indep = n_independent(static_cast<double>(i_begin) / 2, static_cast<double>(i_end) / 2,
+    trials.n_indep = n_independent(static_cast<double>(g.i_begin) / 2, static_cast<double>(g.i_end) / 2,
                                    static_cast<int>(bank.grid.n_z), bank.grid.dz, stage.numharm);
     trials.powcut =
         static_cast<float>(power_threshold(settings.sigma_min, stage.numharm, static_cast<double>(trials.n_indep)));
-    trials.above = detect_stage_candidates(stage, StagePlane{summed, z_max, i_begin, i_end - i_begin}, trials.powcut,
-                                           static_cast<double>(trials.n_indep), list);
-    result.stages.push_back(trials);
-  });
+    g.stages.push_back(trials);
+  }
+  return g;
+}
+
+std::size_t insert_stage_cells(const StageTrials& stage, int stage_index, int z_max, const StageCellsView& cells,
+                               CandidateList& list) {
+  AS_EXPECTS(cells.column.size() == cells.row.size() && cells.power.size() == cells.row.size(), UsageError,
+             "a stage's cells: rows, columns and powers differ in number");
+  const auto n_indep = static_cast<double>(stage.n_indep);
+  for (std::size_t c = 0; c < cells.row.size(); ++c) {
+    const float power = cells.power[c];
+    const auto sigma = static_cast<float>(candidate_sigma(power, stage.numharm, n_indep));
+    // As PRESTO: r = (r_lo + k·0.5)/H and z = (z_lo + j·2)/H, both exact in double before the division.
+    const double r = 0.5 * static_cast<double>(cells.column[c]);
+    const double z = static_cast<double>(-z_max + 2 * cells.row[c]);
+    list.insert(Candidate{r / stage.numharm, z / stage.numharm, power, sigma, stage.numharm, stage_index});
+  }
+  return cells.row.size();
+}
+
+SeriesCandidates search_plane(const PowerPlaneView& plane, const SearchGeometry& geometry, std::size_t max_candidates) {
+  AS_EXPECTS(!geometry.stages.empty() && plane.z_max == geometry.z_max, UsageError,
+             "the plane's drifts are not the search geometry's");
+  SeriesCandidates result;
+  CandidateList list(max_candidates);
+  const std::int64_t i_begin = geometry.i_begin;
+  const auto n_cols = static_cast<std::size_t>(geometry.i_end - i_begin);
+  std::vector<int> rows;
+  std::vector<std::int64_t> columns;
+  std::vector<float> powers;
+  harmonic_sum_reference(
+      plane, i_begin, geometry.i_end, geometry.stages.back().numharm,
+      [&](const HarmonicStage& stage, std::span<const float> summed) {
+        StageTrials trials = geometry.stages.at(static_cast<std::size_t>(stage.stage));
+        // The cells above the threshold (compared in float, as PRESTO stores powcut), z-major and
+        // r-ascending, then inserted as the GPU's are.
+        rows.clear();
+        columns.clear();
+        powers.clear();
+        for (std::size_t k = 0; k < summed.size(); ++k) {
+          if (!(summed[k] > trials.powcut)) continue;
+          rows.push_back(static_cast<int>(k / n_cols));
+          columns.push_back(i_begin + static_cast<std::int64_t>(k % n_cols));
+          powers.push_back(summed[k]);
+        }
+        trials.above = insert_stage_cells(trials, stage.stage, geometry.z_max, {rows, columns, powers}, list);
+        result.stages.push_back(trials);
+      });
   result.candidates = list.candidates();
   result.overflowed = list.overflowed();
   return result;
+}
+
+template <class Real>
+SeriesCandidates search_spectrum(std::span<const std::complex<float>> spectrum, const TemplateBank& bank,
+                                 const KernelSpectra<Real>& kernels, const SearchSettings& settings) {
+  const SearchGeometry geometry = search_geometry(spectrum.size(), bank, settings);
+  const PowerPlane plane = correlate(spectrum, kernels, bank.layout, geometry.plane_lo, geometry.plane_hi,
+                                     CorrelationOptions{settings.block_normalise, settings.threads});
+  const PowerPlaneView view{plane.power.data(), geometry.z_max, static_cast<std::int64_t>(2 * plane.first_bin),
+                            static_cast<std::int64_t>(plane.n_r)};
+  return search_plane(view, geometry, settings.max_candidates);
 }
 
 template SeriesCandidates search_spectrum<float>(std::span<const std::complex<float>>, const TemplateBank&,

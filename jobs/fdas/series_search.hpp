@@ -11,6 +11,7 @@
 
 #include "candidates.hpp"
 #include "correlation.hpp"
+#include "harmonic_tables.hpp"
 #include "template_bank.hpp"
 
 namespace astrosweep::fdas {
@@ -37,6 +38,43 @@ struct SeriesCandidates {
   bool overflowed = false;            ///< the list reached max_candidates
   std::vector<StageTrials> stages;
 };
+
+/// Where one series' search looks, shared by the backends so that they cannot drift apart: the
+/// half-bin columns [i_begin, i_end) of the summed plane (the searched band), the bins
+/// [plane_lo, plane_hi) the correlation must produce so that every sub-harmonic read ⌊i·h/H + ½⌋
+/// lies in it, and each stage's trials and threshold (`above` left 0).
+struct SearchGeometry {
+  std::int64_t i_begin = 0;
+  std::int64_t i_end = 0;
+  std::size_t plane_lo = 0;
+  std::size_t plane_hi = 0;
+  int z_max = 0;                    ///< the summed plane's rows: z = −z_max … z_max in steps of 2
+  std::vector<StageTrials> stages;  ///< stage s sums 2^s harmonics
+};
+
+/// The geometry of a search of `settings`' band in a spectrum of `spectrum_bins` bins with `bank`.
+/// Throws UsageError for what cannot be searched: numbetween ≠ 2, numharm not a power of two up to
+/// 32, an empty band.
+SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& bank, const SearchSettings& settings);
+
+/// One stage's cells above its threshold, as either backend found them: z row of the summed plane,
+/// half-bin column i and summed power, in z-major, r-ascending order (the order PRESTO inserts them).
+struct StageCellsView {
+  std::span<const int> row;
+  std::span<const std::int64_t> column;
+  std::span<const float> power;
+};
+
+/// Inserts `cells` of stage `stage` into `list` as detect_stage_candidates does: in their order,
+/// each as Candidate{r = (i/2)/H, z = z_j/H, power, sigma = candidate_sigma(power, H, n_indep)}.
+/// Returns the number of cells.
+std::size_t insert_stage_cells(const StageTrials& stage, int stage_index, int z_max, const StageCellsView& cells,
+                               CandidateList& list);
+
+/// The candidates of a correlation plane that covers `geometry`'s bins [plane_lo, plane_hi) (rows
+/// z = −z_max … z_max): the CPU harmonic sum stage by stage, each stage's cells above its threshold
+/// through insert_stage_cells. search_spectrum is correlate() followed by this.
+SeriesCandidates search_plane(const PowerPlaneView& plane, const SearchGeometry& geometry, std::size_t max_candidates);
 
 /// Searches bins [settings.r_lo, settings.r_hi) of `spectrum` (normalised: noise power mean 1)
 /// with `bank` (numbetween 2: the harmonic tables index half bins) and its kernel spectra.
