@@ -1,0 +1,149 @@
+// The CUDA fdas backend: host side. Per series the correlation plane is made on the device
+// (CudaCorrelator::correlate_on_device) and summed and thresholded where it lies
+// (harmonic_detect_cuda_on_device); only each stage's cells above its threshold cross to the host,
+// where insert_stage_cells merges them into the series' list exactly as the CPU backend does. The
+// geometry and the thresholds come from search_geometry, the CPU's own function.
+
+#include "fdas_backend_cuda.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "core/error.hpp"
+#include "correlation_cuda.hpp"
+#include "cuda_device.hpp"
+#include "harmonic_sum_cuda.hpp"
+
+namespace astrosweep::fdas {
+
+namespace {
+
+/// The most cells above a stage's threshold that the device keeps: a stage with more is not
+/// normalised noise at that threshold (harmonic_detect_cuda throws RuntimeError then).
+constexpr std::size_t max_stage_cells = std::size_t{1} << 22;
+
+/// Bytes of device memory one series' search allocates, from the sizes of the correlator's and the
+/// harmonic sum's buffers (cuFFT's work areas aside): `fixed` whatever the correlator's batch, plus
+/// `per_template` for each template of an inverse-FFT batch.
+struct DeviceNeed {
+  std::size_t fixed = 0;
+  std::size_t per_template = 0;
+  std::size_t cells = 0;  ///< the harmonic sum's cap on cells per stage
+};
+
+DeviceNeed device_need(const TemplateBank& bank, const SearchGeometry& g) {
+  const CorrelationLayout& layout = bank.layout;
+  const auto b = static_cast<std::size_t>(layout.numbetween);
+  const std::size_t L = layout.fft_length;
+  const std::size_t n_z = bank.taps.size();
+  const std::size_t n_r = (g.plane_hi - g.plane_lo) * b;
+  const std::size_t segments = (n_r + layout.useful_outputs() - 1) / layout.useful_outputs();
+  const std::size_t in_bins = (L - 1) / b + 1;
+  const std::size_t n_bins = segments > 0 ? (segments - 1) * layout.step_bins() + in_bins : 0;
+  const auto n_cols = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_end - g.i_begin));
+  DeviceNeed need;
+  need.per_template = std::max<std::size_t>(1, segments) * L * 8;  // one template's products, complex float
+  need.cells = std::min(max_stage_cells, std::max<std::size_t>(1, n_z * n_cols));
+  need.fixed = n_z * L * 8                                      // kernel spectra
+               + n_bins * 8 + segments * 4 + need.per_template  // bins, norms, spread inputs
+               + n_z * n_r * 4                                  // the plane
+               + n_z * n_cols * 4 + n_z * 4 + n_cols * 8        // the summed plane and its tables
+               + need.cells * 12;                               // the cells above a threshold
+  return need;
+}
+
+class CudaBackend final : public FdasBackend {
+ public:
+  CudaBackend(const TemplateBank& bank, const BackendOptions& options)
+      : device_(cuda::choose_device(options)), bank_(bank) {}
+
+  [[nodiscard]] std::string describe() const override {
+    return device_.describe(std::to_string(device_.memory_budget >> 20) + " MiB") + ": cuFFT, " +
+           std::to_string(bank_.taps.size()) + " templates of " + std::to_string(bank_.layout.fft_length) + " points";
+  }
+
+  [[nodiscard]] std::string usage() const override {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "GPU %d: %.0f MiB device memory at most, correlation %.3f s on the device, harmonic sum and "
+                  "thresholds %.3f s (with their transfers), %zu series",
+                  device_.index, static_cast<double>(peak_device_bytes_) / (1 << 20), correlation_ms_ / 1e3,
+                  harmonic_seconds_, series_);
+    return line;
+  }
+
+  SeriesCandidates search(std::span<const std::complex<float>> spectrum, const SearchSettings& settings) override {
+    const cuda::DeviceScope scope(device_.index);
+    const SearchGeometry geometry = search_geometry(spectrum.size(), bank_, settings);
+    kernels::CudaCorrelator& correlator = correlator_for(geometry);
+    const auto plane =
+        correlator.correlate_on_device(spectrum, geometry.plane_lo, geometry.plane_hi, settings.block_normalise);
+    correlation_ms_ += static_cast<double>(correlator.last_device_ms());
+
+    const auto started = std::chrono::steady_clock::now();
+    const PowerPlaneView view{plane.data, geometry.z_max, static_cast<std::int64_t>(2 * plane.first_bin),
+                              static_cast<std::int64_t>(plane.n_r)};
+    std::vector<float> powcut;
+    for (const StageTrials& stage : geometry.stages) powcut.push_back(stage.powcut);
+    const auto cells = kernels::harmonic_detect_cuda_on_device(view, geometry.i_begin, geometry.i_end,
+                                                               geometry.stages.back().numharm, powcut, need_.cells);
+    harmonic_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    SeriesCandidates result;
+    CandidateList list(settings.max_candidates);
+    for (std::size_t s = 0; s < cells.size(); ++s) {
+      StageTrials trials = geometry.stages[s];
+      trials.above = insert_stage_cells(trials, static_cast<int>(s), geometry.z_max,
+                                        {cells[s].row, cells[s].column, cells[s].power}, list);
+      result.stages.push_back(trials);
+    }
+    result.candidates = list.candidates();
+    result.overflowed = list.overflowed();
+    ++series_;
+    return result;
+  }
+
+ private:
+  /// The correlator, made for the first series with an inverse-FFT batch as large as the budget
+  /// leaves room for beside the plane and the harmonic sum (all series of a run share one length,
+  /// so it is made once); made again only when a series needs a smaller batch.
+  kernels::CudaCorrelator& correlator_for(const SearchGeometry& geometry) {
+    need_ = device_need(bank_, geometry);
+    const std::uint64_t budget = device_.memory_budget;
+    AS_EXPECTS(need_.fixed + need_.per_template <= budget, RuntimeError,
+               "the GPU memory budget of " + std::to_string(budget >> 20) + " MiB cannot hold a series' plane (" +
+                   std::to_string((need_.fixed + need_.per_template) >> 20) + " MiB with its harmonic sum)",
+               "raise --gpu-memory-mb, run fewer ranks per GPU, or use --backend cpu");
+    const std::size_t batch =
+        std::clamp<std::size_t>((budget - need_.fixed) / need_.per_template, 1, bank_.taps.size());
+    // The correlator batches as many templates as its budget holds of this series' products.
+    auto batch_of = [&](std::size_t correlator_budget) {
+      return std::clamp<std::size_t>(correlator_budget / need_.per_template, 1, bank_.taps.size());
+    };
+    if (!correlator_ || batch_of(correlator_budget_) > batch) {
+      correlator_.reset();  // its buffers go before the new one's come
+      correlator_budget_ = batch * need_.per_template;
+      correlator_.emplace(bank_.layout, bank_.taps, correlator_budget_);
+    }
+    peak_device_bytes_ = std::max(peak_device_bytes_, need_.fixed + batch_of(correlator_budget_) * need_.per_template);
+    return *correlator_;
+  }
+
+  const cuda::DeviceChoice device_;  ///< first: chosen and made current before any CUDA handle
+  const TemplateBank& bank_;
+  std::optional<kernels::CudaCorrelator> correlator_;
+  std::size_t correlator_budget_ = 0;
+  DeviceNeed need_;
+  double correlation_ms_ = 0, harmonic_seconds_ = 0;
+  std::size_t peak_device_bytes_ = 0, series_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<FdasBackend> make_fdas_backend_cuda(const TemplateBank& bank, const BackendOptions& options) {
+  return std::make_unique<CudaBackend>(bank, options);
+}
+
+}  // namespace astrosweep::fdas

@@ -1,0 +1,277 @@
+// The CUDA fdas backend against the CPU backend (spec §12): on an accelerated 8-harmonic pulsar in
+// noise, on noise with hundreds of candidates (merged, and capped), and at the edges (one harmonic,
+// a band of a few bins, a spectrum shorter than one segment, a spectrum of zeros, several series
+// on one backend within a tight memory budget) the same candidates — number, (r, z), harmonics,
+// stage, and order — with powers within 1e-4·max(1, P), and the same cells above every stage's
+// threshold. On the GPU's own plane the backend is the CPU's composition bit for bit
+// (search_plane). Skipped without a GPU.
+#include <fftw3.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "correlation_cuda.hpp"
+#include "device.hpp"
+#include "fdas_backend.hpp"
+#include "fdas_backend_cuda.hpp"
+#include "series_search.hpp"
+
+namespace astrosweep::fdas {
+namespace {
+
+using Spectrum = std::vector<std::complex<float>>;
+
+// Normalised spectrum of a real series of known variance: F_k / √(N σ²), DC = 1 (as test_series_search).
+Spectrum normalised_spectrum(const std::vector<double>& x, double variance) {
+  const int n = static_cast<int>(x.size());
+  std::vector<double> in(x);
+  std::vector<std::complex<double>> out(x.size() / 2 + 1);
+  fftw_plan plan = fftw_plan_dft_r2c_1d(n, in.data(), reinterpret_cast<fftw_complex*>(out.data()), FFTW_ESTIMATE);
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+  Spectrum f(x.size() / 2);
+  const double scale = 1 / std::sqrt(n * variance);
+  for (std::size_t k = 0; k < f.size(); ++k) f[k] = std::complex<float>(out[k] * scale);
+  f[0] = 1;
+  return f;
+}
+
+// White noise and `harmonics` phase-locked harmonics of a tone at mean bin r0 drifting by z0 bins,
+// each of normalised power ≈ `power`.
+Spectrum accelerated_pulsar(std::size_t n, double r0, double z0, int harmonics, double power, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  std::vector<double> x(n);
+  const double a = std::sqrt(4 * power / static_cast<double>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const double u = static_cast<double>(i) / static_cast<double>(n);
+    const double phase = 2 * std::numbers::pi * ((r0 - z0 / 2) * u + z0 / 2 * u * u);
+    x[i] = g(rng);
+    for (int h = 1; h <= harmonics; ++h) x[i] += a * std::cos(h * phase + 0.3 * h);
+  }
+  return normalised_spectrum(x, 1.0);
+}
+
+// Complex white noise of mean power `mean_power` per bin.
+Spectrum noise(std::size_t bins, unsigned seed, float mean_power = 1.0F) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0F, std::sqrt(mean_power / 2));
+  Spectrum s(bins);
+  for (auto& v : s) v = {g(rng), g(rng)};
+  return s;
+}
+
+SearchSettings settings(int numharm, double sigma, double r_lo, double r_hi, bool block_normalise) {
+  SearchSettings s;
+  s.numharm = numharm;
+  s.sigma_min = sigma;
+  s.r_lo = r_lo;
+  s.r_hi = r_hi;
+  s.block_normalise = block_normalise;
+  return s;
+}
+
+std::string show(const Candidate& c) {
+  return "(r " + std::to_string(c.r) + ", z " + std::to_string(c.z) + ", H " + std::to_string(c.numharm) + ", P " +
+         std::to_string(c.power) + ", sigma " + std::to_string(c.sigma) + ")";
+}
+
+// The spec's FP32 comparison: the same list, powers (and so sigmas) within 1e-4·max(1, P).
+void expect_same(const SeriesCandidates& gpu, const SeriesCandidates& cpu, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(gpu.stages.size(), cpu.stages.size());
+  for (std::size_t s = 0; s < cpu.stages.size(); ++s) {
+    EXPECT_EQ(gpu.stages[s].numharm, cpu.stages[s].numharm);
+    EXPECT_EQ(gpu.stages[s].n_indep, cpu.stages[s].n_indep);
+    EXPECT_EQ(gpu.stages[s].powcut, cpu.stages[s].powcut);
+    EXPECT_EQ(gpu.stages[s].above, cpu.stages[s].above) << "cells above the threshold of stage " << s;
+  }
+  EXPECT_EQ(gpu.overflowed, cpu.overflowed);
+  ASSERT_EQ(gpu.candidates.size(), cpu.candidates.size());
+  for (std::size_t i = 0; i < cpu.candidates.size(); ++i) {
+    const Candidate& g = gpu.candidates[i];
+    const Candidate& c = cpu.candidates[i];
+    ASSERT_TRUE(g.r == c.r && g.z == c.z && g.numharm == c.numharm && g.stage == c.stage)
+        << "candidate " << i << ": GPU " << show(g) << ", CPU " << show(c);
+    EXPECT_NEAR(g.power, c.power, 1e-4 * static_cast<double>(std::max(1.0F, c.power))) << "candidate " << i;
+  }
+}
+
+// Bit for bit, for the same plane.
+void expect_identical(const SeriesCandidates& a, const SeriesCandidates& b) {
+  ASSERT_EQ(a.candidates.size(), b.candidates.size());
+  for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+    const Candidate& x = a.candidates[i];
+    const Candidate& y = b.candidates[i];
+    EXPECT_TRUE(x.r == y.r && x.z == y.z && x.power == y.power && x.sigma == y.sigma && x.numharm == y.numharm &&
+                x.stage == y.stage)
+        << "candidate " << i << ": " << show(x) << " / " << show(y);
+  }
+  ASSERT_EQ(a.stages.size(), b.stages.size());
+  for (std::size_t s = 0; s < a.stages.size(); ++s) EXPECT_EQ(a.stages[s].above, b.stages[s].above);
+  EXPECT_EQ(a.overflowed, b.overflowed);
+}
+
+class CudaFdasBackend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+
+  // The CPU's result and the GPU's, compared; returns the GPU's.
+  static SeriesCandidates compare(const TemplateBank& bank, const Spectrum& spectrum, const SearchSettings& s,
+                                  const std::string& what, FdasBackend* gpu = nullptr) {
+    BackendOptions options;
+    options.threads = 4;
+    const SeriesCandidates cpu = make_fdas_backend_cpu(bank, options)->search(spectrum, s);
+    std::unique_ptr<FdasBackend> own;
+    if (gpu == nullptr) {
+      own = make_fdas_backend_cuda(bank, BackendOptions{});
+      gpu = own.get();
+    }
+    const SeriesCandidates got = gpu->search(spectrum, s);
+    expect_same(got, cpu, what);
+    return got;
+  }
+
+  // The CPU's composition (search_plane) on the plane the GPU correlator makes, brought to the host.
+  static SeriesCandidates on_the_gpus_plane(const TemplateBank& bank, const Spectrum& spectrum,
+                                            const SearchSettings& s) {
+    const SearchGeometry geometry = search_geometry(spectrum.size(), bank, s);
+    kernels::CudaCorrelator correlator(bank.layout, bank.taps, std::size_t{1} << 40);  // all templates in one batch
+    const PowerPlane plane = correlator.correlate(spectrum, geometry.plane_lo, geometry.plane_hi, s.block_normalise);
+    const PowerPlaneView view{plane.power.data(), geometry.z_max, static_cast<std::int64_t>(2 * plane.first_bin),
+                              static_cast<std::int64_t>(plane.n_r)};
+    return search_plane(view, geometry, s.max_candidates);
+  }
+};
+
+TEST_F(CudaFdasBackend, AcceleratedPulsarAsOnTheCpu) {
+  const double r0 = 2345.6, z0 = 5.3;  // the 8th harmonic drifts 42 bins
+  const Spectrum spectrum = accelerated_pulsar(1 << 17, r0, z0, 8, 40.0, 7);
+  const TemplateBank bank = make_template_bank(48, 2, Accuracy::low);
+  const SearchSettings s = settings(8, 3.0, 100, static_cast<double>(spectrum.size()), false);
+  const SeriesCandidates gpu = compare(bank, spectrum, s, "pulsar");
+  ASSERT_FALSE(gpu.candidates.empty());
+  const auto best = *std::max_element(gpu.candidates.begin(), gpu.candidates.end(),
+                                      [](const Candidate& p, const Candidate& q) { return p.sigma < q.sigma; });
+  EXPECT_NEAR(best.r, r0, 1.0);
+  EXPECT_NEAR(best.z, z0, 2.0);
+  EXPECT_EQ(best.numharm, 8);
+  expect_identical(gpu, on_the_gpus_plane(bank, spectrum, s));
+}
+
+TEST_F(CudaFdasBackend, AFullSizeSeriesAsOnTheCpu) {
+  // N = 2^20, z_max 200 (201 templates of 2048 points), PRESTO's defaults: 680 segments, 2·10^8
+  // cells per stage. Prints both backends' times (the GPU's second search: the first plans cuFFT).
+  const double r0 = 31234.4, z0 = 17.7;
+  const Spectrum spectrum = accelerated_pulsar(1 << 20, r0, z0, 8, 30.0, 17);
+  const TemplateBank bank = make_template_bank(200, 2, Accuracy::low);
+  const SearchSettings s = settings(8, 2.0, 20, static_cast<double>(spectrum.size()), true);
+  const auto cpu_backend = make_fdas_backend_cpu(bank, BackendOptions{});
+  const auto gpu_backend = make_fdas_backend_cuda(bank, BackendOptions{});
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const SeriesCandidates cpu = cpu_backend->search(spectrum, s);
+  const auto t1 = Clock::now();
+  (void)gpu_backend->search(spectrum, s);
+  const auto t2 = Clock::now();
+  const SeriesCandidates gpu = gpu_backend->search(spectrum, s);
+  const auto t3 = Clock::now();
+  expect_same(gpu, cpu, "full size");
+  ASSERT_FALSE(gpu.candidates.empty());
+  const auto best = *std::max_element(gpu.candidates.begin(), gpu.candidates.end(),
+                                      [](const Candidate& p, const Candidate& q) { return p.sigma < q.sigma; });
+  EXPECT_NEAR(best.r, r0, 1.0);
+  EXPECT_NEAR(best.z, z0, 2.0);
+  auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  std::printf("full size: %zu candidates; CPU %.3f s (%s), GPU first %.3f s, second %.3f s (%s)\n  %s\n",
+              gpu.candidates.size(), seconds(t1 - t0), cpu_backend->describe().c_str(), seconds(t2 - t1),
+              seconds(t3 - t2), gpu_backend->describe().c_str(), gpu_backend->usage().c_str());
+}
+
+TEST_F(CudaFdasBackend, NoiseWithHundredsOfCandidatesAsOnTheCpu) {
+  const TemplateBank bank = make_template_bank(30, 2, Accuracy::low);
+  // Noise of mean power 1.6 read as normalised, at sigma 1: hundreds of cells above every threshold.
+  const Spectrum loud = noise(1 << 16, 21, 1.6F);
+  SearchSettings s = settings(16, 1.0, 50.5, 65000.3, false);
+  const SeriesCandidates gpu = compare(bank, loud, s, "noise, mean power 1.6");
+  EXPECT_GT(gpu.candidates.size(), 100U);
+  for (const auto& stage : gpu.stages) EXPECT_GT(stage.above, 100U);
+  expect_identical(gpu, on_the_gpus_plane(bank, loud, s));
+  // The same list capped at 40: the weakest dropped as they come.
+  s.max_candidates = 40;
+  const SeriesCandidates capped = compare(bank, loud, s, "noise, capped");
+  EXPECT_TRUE(capped.overflowed);
+  expect_identical(capped, on_the_gpus_plane(bank, loud, s));
+}
+
+TEST_F(CudaFdasBackend, EdgesAsOnTheCpu) {
+  const TemplateBank bank = make_template_bank(20, 2, Accuracy::low);
+  const Spectrum pulsar = accelerated_pulsar(1 << 15, 1500.3, 3.1, 4, 40.0, 3);
+  compare(bank, pulsar, settings(1, 2.0, 10, static_cast<double>(pulsar.size()), false), "numharm 1");
+  compare(bank, pulsar, settings(4, 0.5, 1499.2, 1502.9, false), "a band of four bins");
+  compare(bank, pulsar, settings(32, 2.0, 10, static_cast<double>(pulsar.size()), true), "numharm 32");
+  const Spectrum short_one = noise(600, 5, 1.6F);
+  ASSERT_LT(short_one.size(), bank.layout.step_bins()) << "not shorter than one segment";
+  compare(bank, short_one, settings(2, 0.5, 3, 600, false), "shorter than one segment");
+  const Spectrum zeros(5000);
+  for (const bool normalise : {true, false}) {
+    const SeriesCandidates none = compare(bank, zeros, settings(8, 2.0, 10, 5000, normalise), "zeros");
+    EXPECT_TRUE(none.candidates.empty());
+    for (const auto& stage : none.stages) EXPECT_EQ(stage.above, 0U);
+  }
+}
+
+TEST_F(CudaFdasBackend, SeveralSeriesOnOneBackendWithinATightBudget) {
+  // 100 MiB: the plane, the summed plane and the cells take ~80, so the inverse FFTs go in batches
+  // of fewer than the 31 templates, and a short series after a long one reuses the correlator.
+  const TemplateBank bank = make_template_bank(30, 2, Accuracy::low);
+  BackendOptions options;
+  options.device_memory_budget = 100 << 20;
+  const auto gpu = make_fdas_backend_cuda(bank, options);
+  EXPECT_EQ(gpu->describe().rfind("cuda (", 0), 0U) << gpu->describe();
+  const Spectrum loud = noise(1 << 16, 31, 1.6F);
+  const Spectrum short_one = noise(3000, 32, 1.6F);
+  const SearchSettings s = settings(16, 1.0, 50, 65536, true);
+  compare(bank, loud, s, "first series", gpu.get());
+  compare(bank, short_one, settings(16, 1.0, 50, 3000, true), "a shorter one", gpu.get());
+  compare(bank, loud, s, "the first again", gpu.get());
+  EXPECT_NE(gpu->usage().find("MiB device memory"), std::string::npos) << gpu->usage();
+  std::printf("%s\n%s\n", gpu->describe().c_str(), gpu->usage().c_str());
+}
+
+TEST_F(CudaFdasBackend, BudgetTooSmallIsARuntimeError) {
+  const TemplateBank bank = make_template_bank(30, 2, Accuracy::low);
+  BackendOptions options;
+  options.device_memory_budget = 1 << 20;
+  const auto gpu = make_fdas_backend_cuda(bank, options);
+  try {
+    gpu->search(noise(1 << 16, 1), settings(8, 2.0, 10, 65536, true));
+    FAIL() << "expected a RuntimeError";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::runtime);
+    EXPECT_NE(std::string(e.what()).find("GPU memory budget"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(CudaFdasBackend, TheFactoryGivesItForCudaAndAuto) {
+  const TemplateBank bank = make_template_bank(10, 2, Accuracy::low);
+  for (const BackendKind kind : {BackendKind::cuda, BackendKind::automatic}) {
+    BackendOptions options;
+    options.kind = kind;
+    EXPECT_EQ(make_fdas_backend(bank, options)->describe().rfind("cuda (", 0), 0U);
+  }
+}
+
+}  // namespace
+}  // namespace astrosweep::fdas
