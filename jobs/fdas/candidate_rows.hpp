@@ -66,11 +66,12 @@ struct HarmonicRow {
   double sigma = 0;               ///< of this harmonic's normalised power alone
   double power = 0;               ///< power / local power
   double raw_power = 0;           ///< |A|² at (r, z), before the local-power normalisation
-  double r = 0, r_predicted = 0;  ///< where the harmonic peaks, and h·r₁
-  double z = 0, z_predicted = 0;  ///< likewise for z, and h·z₁
-  double phase_deg = 0;           ///< arg A, degrees in [0, 360)
-  double centroid = 0;            ///< PRESTO's pulse centroid (fraction of a period)
-  double purity = 0;              ///< PRESTO's purity (1 for a sinusoid)
+  double local_power = 0;         ///< the level `power` is relative to (PRESTO's get_localpower3d)
+  double r = 0, r_predicted = 0;  ///< where the harmonic is measured (h·r₁ polished), and h·r₁ as found
+  double z = 0, z_predicted = 0;  ///< likewise for z: h·z₁ polished, and h·z₁ as found
+  double phase_deg = 0;           ///< arg A, degrees in (0, 360] (PRESTO's RADIAN_PHASE, in degrees)
+  double centroid = 0;            ///< where in the observation its power lies (0 … 1; ½ if steady)
+  double purity = 0;              ///< rms duration of the signal over the observation (1 if steady)
 };
 
 }  // namespace astrosweep::fdas

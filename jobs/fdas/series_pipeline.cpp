@@ -5,10 +5,10 @@
 
 #include <cmath>
 #include <exception>
-#include <numbers>
 
 #include "accel_statistics.hpp"
 #include "core/error.hpp"
+#include "harmonic_table.hpp"
 #include "sifting.hpp"
 #include "spectrum.hpp"
 
@@ -26,18 +26,9 @@ SeriesFound polished_candidate(std::span<const std::complex<float>> spectrum, co
   const double n_indep = static_cast<double>(result.stages.at(stage).n_indep);
   f.sigma = static_cast<float>(candidate_sigma(f.polished.summed_power, c.numharm, n_indep));
   f.physics = to_physical(f.polished.r, f.polished.z, c.numharm, result.span_s);
-  for (int h = 1; h <= c.numharm; ++h) {
-    const PolishedHarmonic& ph = f.polished.harmonics.at(static_cast<std::size_t>(h - 1));
-    HarmonicRow row;
-    row.harmonic = h;
-    row.raw_power = row.power = ph.power;
-    row.sigma = candidate_sigma(ph.power, 1, 1);
-    row.r = row.r_predicted = h * f.polished.r;
-    row.z = row.z_predicted = h * f.polished.z;
-    row.phase_deg = std::fmod(ph.phase * 180 / std::numbers::pi + 360, 360);
-    row.centroid = row.purity = std::nan("");
-    f.harmonics.push_back(row);
-  }
+  f.harmonics = harmonic_rows(spectrum, f.polished, c.r, c.z, c.numharm);
+  // PRESTO's "Coherent Power" column adds the harmonics' powers relative to their local powers.
+  f.polished.coherent_power = coherent_power(f.harmonics);
   return f;
 }
 
