@@ -93,3 +93,5 @@ astrosweep_add_failure_test(fdas_bad_output_exists CODE 4 MATCH "exists"
   FIXTURES_REQUIRED fdas_tim_np1 COMMAND fdas -i ${fdas_out}/beam -o ${fdas_out}/tim_np1.h5 --zmax 50)
 astrosweep_add_failure_test(fdas_bad_sift_min_dms CODE 2 MATCH "--sift-min-dms must be at least 1"
   COMMAND fdas -i ${fdas_out}/beam -o ${fdas_bad}/s.h5 --sift-min-dms 0)
+astrosweep_add_failure_test(fdas_bad_accel_text_not_built CODE 2 MATCH "--accel-text .* is not written yet"
+  COMMAND fdas -i ${fdas_out}/beam -o ${fdas_bad}/a.h5 --accel-text ${fdas_bad}/accel)
