@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 
+#include "accel_text.hpp"
 #include "core/interrupt.hpp"
 #include "core/mpi.hpp"
 #include "dist/work_dispatch.hpp"
@@ -13,6 +16,7 @@
 #include "fdas_inputs.hpp"
 #include "fdas_product.hpp"
 #include "fdas_spool.hpp"
+#include "io/presto_dat.hpp"
 #include "run/journalled_items.hpp"
 #include "run/lifecycle.hpp"
 #include "series_record.hpp"
@@ -89,6 +93,40 @@ void print_sifted(const SiftResult& sifted, std::size_t n_candidates) {
     std::printf("... %zu more sifted candidates in the product\n", sifted.kept.size() - shown);
 }
 
+// Where --accel-text writes a series' file: PRESTO's name for its input (a batch's series: the
+// batch's name and the series' index).
+std::string accel_text_path(const FdasOptions& o, const io::TimeSeriesSource& s) {
+  const std::string input = s.format == io::TimeSeriesFormat::hdf5
+                                ? std::filesystem::path(s.path).stem().string() + "_" + std::to_string(s.batch_index)
+                                : s.path;
+  return (std::filesystem::path(o.accel_text) / accel_text_name(input, o.z_max)).string();
+}
+
+// Rank 0, before any work: the --accel-text directory exists and no file of this run is there
+// unless --overwrite or --resume allows replacing it.
+void prepare_accel_text(const FdasOptions& o, const io::TimeSeriesInputs& inputs) {
+  if (o.accel_text.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(o.accel_text, ec);
+  AS_EXPECTS(!ec, OutputError, "cannot create the --accel-text directory '" + o.accel_text + "': " + ec.message(),
+             "give a directory you can write");
+  if (o.overwrite || o.resume) return;
+  for (const auto& s : inputs.series) {
+    const std::string path = accel_text_path(o, s);
+    AS_EXPECTS(!std::filesystem::exists(path), OutputError, "'" + path + "' already exists (--accel-text)",
+               "remove it, choose another directory, or pass --overwrite");
+  }
+}
+
+// The series' .inf text, which PRESTO appends to its ACCEL file (empty for other inputs).
+std::string inf_text(const io::TimeSeriesSource& s) {
+  if (s.format != io::TimeSeriesFormat::presto) return {};
+  std::ifstream in(io::presto_paths(s.path).inf);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
@@ -116,6 +154,7 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     rules.product_fingerprint = FdasProduct::fingerprint(options, prov);
     rules.journal_fingerprint = run::with_input_mtimes(rules.product_fingerprint, inputs.source_paths());
     if (inputs.lengths_differ()) run.log(inputs.length_note());
+    prepare_accel_text(options, inputs);
   });
   run::JournalledItems resume;  // rank 0
   const run::Start start = run.begin(rules, [&](const io::ResumePoint& point) {
@@ -276,6 +315,10 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     tables.sifted = sifted;
     tables.sift_options = sift_options;
     write_final_tables(options.output, tables);
+    if (!options.accel_text.empty())
+      for (const auto& [i, r] : contents.records)
+        write_accel_text(accel_text_path(options, inputs.series[i]), r.candidates, r.harmonics,
+                         inf_text(inputs.series[i]));
     remove_spool(spool_dir);
   });
   run.finished();
