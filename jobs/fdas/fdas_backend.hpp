@@ -10,9 +10,11 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "series_search.hpp"
+#include "spectrum.hpp"
 #include "template_bank.hpp"
 
 namespace astrosweep::fdas {
@@ -21,6 +23,11 @@ class FdasBackend {
  public:
   virtual ~FdasBackend() = default;
   [[nodiscard]] virtual std::string describe() const = 0;
+  /// The raw spectrum of `samples` padded to n_fft, as raw_spectrum (spectrum.hpp) defines it; the
+  /// CPU backend is raw_spectrum (FFTW, double), the CUDA backend the same transform with cuFFT.
+  virtual std::vector<std::complex<float>> spectrum(std::span<const float> samples, std::size_t n_fft) {
+    return raw_spectrum(samples, n_fft);
+  }
   /// The candidates of bins [settings.r_lo, settings.r_hi) of `spectrum` (noise power mean 1).
   virtual SeriesCandidates search(std::span<const std::complex<float>> spectrum, const SearchSettings& settings) = 0;
   /// Resources used so far (device memory, kernel time), for the per-rank summary; may be empty.

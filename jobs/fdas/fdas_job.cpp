@@ -25,7 +25,8 @@ namespace astrosweep::fdas {
 namespace {
 
 struct RankStats {
-  double units = 0, series = 0, candidates = 0, search_seconds = 0, write_seconds = 0;
+  double units = 0, series = 0, candidates = 0, read_seconds = 0, spectrum_seconds = 0, search_seconds = 0,
+         polish_seconds = 0, write_seconds = 0;
 };
 
 // The band [r_lo, r_hi) in bins of a series spanning `span_s` (series_pipeline's rule).
@@ -214,7 +215,9 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
   const auto finished = run::run_units(run, std::move(units), root ? &progress : nullptr, [&](const WorkUnit& unit) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<SeriesRecord> records;
-    for (auto& loaded : reader.read(unit.first_item, unit.n_items)) {
+    auto unit_series = reader.read(unit.first_item, unit.n_items);
+    stats.read_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (auto& loaded : unit_series) {
       const auto& source = inputs.series[loaded.index];
       const std::size_t n_fft = good_fft_length(loaded.samples.size());
       if (band_is_empty(options, n_fft, static_cast<double>(n_fft) * source.info.tsamp)) {
@@ -224,6 +227,9 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
       const SeriesResult result = search_series(loaded.samples, source.info.tsamp, options, *backend);
       records.push_back(series_record(loaded.index, source, result));
       stats.candidates += static_cast<double>(result.candidates.size());
+      stats.spectrum_seconds += result.spectrum_seconds;
+      stats.search_seconds += result.search_seconds;
+      stats.polish_seconds += result.polish_seconds;
     }
     const auto t1 = std::chrono::steady_clock::now();
     std::vector<SeriesRow> rows;
@@ -237,7 +243,6 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     const auto t2 = std::chrono::steady_clock::now();
     stats.units += 1;
     stats.series += static_cast<double>(unit.n_items);
-    stats.search_seconds += std::chrono::duration<double>(t1 - t0).count();
     stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
   });
   run::stop_if_interrupted(
@@ -286,9 +291,11 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
   run.finished();
   if (root && !options.quiet) print_sifted(sifted, n_candidates);
   char row[400];
-  std::snprintf(row, sizeof row, "%4d %6.0f %7.0f %11.0f %10.3f %9.3f  %s\n", run.rank(), stats.units, stats.series,
-                stats.candidates, stats.search_seconds, stats.write_seconds, backend->usage().c_str());
-  run.print_summary("rank  units  series  candidates  search[s]  write[s]  backend\n", row, stdout);
+  std::snprintf(row, sizeof row, "%4d %6.0f %7.0f %11.0f %8.3f %12.3f %10.3f %10.3f %9.3f  %s\n", run.rank(),
+                stats.units, stats.series, stats.candidates, stats.read_seconds, stats.spectrum_seconds,
+                stats.search_seconds, stats.polish_seconds, stats.write_seconds, backend->usage().c_str());
+  run.print_summary("rank  units  series  candidates  read[s]  spectrum[s]  search[s]  polish[s]  write[s]  backend\n",
+                    row, stdout);
   if (root) std::printf("product: %s\n", options.output.c_str());
 }
 

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 #include <algorithm>
+#include <chrono>
 
 #include <cmath>
 #include <exception>
@@ -37,10 +38,15 @@ SeriesFound polished_candidate(std::span<const std::complex<float>> spectrum, co
 SeriesResult search_series(std::span<const float> samples, double tsamp, const FdasOptions& options,
                            FdasBackend& backend) {
   AS_EXPECTS(tsamp > 0, UsageError, "the series has no sampling interval");
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  auto t = Clock::now();
   SeriesResult result;
   result.n_fft = good_fft_length(samples.size());
   result.span_s = static_cast<double>(result.n_fft) * tsamp;
-  auto spectrum = raw_spectrum(samples, result.n_fft);
+  auto spectrum = backend.spectrum(samples, result.n_fft);
   switch (options.normalisation) {
     case Normalisation::deredden: deredden(spectrum); break;
     case Normalisation::known_variance:
@@ -58,7 +64,11 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   settings.block_normalise = options.normalisation == Normalisation::deredden;
   settings.max_candidates = options.max_candidates;
   settings.threads = options.backend.threads;
+  result.spectrum_seconds = seconds_since(t);
+  t = Clock::now();
   SeriesCandidates found = backend.search(spectrum, settings);
+  result.search_seconds = seconds_since(t);
+  t = Clock::now();
   result.overflowed = found.overflowed;
   result.stages = found.stages;
 
@@ -83,6 +93,7 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   if (failure) std::rethrow_exception(failure);
   std::stable_sort(result.candidates.begin(), result.candidates.end(),
                    [](const SeriesFound& a, const SeriesFound& b) { return a.sigma > b.sigma; });
+  result.polish_seconds = seconds_since(t);
   return result;
 }
 

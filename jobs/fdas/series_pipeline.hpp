@@ -33,6 +33,10 @@ struct SeriesResult {
   std::size_t removed_as_harmonics = 0;
   bool overflowed = false;
   std::vector<StageTrials> stages;
+  /// Wall seconds of the phases, for the rank's summary: the spectrum (FFT, normalisation,
+  /// birdies), the backend's search (correlation, harmonic sum, thresholds), polishing (with the
+  /// harmonic tables).
+  double spectrum_seconds = 0, search_seconds = 0, polish_seconds = 0;
 };
 
 /// Searches one series with the rank's backend (built for the run's bank); throws UsageError when

@@ -1,6 +1,6 @@
 // The CUDA fdas backend: host side. Per series the correlation plane is made on the device
 // (CudaCorrelator::correlate_on_device) and summed and thresholded where it lies
-// (harmonic_detect_cuda_on_device); only each stage's cells above its threshold cross to the host,
+// (CudaHarmonicDetector, one fused pass); only each stage's cells above its threshold cross to the host,
 // where insert_stage_cells merges them into the series' list exactly as the CPU backend does. The
 // geometry and the thresholds come from search_geometry, the CPU's own function.
 
@@ -15,14 +15,15 @@
 #include "correlation_cuda.hpp"
 #include "cuda_device.hpp"
 #include "harmonic_sum_cuda.hpp"
+#include "spectrum_cuda.hpp"
 
 namespace astrosweep::fdas {
 
 namespace {
 
-/// The most cells above a stage's threshold that the device keeps: a stage with more is not
-/// normalised noise at that threshold (harmonic_detect_cuda throws RuntimeError then).
-constexpr std::size_t max_stage_cells = std::size_t{1} << 22;
+/// The most cells above their stage's threshold that the device keeps: a search with more is not
+/// normalised noise at that threshold (CudaHarmonicDetector throws RuntimeError then).
+constexpr std::size_t max_kept_cells = std::size_t{1} << 22;
 
 /// Bytes of device memory one series' search allocates, from the sizes of the correlator's and the
 /// harmonic sum's buffers (cuFFT's work areas aside): `fixed` whatever the correlator's batch, plus
@@ -30,10 +31,10 @@ constexpr std::size_t max_stage_cells = std::size_t{1} << 22;
 struct DeviceNeed {
   std::size_t fixed = 0;
   std::size_t per_template = 0;
-  std::size_t cells = 0;  ///< the harmonic sum's cap on cells per stage
+  std::size_t cells = 0;  ///< the harmonic sum's cap on cells above a threshold, all stages
 };
 
-DeviceNeed device_need(const TemplateBank& bank, const SearchGeometry& g) {
+DeviceNeed device_need(const TemplateBank& bank, const SearchGeometry& g, std::size_t spectrum_bins) {
   const CorrelationLayout& layout = bank.layout;
   const auto b = static_cast<std::size_t>(layout.numbetween);
   const std::size_t L = layout.fft_length;
@@ -45,12 +46,14 @@ DeviceNeed device_need(const TemplateBank& bank, const SearchGeometry& g) {
   const auto n_cols = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_end - g.i_begin));
   DeviceNeed need;
   need.per_template = std::max<std::size_t>(1, segments) * L * 8;  // one template's products, complex float
-  need.cells = std::min(max_stage_cells, std::max<std::size_t>(1, n_z * n_cols));
-  need.fixed = n_z * L * 8                                      // kernel spectra
-               + n_bins * 8 + segments * 4 + need.per_template  // bins, norms, spread inputs
-               + n_z * n_r * 4                                  // the plane
-               + n_z * n_cols * 4 + n_z * 4 + n_cols * 8        // the summed plane and its tables
-               + need.cells * 12;                               // the cells above a threshold
+  // Every cell of every stage, when that is fewer (a narrow band at a low threshold keeps them all).
+  need.cells = std::min(max_kept_cells, std::max<std::size_t>(1, g.stages.size() * n_z * n_cols));
+  need.fixed = n_z * L * 8                                               // kernel spectra
+               + n_bins * 8 + segments * 4 + need.per_template           // bins, norms, spread inputs
+               + n_z * n_r * 4                                           // the plane
+               + kernels::CudaSpectrum::device_bytes(2 * spectrum_bins)  // the spectrum's buffers, kept
+               + kernels::CudaHarmonicDetector::device_bytes(static_cast<int>(n_z), g.stages.back().numharm,
+                                                             need.cells);  // its tables, the cells kept
   return need;
 }
 
@@ -67,17 +70,22 @@ class CudaBackend final : public FdasBackend {
   [[nodiscard]] std::string usage() const override {
     char line[256];
     std::snprintf(line, sizeof line,
-                  "GPU %d: %.0f MiB device memory at most, correlation %.3f s on the device, harmonic sum and "
-                  "thresholds %.3f s (with their transfers), %zu series",
+                  "GPU %d: %.0f MiB device memory at most; on the device: correlation %.3f s, harmonic sum "
+                  "and thresholds %.3f s (%.3f s with their transfers); %zu series",
                   device_.index, static_cast<double>(peak_device_bytes_) / (1 << 20), correlation_ms_ / 1e3,
-                  harmonic_seconds_, series_);
+                  harmonic_ms_ / 1e3, harmonic_seconds_, series_);
     return line;
+  }
+
+  std::vector<std::complex<float>> spectrum(std::span<const float> samples, std::size_t n_fft) override {
+    const cuda::DeviceScope scope(device_.index);
+    return spectrum_.transform(samples, n_fft);
   }
 
   SeriesCandidates search(std::span<const std::complex<float>> spectrum, const SearchSettings& settings) override {
     const cuda::DeviceScope scope(device_.index);
     const SearchGeometry geometry = search_geometry(spectrum.size(), bank_, settings);
-    kernels::CudaCorrelator& correlator = correlator_for(geometry);
+    kernels::CudaCorrelator& correlator = correlator_for(geometry, spectrum.size());
     const auto plane =
         correlator.correlate_on_device(spectrum, geometry.plane_lo, geometry.plane_hi, settings.block_normalise);
     correlation_ms_ += static_cast<double>(correlator.last_device_ms());
@@ -87,8 +95,9 @@ class CudaBackend final : public FdasBackend {
                               static_cast<std::int64_t>(plane.n_r)};
     std::vector<float> powcut;
     for (const StageTrials& stage : geometry.stages) powcut.push_back(stage.powcut);
-    const auto cells = kernels::harmonic_detect_cuda_on_device(view, geometry.i_begin, geometry.i_end,
-                                                               geometry.stages.back().numharm, powcut, need_.cells);
+    const auto cells =
+        detector_.detect(view, geometry.i_begin, geometry.i_end, geometry.stages.back().numharm, powcut, need_.cells);
+    harmonic_ms_ += static_cast<double>(detector_.last_device_ms());
     harmonic_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
     SeriesCandidates result;
@@ -109,8 +118,8 @@ class CudaBackend final : public FdasBackend {
   /// The correlator, made for the first series with an inverse-FFT batch as large as the budget
   /// leaves room for beside the plane and the harmonic sum (all series of a run share one length,
   /// so it is made once); made again only when a series needs a smaller batch.
-  kernels::CudaCorrelator& correlator_for(const SearchGeometry& geometry) {
-    need_ = device_need(bank_, geometry);
+  kernels::CudaCorrelator& correlator_for(const SearchGeometry& geometry, std::size_t spectrum_bins) {
+    need_ = device_need(bank_, geometry, spectrum_bins);
     const std::uint64_t budget = device_.memory_budget;
     AS_EXPECTS(need_.fixed + need_.per_template <= budget, RuntimeError,
                "the GPU memory budget of " + std::to_string(budget >> 20) + " MiB cannot hold a series' plane (" +
@@ -134,9 +143,11 @@ class CudaBackend final : public FdasBackend {
   const cuda::DeviceChoice device_;  ///< first: chosen and made current before any CUDA handle
   const TemplateBank& bank_;
   std::optional<kernels::CudaCorrelator> correlator_;
+  kernels::CudaHarmonicDetector detector_;
+  kernels::CudaSpectrum spectrum_;
   std::size_t correlator_budget_ = 0;
   DeviceNeed need_;
-  double correlation_ms_ = 0, harmonic_seconds_ = 0;
+  double correlation_ms_ = 0, harmonic_ms_ = 0, harmonic_seconds_ = 0;
   std::size_t peak_device_bytes_ = 0, series_ = 0;
 };
 

@@ -1,12 +1,16 @@
 #pragma once
 // The harmonic sum and each stage's threshold on a GPU (twin of harmonic_sum_reference and
-// detect_stage_candidates, jobs/fdas): the same lookup tables, made on the host by the functions
-// that define them, the same float additions in the same order per cell (so the summed powers
-// are bit-identical to the CPU's), and per stage the cells above its threshold compacted on the
-// device and returned in z-major, r-ascending order for the host's candidate list.
+// detect_stage_candidates, jobs/fdas): the cells read are those of the tables that define them
+// (the rows from sub_harmonic_z_row_table, the columns by sub_harmonic_index's integer rule), the
+// same float additions in the same order per cell (so the summed powers are bit-identical to the
+// CPU's), and per stage the cells above its threshold compacted on the device (one pool for all
+// stages) and returned in
+// z-major, r-ascending order for the host's candidate list. One fused pass: every stage is summed
+// in registers, nothing but the cells above a threshold is written.
 // Plain C++: the job includes this header without CUDA's.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "harmonic_tables.hpp"
@@ -20,17 +24,42 @@ struct StageCells {
   std::vector<float> power;
 };
 
-/// Sums columns [i_begin, i_end) of `plane` to `numharm` harmonics on the device and keeps, at
-/// every stage s, the cells above powcut[s]. Throws RuntimeError when a stage has more than
-/// `max_cells` such cells (a threshold far too low for the data). `summed` (optional) receives
-/// the last stage's plane, for tests.
+/// The harmonic sum on the current device, its buffers and stream kept from one series to the next.
+class CudaHarmonicDetector {
+ public:
+  CudaHarmonicDetector();
+  ~CudaHarmonicDetector();
+  CudaHarmonicDetector(const CudaHarmonicDetector&) = delete;
+  CudaHarmonicDetector& operator=(const CudaHarmonicDetector&) = delete;
+
+  /// Sums columns [i_begin, i_end) of `device_plane` (its data a device pointer, e.g.
+  /// CudaCorrelator::correlate_on_device's) to `numharm` harmonics and keeps, at every stage s,
+  /// the cells above powcut[s]. Throws RuntimeError when the stages together have more than
+  /// `max_cells` such cells (a threshold far too low for the data). `summed` (optional) receives
+  /// the last stage's plane, for tests.
+  std::vector<StageCells> detect(const PowerPlaneView& device_plane, std::int64_t i_begin, std::int64_t i_end,
+                                 int numharm, const std::vector<float>& powcut, std::size_t max_cells,
+                                 std::vector<float>* summed = nullptr);
+
+  /// Device milliseconds of the last detect's kernel.
+  [[nodiscard]] float last_device_ms() const noexcept { return last_ms_; }
+
+  /// Device bytes detect allocates for `n_z` rows, `numharm` and `max_cells` (beside the plane).
+  static std::size_t device_bytes(int n_z, int numharm, std::size_t max_cells);
+
+ private:
+  struct Device;
+  std::unique_ptr<Device> device_;
+  float last_ms_ = 0;
+};
+
+/// The same on a plane in host memory (uploaded first), for tests.
 std::vector<StageCells> harmonic_detect_cuda(const PowerPlaneView& plane, std::int64_t i_begin, std::int64_t i_end,
                                              int numharm, const std::vector<float>& powcut,
                                              std::size_t max_cells = std::size_t{1} << 22,
                                              std::vector<float>* summed = nullptr);
 
-/// The same on a plane already in device memory (`device_plane.data` is a device pointer, e.g.
-/// CudaCorrelator::correlate_on_device's), so the plane never crosses to the host.
+/// One detect on a plane in device memory with a detector of its own, for tests.
 std::vector<StageCells> harmonic_detect_cuda_on_device(const PowerPlaneView& device_plane, std::int64_t i_begin,
                                                        std::int64_t i_end, int numharm,
                                                        const std::vector<float>& powcut,

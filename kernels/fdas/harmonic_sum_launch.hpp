@@ -1,5 +1,5 @@
 #pragma once
-// Launchers of the harmonic-sum kernels (harmonic_sum.cu) for harmonic_sum_cuda.cpp; stream last.
+// Launcher of the fused harmonic-sum kernel (harmonic_sum.cu) for harmonic_sum_cuda.cpp.
 
 #include <cuda_runtime_api.h>
 
@@ -8,16 +8,40 @@
 
 namespace astrosweep::fdas::kernels {
 
-/// summed[row][k] = plane[row][first + k].
-void launch_copy_columns(const float* plane, std::size_t plane_stride, std::int64_t first, float* summed,
+/// At most log2(32) + 1 stages and the 31 harmonics added after the fundamental.
+constexpr int max_stages = 6;
+constexpr int max_added_harmonics = 31;
+
+/// Where a kept cell's stage sits in its 64-bit entry (the flat index stays below 2^58).
+constexpr int stage_shift = 58;
+
+/// What the kernel sums, in the CPU's order: stage by stage, h ascending within a stage.
+struct HarmonicSumPlan {
+  int n_stages = 1;
+  float powcut[max_stages] = {};
+  int n_added = 0;                      ///< harmonics added after the fundamental
+  int h[max_added_harmonics] = {};      ///< numerator h of harmonic h/H
+  int stage[max_added_harmonics] = {};  ///< its stage s (H = 2^s)
+};
+
+/// The device memory the kernel reads and writes.
+struct HarmonicSumBuffers {
+  const float* plane = nullptr;  ///< z-major, row stride `stride` floats, first column i_first
+  std::size_t stride = 0;
+  std::int64_t i_first = 0;
+  const int* rows = nullptr;  ///< n_added tables of n_rows: the z row read for each summed row
+  /// [0]: cells above their stage's threshold, all stages; [1 + s]: those of stage s.
+  unsigned long long* counts = nullptr;
+  unsigned long long capacity = 0;      ///< cells kept, all stages together
+  unsigned long long* cells = nullptr;  ///< (stage << stage_shift) | (row·n_cols + k)
+  float* powers = nullptr;              ///< their summed powers
+  float* summed = nullptr;              ///< optional: the last stage's plane
+};
+
+/// For every cell (row, k) of columns i_begin + k, k < n_cols: sums the stages in order and keeps
+/// the cells above each stage's threshold, in no order, in one pool. `counts` (1 + stages) must be
+/// zero on entry.
+void launch_harmonic_sum(const HarmonicSumPlan& plan, const HarmonicSumBuffers& buffers, std::int64_t i_begin,
                          std::size_t n_rows, std::size_t n_cols, cudaStream_t stream);
-/// summed[row][k] += plane[rows[row]][cols[k] − i_first].
-void launch_add_harmonic(const float* plane, std::size_t plane_stride, std::int64_t i_first, const int* rows,
-                         const std::int64_t* cols, float* summed, std::size_t n_rows, std::size_t n_cols,
-                         cudaStream_t stream);
-/// The flat indices and powers of the cells with summed > powcut, in no order, up to `capacity`;
-/// `count` receives how many there were.
-void launch_above_threshold(const float* summed, std::size_t n, float powcut, unsigned long long* count,
-                            unsigned long long capacity, unsigned long long* cells, float* powers, cudaStream_t stream);
 
 }  // namespace astrosweep::fdas::kernels

@@ -233,7 +233,7 @@ TEST_F(CudaFdasBackend, EdgesAsOnTheCpu) {
 }
 
 TEST_F(CudaFdasBackend, SeveralSeriesOnOneBackendWithinATightBudget) {
-  // 100 MiB: the plane, the summed plane and the cells take ~80, so the inverse FFTs go in batches
+  // 100 MiB: the plane and the cells kept take ~70, so the inverse FFTs go in batches
   // of fewer than the 31 templates, and a short series after a long one reuses the correlator.
   const TemplateBank bank = make_template_bank(30, 2, Accuracy::low);
   BackendOptions options;
@@ -248,6 +248,45 @@ TEST_F(CudaFdasBackend, SeveralSeriesOnOneBackendWithinATightBudget) {
   compare(bank, loud, s, "the first again", gpu.get());
   EXPECT_NE(gpu->usage().find("MiB device memory"), std::string::npos) << gpu->usage();
   std::printf("%s\n%s\n", gpu->describe().c_str(), gpu->usage().c_str());
+}
+
+// The raw spectrum through the seam: cuFFT in double against FFTW in double, both rounded to float,
+// so every bin within a float ulp of FFTW's; bin 0 is 1. Lengths: the smallest
+// (2, one sample padded), odd smooth lengths with every factor, around a warp and a block, and a
+// long power of two; series shorter than n_fft are padded with their mean.
+TEST_F(CudaFdasBackend, RawSpectrumAsFftw) {
+  const TemplateBank bank = make_template_bank(10, 2, Accuracy::low);
+  const auto gpu = make_fdas_backend_cuda(bank, BackendOptions{});
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> g(3.0F, 2.0F);
+  for (const auto& [n, n_fft] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 2},
+                                                                                 {2, 2},
+                                                                                 {31, 32},
+                                                                                 {33, 35},
+                                                                                 {255, 256},
+                                                                                 {257, 270},
+                                                                                 {1000, 1050},
+                                                                                 {3 * 5 * 7 * 64, 3 * 5 * 7 * 64},
+                                                                                 {1 << 20, 1 << 20},
+                                                                                 {(1 << 20) - 5, 1 << 20}}) {
+    std::vector<float> x(n);
+    for (auto& v : x) v = g(rng);
+    const Spectrum want = raw_spectrum(x, n_fft);
+    const Spectrum got = gpu->spectrum(x, n_fft);
+    ASSERT_EQ(got.size(), want.size()) << n_fft;
+    ASSERT_EQ(got[0], std::complex<float>(1.0F)) << n_fft;
+    // Each component of each bin at most one float ulp from FFTW's (2^-23 of the bin's size, √2
+    // for the pair), plus the double transforms' own difference (far below).
+    double worst = 0;
+    for (std::size_t k = 1; k < want.size(); ++k) {
+      const double excess =
+          static_cast<double>(std::abs(got[k] - want[k])) - 2.5e-7 * static_cast<double>(std::abs(want[k]));
+      worst = std::max(worst, excess);
+    }
+    const double tolerance = 1e-9 * std::sqrt(static_cast<double>(n_fft));
+    EXPECT_LE(worst, tolerance) << "n = " << n << ", n_fft = " << n_fft;
+  }
+  EXPECT_THROW(gpu->spectrum(std::vector<float>(10), 8), UsageError);
 }
 
 TEST_F(CudaFdasBackend, BudgetTooSmallIsARuntimeError) {
