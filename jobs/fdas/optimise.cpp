@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/error.hpp"
+
 namespace astrosweep::fdas {
 
 std::complex<double> interpolate_amplitude(std::span<const std::complex<float>> spectrum, double r, double z,
@@ -21,17 +23,29 @@ std::complex<double> interpolate_amplitude(std::span<const std::complex<float>> 
 
 namespace {
 
-double summed_power(std::span<const std::complex<float>> spectrum, double r, double z, int numharm, Accuracy acc) {
+double summed_power(std::span<const std::complex<float>> spectrum, double r, double z, int numharm, Accuracy acc,
+                    int threads) {
   double sum = 0;
-  for (int h = 1; h <= numharm; ++h) sum += std::norm(interpolate_amplitude(spectrum, h * r, h * z, acc));
+  if (threads <= 1 || numharm == 1) {
+    for (int h = 1; h <= numharm; ++h) sum += std::norm(interpolate_amplitude(spectrum, h * r, h * z, acc));
+    return sum;
+  }
+  // The highest harmonics (the widest responses) first; the sum in the serial order.
+  std::array<double, 32> power{};
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::min(threads, numharm))
+  for (int h = numharm; h >= 1; --h)
+    power[static_cast<std::size_t>(h - 1)] = std::norm(interpolate_amplitude(spectrum, h * r, h * z, acc));
+  for (int h = 1; h <= numharm; ++h) sum += power[static_cast<std::size_t>(h - 1)];
   return sum;
 }
 
 }  // namespace
 
-Polished polish(std::span<const std::complex<float>> spectrum, double r, double z, int numharm, Accuracy accuracy) {
+Polished polish(std::span<const std::complex<float>> spectrum, double r, double z, int numharm, Accuracy accuracy,
+                int threads) {
+  AS_EXPECTS(numharm >= 1 && numharm <= 32, UsageError, "polish: numharm must be 1 to 32");
   using Point = std::array<double, 2>;
-  auto cost = [&](const Point& p) { return -summed_power(spectrum, p[0], p[1], numharm, accuracy); };
+  auto cost = [&](const Point& p) { return -summed_power(spectrum, p[0], p[1], numharm, accuracy, threads); };
   // Nelder–Mead with the standard coefficients (reflection 1, expansion 2, contraction ½, shrink ½).
   std::array<Point, 3> s{Point{r, z}, Point{r + 0.5, z}, Point{r, z + 2.0}};
   std::array<double, 3> f{cost(s[0]), cost(s[1]), cost(s[2])};

@@ -32,8 +32,10 @@ struct Polished {
 };
 
 /// Maximises the summed power of `numharm` harmonics from the candidate's (r, z) (Nelder–Mead in
-/// double, simplex steps of half a bin and one z step, to 1e-5 bins).
+/// double, simplex steps of half a bin and one z step, to 1e-5 bins). With `threads` > 1 the
+/// harmonics of each step are interpolated in parallel (for a series with fewer candidates than
+/// cores) and summed in order afterwards: the result is the same for any thread count.
 Polished polish(std::span<const std::complex<float>> spectrum, double r, double z, int numharm,
-                Accuracy accuracy = Accuracy::low);
+                Accuracy accuracy = Accuracy::low, int threads = 1);
 
 }  // namespace astrosweep::fdas

@@ -18,10 +18,10 @@ namespace astrosweep::fdas {
 namespace {
 
 SeriesFound polished_candidate(std::span<const std::complex<float>> spectrum, const Candidate& c,
-                               const SeriesResult& result, const FdasOptions& options) {
+                               const SeriesResult& result, const FdasOptions& options, int threads) {
   SeriesFound f;
   f.found = c;
-  f.polished = polish(spectrum, c.r, c.z, c.numharm, options.accuracy);
+  f.polished = polish(spectrum, c.r, c.z, c.numharm, options.accuracy, threads);
   // The significance of the polished power among the trials of the stage that found it.
   const auto stage = static_cast<std::size_t>(std::log2(c.numharm));
   const double n_indep = static_cast<double>(result.stages.at(stage).n_indep);
@@ -46,9 +46,10 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   SeriesResult result;
   result.n_fft = good_fft_length(samples.size());
   result.span_s = static_cast<double>(result.n_fft) * tsamp;
+  const int threads = options.backend.threads > 0 ? options.backend.threads : omp_get_max_threads();
   auto spectrum = backend.spectrum(samples, result.n_fft);
   switch (options.normalisation) {
-    case Normalisation::deredden: deredden(spectrum); break;
+    case Normalisation::deredden: deredden(spectrum, threads); break;
     case Normalisation::known_variance:
       normalise_known_variance(spectrum, samples.size(), options.known_variance);
       break;
@@ -76,15 +77,17 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   sort_by_sigma(list);
   if (options.numharm > 1) result.removed_as_harmonics = eliminate_harmonics(list);
   // Polishing evaluates the exact response (Fresnel integrals) for every harmonic at every step:
-  // it costs far more per candidate than the search per cell, so candidates are polished in
-  // parallel (each on its own; the results land in list order, whatever the thread count).
+  // it costs far more per candidate than the search per cell. With at least as many candidates as
+  // threads they are polished in parallel, one per thread; with fewer (a long series usually has a
+  // handful) one at a time, each step's harmonics in parallel. The results land in list order and
+  // do not depend on the thread count.
   result.candidates.resize(list.size());
+  const bool per_candidate = list.size() >= static_cast<std::size_t>(threads);
   std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic, 1) \
-    num_threads(options.backend.threads > 0 ? options.backend.threads : omp_get_max_threads())
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (per_candidate)
   for (std::size_t i = 0; i < list.size(); ++i) {
     try {
-      result.candidates[i] = polished_candidate(spectrum, list[i], result, options);
+      result.candidates[i] = polished_candidate(spectrum, list[i], result, options, per_candidate ? 1 : threads);
     } catch (...) {
 #pragma omp critical(fdas_polish_failure)
       if (!failure) failure = std::current_exception();

@@ -80,27 +80,34 @@ float block_median(std::span<const float> powers) {
   return v[k];
 }
 
-std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers) {
+std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int threads) {
   const std::size_t K = powers.size();
   std::vector<DereddenBlock> blocks;
   std::size_t b = 1, L = first_block_length;
   if (b + L > K) return blocks;
-  blocks.push_back({b, L, level_of(powers, b, L)});
+  blocks.push_back({b, L, 0});
   b += L;
   L = block_length_at(b);
   while (L > 0 && b + L < K) {
-    blocks.push_back({b, L, level_of(powers, b, L)});
+    blocks.push_back({b, L, 0});
     b += L;
     L = block_length_at(b);
+  }
+  // The medians, each on its own (tens of thousands for a long series).
+  const auto n_blocks = static_cast<std::ptrdiff_t>(blocks.size());
+#pragma omp parallel for schedule(static) num_threads(std::max(threads, 1))
+  for (std::ptrdiff_t j = 0; j < n_blocks; ++j) {
+    DereddenBlock& block = blocks[static_cast<std::size_t>(j)];
+    block.level = level_of(powers, block.first, block.length);
   }
   return blocks;
 }
 
-void deredden(std::span<std::complex<float>> spectrum) {
+void deredden(std::span<std::complex<float>> spectrum, int threads) {
   const std::size_t K = spectrum.size();
   std::vector<float> powers(K);
   for (std::size_t k = 0; k < K; ++k) powers[k] = std::norm(spectrum[k]);
-  const std::vector<DereddenBlock> blocks = deredden_blocks(powers);
+  const std::vector<DereddenBlock> blocks = deredden_blocks(powers, threads);
   if (blocks.empty()) return;  // too short to estimate a level: left as it is
   auto scale = [&](std::size_t bin, float level) {
     if (level > 0) spectrum[bin] *= 1.0F / std::sqrt(level);

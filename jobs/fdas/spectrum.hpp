@@ -29,12 +29,13 @@ struct DereddenBlock {
 };
 
 /// The dereddening blocks of a spectrum of `powers.size()` bins, in order (spec §2 steps 2–4):
-/// the first at bin 1 with length 6, then lengths ⌊6·ln b⌋ capped at 200, while b + L < K.
-std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers);
+/// the first at bin 1 with length 6, then lengths ⌊6·ln b⌋ capped at 200, while b + L < K. The
+/// blocks' medians on `threads` threads (the same levels for any count).
+std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int threads = 1);
 
 /// Divides every bin but DC by √(local level), the level interpolated linearly between block
-/// middles (spec §2), in float as PRESTO keeps it.
-void deredden(std::span<std::complex<float>> spectrum);
+/// middles (spec §2), in float as PRESTO keeps it; the medians on `threads` threads.
+void deredden(std::span<std::complex<float>> spectrum, int threads = 1);
 
 /// Divides every bin but DC by √(N σ²): the normalisation for white noise of known variance σ²
 /// over N samples (spec §2's --norm known-variance).

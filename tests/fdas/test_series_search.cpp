@@ -89,7 +89,15 @@ TEST(SeriesSearch, FindsAnAcceleratedPulsarAtItsFundamental) {
     for (const auto& h : p.harmonics) amplitude_sum += std::sqrt(h.power);
     EXPECT_GT(p.coherent_power, 0.9 * amplitude_sum * amplitude_sum);
     EXPECT_LE(p.coherent_power, amplitude_sum * amplitude_sum * (1 + 1e-12));
+    // The harmonics interpolated in parallel: the same simplex, bit for bit, for any thread count.
+    for (const int threads : {2, 3, 4}) {
+      const Polished q = polish(spectrum, best.r, best.z, 4, Accuracy::low, threads);
+      EXPECT_EQ(q.r, p.r) << threads << " threads";
+      EXPECT_EQ(q.z, p.z) << threads << " threads";
+      EXPECT_EQ(q.summed_power, p.summed_power) << threads << " threads";
+    }
   }
+  EXPECT_THROW(polish(spectrum, r0, z0, 33), UsageError);
 }
 
 TEST(SeriesSearch, NoiseAloneGivesNothingSignificant) {
