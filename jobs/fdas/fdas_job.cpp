@@ -4,17 +4,20 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 
-#include "core/interrupt.hpp"
+#include "accel_text.hpp"
 #include "core/mpi.hpp"
-#include "dist/work_dispatch.hpp"
 #include "dist/work_plan.hpp"
 #include "fdas_inputs.hpp"
 #include "fdas_product.hpp"
 #include "fdas_spool.hpp"
+#include "io/presto_dat.hpp"
 #include "run/journalled_items.hpp"
 #include "run/lifecycle.hpp"
+#include "run/unit_loop.hpp"
 #include "series_record.hpp"
 
 namespace astrosweep::fdas {
@@ -89,6 +92,40 @@ void print_sifted(const SiftResult& sifted, std::size_t n_candidates) {
     std::printf("... %zu more sifted candidates in the product\n", sifted.kept.size() - shown);
 }
 
+// Where --accel-text writes a series' file: PRESTO's name for its input (a batch's series: the
+// batch's name and the series' index).
+std::string accel_text_path(const FdasOptions& o, const io::TimeSeriesSource& s) {
+  const std::string input = s.format == io::TimeSeriesFormat::hdf5
+                                ? std::filesystem::path(s.path).stem().string() + "_" + std::to_string(s.batch_index)
+                                : s.path;
+  return (std::filesystem::path(o.accel_text) / accel_text_name(input, o.z_max)).string();
+}
+
+// Rank 0, before any work: the --accel-text directory exists and no file of this run is there
+// unless --overwrite or --resume allows replacing it.
+void prepare_accel_text(const FdasOptions& o, const io::TimeSeriesInputs& inputs) {
+  if (o.accel_text.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(o.accel_text, ec);
+  AS_EXPECTS(!ec, OutputError, "cannot create the --accel-text directory '" + o.accel_text + "': " + ec.message(),
+             "give a directory you can write");
+  if (o.overwrite || o.resume) return;
+  for (const auto& s : inputs.series) {
+    const std::string path = accel_text_path(o, s);
+    AS_EXPECTS(!std::filesystem::exists(path), OutputError, "'" + path + "' already exists (--accel-text)",
+               "remove it, choose another directory, or pass --overwrite");
+  }
+}
+
+// The series' .inf text, which PRESTO appends to its ACCEL file (empty for other inputs).
+std::string inf_text(const io::TimeSeriesSource& s) {
+  if (s.format != io::TimeSeriesFormat::presto) return {};
+  std::ifstream in(io::presto_paths(s.path).inf);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
@@ -116,6 +153,7 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     rules.product_fingerprint = FdasProduct::fingerprint(options, prov);
     rules.journal_fingerprint = run::with_input_mtimes(rules.product_fingerprint, inputs.source_paths());
     if (inputs.lengths_differ()) run.log(inputs.length_note());
+    prepare_accel_text(options, inputs);
   });
   run::JournalledItems resume;  // rank 0
   const run::Start start = run.begin(rules, [&](const io::ResumePoint& point) {
@@ -173,79 +211,42 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
   ProgressReporter progress("fdas", n_series - resume.items_done, "series", total_work, "sample-templates",
                             options.progress_interval);
   RankStats stats;
-  std::uint64_t units_finished = 0, series_finished = 0;
-  {
-    // A unit enters the journal once its rows and spool records are durable (synced before the
-    // rank reports it): a journalled unit is never lost, whatever kills the run.
-    auto record = [&](const WorkUnit& u) {
-      run.journal()->append({u.first_item, u.n_items});
-      series_finished += u.n_items;
-    };
-    WorkDispatcher dispatcher(comm, std::move(units), root ? &progress : nullptr, record);
-    WorkClient client(dispatcher);
-    UnitReport report;
-    for (;;) {
-      report.signal = interrupt::received();
-      const auto unit = client.next(report);
-      if (!unit) break;
-      try {
-        const auto t0 = std::chrono::steady_clock::now();
-        std::vector<SeriesRecord> records;
-        for (auto& loaded : reader.read(unit->first_item, unit->n_items)) {
-          const auto& source = inputs.series[loaded.index];
-          const std::size_t n_fft = good_fft_length(loaded.samples.size());
-          if (band_is_empty(options, n_fft, static_cast<double>(n_fft) * source.info.tsamp)) {
-            records.push_back(empty_band_record(loaded.index, source, n_fft));
-            continue;
-          }
-          const SeriesResult result = search_series(loaded.samples, source.info.tsamp, options, *backend);
-          records.push_back(series_record(loaded.index, source, result));
-          stats.candidates += static_cast<double>(result.candidates.size());
-        }
-        const auto t1 = std::chrono::steady_clock::now();
-        std::vector<SeriesRow> rows;
-        for (const auto& r : records) {
-          rows.push_back(r.series);
-          spool.append(r);
-        }
-        product->write_series(rows);
-        product->sync();
-        spool.sync();
-        const auto t2 = std::chrono::steady_clock::now();
-        report = {static_cast<std::int64_t>(unit->id), unit->n_items, unit->cost,
-                  std::chrono::duration<double>(t2 - t0).count()};
-        stats.units += 1;
-        stats.series += static_cast<double>(unit->n_items);
-        stats.search_seconds += std::chrono::duration<double>(t1 - t0).count();
-        stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
-      } catch (const Error& e) {
-        // Stop every rank now: on rank 0 leaving this scope would join the dispatcher thread,
-        // which waits for ranks that will never ask again.
-        mpi::abort_all(MPI_COMM_WORLD, e.code(),
-                       "astrosweep: error on rank " + std::to_string(run.rank()) + ": " + e.what() +
-                           (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
-      } catch (const std::exception& e) {
-        mpi::abort_all(MPI_COMM_WORLD, ExitCode::internal,
-                       "astrosweep: internal error on rank " + std::to_string(run.rank()) + ": " + e.what());
+  const auto finished = run::run_units(run, std::move(units), root ? &progress : nullptr, [&](const WorkUnit& unit) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<SeriesRecord> records;
+    for (auto& loaded : reader.read(unit.first_item, unit.n_items)) {
+      const auto& source = inputs.series[loaded.index];
+      const std::size_t n_fft = good_fft_length(loaded.samples.size());
+      if (band_is_empty(options, n_fft, static_cast<double>(n_fft) * source.info.tsamp)) {
+        records.push_back(empty_band_record(loaded.index, source, n_fft));
+        continue;
       }
+      const SeriesResult result = search_series(loaded.samples, source.info.tsamp, options, *backend);
+      records.push_back(series_record(loaded.index, source, result));
+      stats.candidates += static_cast<double>(result.candidates.size());
     }
-    dispatcher.join();
-    units_finished = dispatcher.units_finished();
-  }
-  mpi::broadcast_value(comm, units_finished);
-  const bool signalled = interrupt::any_rank(comm);
-  if (units_finished < n_units) {
-    AS_ASSERT(signalled);
-    run.interrupted(
-        [&] {
-          product->close();
-          if (root) progress.print_line(true);
-        },
-        std::to_string(resume.units_done + units_finished) + " of " + std::to_string(resume.units_done + n_units) +
-            " units done (" + std::to_string(resume.items_done + series_finished) + " of " + std::to_string(n_series) +
-            " series)",
-        "its finished units (and their candidates in '" + spool_dir + "') are");
-  }
+    const auto t1 = std::chrono::steady_clock::now();
+    std::vector<SeriesRow> rows;
+    for (const auto& r : records) {
+      rows.push_back(r.series);
+      spool.append(r);
+    }
+    product->write_series(rows);
+    product->sync();  // rows and spool records durable before the unit is reported, hence journalled
+    spool.sync();
+    const auto t2 = std::chrono::steady_clock::now();
+    stats.units += 1;
+    stats.series += static_cast<double>(unit.n_items);
+    stats.search_seconds += std::chrono::duration<double>(t1 - t0).count();
+    stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
+  });
+  run::stop_if_interrupted(
+      run, finished, n_units, resume, n_series, "series",
+      [&] {
+        product->close();
+        if (root) progress.print_line(true);
+      },
+      "its finished units (and their candidates in '" + spool_dir + "') are");
   if (root) progress.print_line(true);
   product->close();
 
@@ -276,6 +277,10 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     tables.sifted = sifted;
     tables.sift_options = sift_options;
     write_final_tables(options.output, tables);
+    if (!options.accel_text.empty())
+      for (const auto& [i, r] : contents.records)
+        write_accel_text(accel_text_path(options, inputs.series[i]), r.candidates, r.harmonics,
+                         inf_text(inputs.series[i]));
     remove_spool(spool_dir);
   });
   run.finished();

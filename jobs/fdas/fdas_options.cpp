@@ -23,7 +23,7 @@ po::options_description fdas_options() {
       "format", po::value<std::string>()->default_value("auto"), "auto, tim, presto or hdf5");
   po::options_description output = run::output_options("product (HDF5): series, candidates, harmonics, sifted");
   output.add_options()("accel-text", po::value<std::string>(),
-                       "PRESTO-format _ACCEL_<zmax> text files into this directory (not built yet: refused)");
+                       "also write PRESTO-format <input>_ACCEL_<zmax> text files into this directory");
   po::options_description search("Search (PRESTO accelsearch's names and defaults)");
   search.add_options()("zmax", po::value<double>()->default_value(200), "largest drift searched, bins (0 … 1200)")(
       "numharm", po::value<int>()->default_value(8), "harmonics summed: 1, 2, 4, 8, 16 or 32")(
@@ -99,9 +99,7 @@ FdasOptions to_options(const po::variables_map& vm) {
   const int fft_length = vm["fft-length"].as<int>();
   AS_EXPECTS(fft_length >= 0, UsageError, "--fft-length must be >= 0 (0: chosen from the templates)");
   o.fft_length = static_cast<std::size_t>(fft_length);
-  // Refused rather than ignored until the writer lands (accel_text.hpp, branch fdas-text).
-  AS_EXPECTS(!vm.count("accel-text"), UsageError, "--accel-text (PRESTO's _ACCEL_ text files) is not written yet",
-             "read the candidates from the product's /candidates and /harmonics tables (docs/formats.md)");
+  if (vm.count("accel-text")) o.accel_text = vm["accel-text"].as<std::string>();
   auto positive = [&](const char* name) {
     const double v = vm[name].as<double>();
     AS_EXPECTS(std::isfinite(v) && v >= 0, UsageError, std::string("--") + name + " must be a number >= 0");

@@ -5,21 +5,15 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
-#include <variant>
 
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "io/output_path.hpp"
+#include "io/product_attributes.hpp"
 
 namespace astrosweep::fdas {
 
 namespace {
-
-using AttributeValue = std::variant<std::string, std::int64_t, double>;
-struct Attribute {
-  const char* name;
-  AttributeValue value;
-};
 
 const char* to_string(Normalisation n) {
   switch (n) {
@@ -42,7 +36,7 @@ std::string birdies_text(const std::vector<Birdie>& birdies) {
 
 // Every root attribute but status, in the order written; the one list the writer, the fingerprint
 // and the reader share.
-std::vector<Attribute> root_attributes(const FdasOptions& o, const ProductProvenance& p) {
+std::vector<io::ProductAttribute> root_attributes(const FdasOptions& o, const ProductProvenance& p) {
   const auto i64 = [](auto v) { return static_cast<std::int64_t>(v); };
   return {{"format", std::string(product_format_name)},
           {"format_version", product_format_version},
@@ -76,29 +70,6 @@ std::vector<Attribute> root_attributes(const FdasOptions& o, const ProductProven
           {"sift_low_dm", o.sift.low_dm_cutoff}};
 }
 
-bool describes_results(const std::string& name) { return name != "command_line" && name != "status"; }
-
-std::string text_of(const AttributeValue& v) {
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(v));
-  return buf;
-}
-
-std::optional<std::string> attribute_text(hid_t loc, const std::string& name) {
-  if (auto s = h5::string_attribute(loc, name)) return s;
-  if (auto i = h5::int_attribute(loc, name)) return std::to_string(*i);
-  if (auto d = h5::double_attribute(loc, name)) return text_of(*d);
-  return std::nullopt;
-}
-
-h5::Id described(h5::Id dataset, const char* units, const char* description) {
-  h5::set_attribute(dataset.get(), "units", std::string(units));
-  h5::set_attribute(dataset.get(), "description", std::string(description));
-  return dataset;
-}
-
 std::uint64_t stage_count(int numharm) { return static_cast<std::uint64_t>(std::countr_zero(unsigned(numharm))) + 1; }
 
 }  // namespace
@@ -109,15 +80,13 @@ FdasProduct::FdasProduct(const std::string& path, MPI_Comm comm, const FdasOptio
   io::check_output_space(path, n * sizeof(SeriesRow), comm);
   file_ = h5::open_file(path, h5::Access::create_truncate, comm);
   const hid_t f = file_.get();
-  for (const auto& a : root_attributes(options, prov)) {
-    std::visit([&](const auto& v) { h5::set_attribute(f, a.name, v); }, a.value);
-    if (std::string(a.name) == "software_version") h5::set_attribute(f, "status", std::string("incomplete"));
-  }
+  io::write_root_attributes(f, root_attributes(options, prov));
   group_ = h5::create_group(f, "series");
   const hid_t g = group_.get();
   const std::uint64_t stages = stage_count(options.numharm);
   auto make = [&](const char* name, hid_t type, const char* units, const char* what, std::uint64_t width = 0) {
-    return described(h5::create_dataset(g, name, type, width ? std::vector{n, width} : std::vector{n}), units, what);
+    return h5::described(h5::create_dataset(g, name, type, width ? std::vector{n, width} : std::vector{n}), units,
+                         what);
   };
   dm_ = make("dm", H5T_NATIVE_DOUBLE, "pc cm-3", "dispersion measure of the series (its DM trial)");
   tsamp_ = make("tsamp", H5T_NATIVE_DOUBLE, "s", "sampling interval");
@@ -163,9 +132,7 @@ FdasProduct::FdasProduct(const std::string& path, MPI_Comm comm)
 FdasProduct::~FdasProduct() = default;
 
 io::Fingerprint FdasProduct::fingerprint(const FdasOptions& options, const ProductProvenance& prov) {
-  io::Fingerprint fp;
-  for (const auto& a : root_attributes(options, prov))
-    if (describes_results(a.name)) fp.emplace_back(a.name, text_of(a.value));
+  io::Fingerprint fp = io::results_fingerprint(root_attributes(options, prov));
   return fp;
 }
 
@@ -179,9 +146,7 @@ std::optional<io::ExistingProduct> FdasProduct::inspect(const std::string& path)
     io::ExistingProduct found;
     const FdasOptions no_options;
     const ProductProvenance no_provenance;
-    for (const auto& a : root_attributes(no_options, no_provenance))
-      if (describes_results(a.name))
-        if (auto text = attribute_text(f, a.name)) found.fingerprint.emplace_back(a.name, *text);
+    found.fingerprint = io::stored_results_fingerprint(f, root_attributes(no_options, no_provenance));
     found.complete = h5::string_attribute(f, "status") == std::string("complete");
     return found;
   } catch (const Error&) {

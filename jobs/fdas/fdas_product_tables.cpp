@@ -10,12 +10,6 @@ namespace astrosweep::fdas {
 
 namespace {
 
-h5::Id described(h5::Id dataset, const char* units, const char* description) {
-  h5::set_attribute(dataset.get(), "units", std::string(units));
-  h5::set_attribute(dataset.get(), "description", std::string(description));
-  return dataset;
-}
-
 // A column of `rows` (member by member) as a 1-D dataset of its native type.
 template <class Row, class Get>
 void write_column(hid_t group, const char* name, const char* units, const char* description,
@@ -24,7 +18,7 @@ void write_column(hid_t group, const char* name, const char* units, const char* 
   std::vector<V> values;
   values.reserve(rows.size());
   for (const auto& r : rows) values.push_back(get(r));
-  h5::Id ds = described(h5::create_dataset(group, name, h5::native_type<V>(), {rows.size()}), units, description);
+  h5::Id ds = h5::described(h5::create_dataset(group, name, h5::native_type<V>(), {rows.size()}), units, description);
   h5::write_rows<V>(ds.get(), 0, std::span<const V>(values));
 }
 
@@ -39,7 +33,7 @@ void write_strings(hid_t group, const char* name, const char* description, const
   std::string packed(values.size() * width, '\0');
   for (std::size_t i = 0; i < values.size(); ++i)
     std::memcpy(packed.data() + i * width, values[i].data(), values[i].size());
-  h5::Id ds = described(h5::create_dataset(group, name, type.get(), {values.size()}), "", description);
+  h5::Id ds = h5::described(h5::create_dataset(group, name, type.get(), {values.size()}), "", description);
   h5::write_rows(ds.get(), type.get(), 0, values.size(), packed.data());
 }
 

@@ -51,8 +51,8 @@ Derivatives derivatives(std::span<const std::complex<float>> spectrum, double r,
   d.phase = radian_phase(a[2]);
   // The phase change over 2·step as the principal value of arg(A₊ · conj A₋): the same as PRESTO's
   // difference of unwrapped phases wherever that unwrapping holds (|change| < π). PRESTO unwraps
-  // only a phase that falls through 0 (its steady case, centroid > 0); one rising through 2π it
-  // leaves as a jump of ~2π, a centroid of about ±167.
+  // only a phase that falls through 0 (the usual case: centroid > 0); on one that rises through 2π
+  // its unwrapping subtracts 2π the wrong way, and its centroid is off by about 2/(2·0.003) ≈ 333.
   d.dphase = std::arg(a[3] * std::conj(a[1])) / (2 * step);
   d.d2power = (std::norm(a[4]) - 2 * std::norm(a[2]) + std::norm(a[0])) / ((2 * step) * (2 * step));
   return d;

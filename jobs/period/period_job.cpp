@@ -7,13 +7,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "core/interrupt.hpp"
 #include "core/mpi.hpp"
-#include "dist/work_dispatch.hpp"
 #include "dist/work_plan.hpp"
 #include "period_product.hpp"
-#include "period_resume.hpp"
+#include "run/journalled_items.hpp"
 #include "run/lifecycle.hpp"
+#include "run/unit_loop.hpp"
 
 namespace astrosweep::period {
 
@@ -76,11 +75,12 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
                UsageError, "the periodograms asked for would hold more than 2^40 values",
                "drop --periodograms or narrow the grid");
     rules.product_fingerprint = PeriodProduct::fingerprint(n_objects, config, prov);
-    rules.journal_fingerprint = journal_fingerprint(rules.product_fingerprint, prov.input.paths);
+    // An HDF5 catalog's digest covers its index only, not the light curves: their files' times too.
+    rules.journal_fingerprint = run::with_input_mtimes(rules.product_fingerprint, prov.input.paths);
   });
-  JournalledObjects resume;  // rank 0
+  run::JournalledItems resume;  // rank 0
   const run::Start start = run.begin(rules, [&](const io::ResumePoint& point) {
-    resume = journalled_objects(point, options.output, n_objects);
+    resume = run::journalled_items(point, options.output, n_objects, "objects");
     return resume.note;
   });
   if (start.complete()) return;
@@ -118,73 +118,35 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   } else {
     product.emplace(options.output, comm, n_objects, config, prov);
   }
-  ProgressReporter progress("period", n_objects - resume.objects_done, "objects", total_work, "pairs", options.progress_interval);
+  ProgressReporter progress("period", n_objects - resume.items_done, "objects", total_work, "pairs",
+                            options.progress_interval);
   RankStats stats;
   std::vector<ObjectResult> sample;  // the first objects, for the result table
-  std::uint64_t units_finished = 0, objects_finished = 0;
-  {
-    // A unit enters the journal once the rank that computed it has made its rows durable (sync
-    // below, before it reports the unit): a journalled unit is never lost, whatever kills the run.
-    auto record = [&](const WorkUnit& u) {
-      run.journal()->append({u.first_item, u.n_items});
-      objects_finished += u.n_items;
-    };
-    WorkDispatcher dispatcher(comm, std::move(units), root ? &progress : nullptr, record);
-    WorkClient client(dispatcher);
-    UnitReport report;
-    for (;;) {
-      report.signal = interrupt::received();  // a stop signal on any rank ends the hand-out
-      const auto unit = client.next(report);
-      if (!unit) break;
-      try {
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto block = catalog.read(unit->first_item, unit->n_items, unit->first_row, unit->n_rows);
-        std::vector<ObjectResult> results(block.n_objects());
-        auto sink = product->periodogram_sink(unit->first_item);
-        search_block(*backend, block, config, results, sink.get());
-        const auto t1 = std::chrono::steady_clock::now();
-        product->write_results(unit->first_item, results);
-        product->sync();
-        const auto t2 = std::chrono::steady_clock::now();
-        report = {static_cast<std::int64_t>(unit->id), unit->n_items, unit->cost,
-                  std::chrono::duration<double>(t2 - t0).count()};
-        stats.units += 1;
-        stats.objects += static_cast<double>(unit->n_items);
-        stats.work += unit->cost;
-        stats.compute_seconds += std::chrono::duration<double>(t1 - t0).count();
-        stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
-        if (unit->first_item == 0)
-          sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
-      } catch (const Error& e) {
-        // Stop every rank here, before unwinding: on rank 0 leaving this scope would join the
-        // dispatcher thread, which waits for ranks that will never ask again.
-        mpi::abort_all(MPI_COMM_WORLD, e.code(),
-                       "astrosweep: error on rank " + std::to_string(run.rank()) + ": " + e.what() +
-                           (e.hint().empty() ? "" : "\n  hint: " + e.hint()));
-      } catch (const std::exception& e) {
-        mpi::abort_all(MPI_COMM_WORLD, ExitCode::internal,
-                       "astrosweep: internal error on rank " + std::to_string(run.rank()) + ": " + e.what());
-      }
-    }
-    dispatcher.join();
-    units_finished = dispatcher.units_finished();
-  }
-  mpi::broadcast_value(comm, units_finished);
-  const bool signalled = interrupt::any_rank(comm);
-  if (units_finished < n_units) {
-    // Only a signal stops the hand-out early. The product stays incomplete, its rows and journal
-    // consistent; every rank throws the same error after closing it (only rank 0 knows the counts).
-    AS_ASSERT(signalled);
-    run.interrupted(
-        [&] {
-          product->close();
-          if (root) progress.print_line(true);
-        },
-        std::to_string(resume.units_done + units_finished) + " of " + std::to_string(resume.units_done + n_units) +
-            " units done (" + std::to_string(resume.objects_done + objects_finished) + " of " +
-            std::to_string(n_objects) + " objects)",
-        "its finished units are");
-  }
+  const auto finished = run::run_units(run, std::move(units), root ? &progress : nullptr, [&](const WorkUnit& unit) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto block = catalog.read(unit.first_item, unit.n_items, unit.first_row, unit.n_rows);
+    std::vector<ObjectResult> results(block.n_objects());
+    auto sink = product->periodogram_sink(unit.first_item);
+    search_block(*backend, block, config, results, sink.get());
+    const auto t1 = std::chrono::steady_clock::now();
+    product->write_results(unit.first_item, results);
+    product->sync();  // durable before the unit is reported, hence journalled
+    const auto t2 = std::chrono::steady_clock::now();
+    stats.units += 1;
+    stats.objects += static_cast<double>(unit.n_items);
+    stats.work += unit.cost;
+    stats.compute_seconds += std::chrono::duration<double>(t1 - t0).count();
+    stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
+    if (unit.first_item == 0)
+      sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
+  });
+  run::stop_if_interrupted(
+      run, finished, n_units, resume, n_objects, "objects",
+      [&] {
+        product->close();
+        if (root) progress.print_line(true);
+      },
+      "its finished units are");
   if (root) progress.print_line(true);
 
   product->finish();

@@ -3,25 +3,19 @@
 #include <fcntl.h>
 
 #include <cstdio>
-#include <variant>
 
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "io/output_path.hpp"
+#include "io/product_attributes.hpp"
 
 namespace astrosweep::period {
 
 namespace {
 
-using AttributeValue = std::variant<std::string, std::int64_t, double>;
-struct Attribute {
-  const char* name;
-  AttributeValue value;
-};
-
 // Every root attribute but status, in the order they are written; the one list the writer, the
 // fingerprint and the reader share.
-std::vector<Attribute> root_attributes(const PeriodConfig& config, const ProductProvenance& prov) {
+std::vector<io::ProductAttribute> root_attributes(const PeriodConfig& config, const ProductProvenance& prov) {
   return {{"format", std::string(product_format_name)},
           {"format_version", product_format_version},
           {"software", std::string("astrosweep")},
@@ -46,30 +40,6 @@ std::vector<Attribute> root_attributes(const PeriodConfig& config, const Product
           {"fap_method", std::string("baluev")}};
 }
 
-// Attributes that do not change results: the command line names the output and options such as
-// --threads; the status is what resuming changes.
-bool describes_results(const std::string& name) { return name != "command_line" && name != "status"; }
-
-std::string text_of(const AttributeValue& v) {
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(v));  // round-trips: equal text, equal bits
-  return buf;
-}
-
-std::optional<std::string> attribute_text(hid_t loc, const std::string& name) {
-  if (H5Aexists(loc, name.c_str()) <= 0) return std::nullopt;
-  h5::Id attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
-  h5::Id type(H5Aget_type(attr.get()));
-  switch (H5Tget_class(type.get())) {
-    case H5T_STRING: return h5::string_attribute(loc, name);
-    case H5T_FLOAT: return text_of(*h5::double_attribute(loc, name));
-    case H5T_INTEGER: return text_of(*h5::int_attribute(loc, name));
-    default: return std::nullopt;
-  }
-}
-
 // The product's size without HDF5's few kilobytes of metadata: the rows of /objects and /peaks,
 // and the periodograms.
 std::uint64_t data_bytes(std::uint64_t n, const PeriodConfig& config) {
@@ -90,10 +60,7 @@ PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, std::uint64
                              const ProductProvenance& prov)
     : config_(config), file_(create_file(path, comm, data_bytes(n, config))) {
   const hid_t f = file_.get();
-  for (const auto& a : root_attributes(config, prov)) {
-    std::visit([&](const auto& v) { h5::set_attribute(f, a.name, v); }, a.value);
-    if (std::string(a.name) == "software_version") h5::set_attribute(f, "status", std::string("incomplete"));
-  }
+  io::write_root_attributes(f, root_attributes(config, prov));
 
   objects_ = h5::create_group(f, "objects");
   const hid_t o = objects_.get();
@@ -152,9 +119,7 @@ PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, const Perio
 
 io::Fingerprint PeriodProduct::fingerprint(std::uint64_t n_objects, const PeriodConfig& config,
                                            const ProductProvenance& prov) {
-  io::Fingerprint fp;
-  for (const auto& a : root_attributes(config, prov))
-    if (describes_results(a.name)) fp.emplace_back(a.name, text_of(a.value));
+  io::Fingerprint fp = io::results_fingerprint(root_attributes(config, prov));
   fp.emplace_back("n_objects", std::to_string(n_objects));
   fp.emplace_back("periodograms", config.keep_periodograms ? "yes" : "no");
   return fp;
@@ -168,9 +133,7 @@ std::optional<ExistingProduct> PeriodProduct::inspect(const std::string& path) {
     if (h5::string_attribute(f, "format") != std::string(product_format_name) || !h5::exists(f, "objects/id"))
       return std::nullopt;
     ExistingProduct found;
-    for (const auto& a : root_attributes(PeriodConfig{}, ProductProvenance{}))
-      if (describes_results(a.name))
-        if (auto text = attribute_text(f, a.name)) found.fingerprint.emplace_back(a.name, *text);
+    found.fingerprint = io::stored_results_fingerprint(f, root_attributes(PeriodConfig{}, ProductProvenance{}));
     h5::Id ids = h5::open_dataset(f, "objects/id");
     const auto d = h5::dims(ids.get());
     found.fingerprint.emplace_back("n_objects", std::to_string(d.empty() ? 0 : d[0]));

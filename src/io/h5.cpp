@@ -456,4 +456,10 @@ std::optional<std::int64_t> int_attribute(hid_t loc, const std::string& name) {
   return v;
 }
 
+Id described(Id dataset, const std::string& units, const std::string& description) {
+  set_attribute(dataset.get(), "units", units);
+  set_attribute(dataset.get(), "description", description);
+  return dataset;
+}
+
 }  // namespace astrosweep::h5

@@ -134,6 +134,10 @@ std::optional<std::string> string_attribute(hid_t loc, const std::string& name);
 std::optional<double> double_attribute(hid_t loc, const std::string& name);
 std::optional<std::int64_t> int_attribute(hid_t loc, const std::string& name);
 
+/// `dataset` with its "units" (SI or astronomy symbols, "" for a count or a code) and its
+/// "description" attributes: what makes a product readable without our docs.
+Id described(Id dataset, const std::string& units, const std::string& description);
+
 /// Raises an error when an HDF5 call returned a negative status; hides HDF5's own error stack
 /// printing (we report one message).
 void check(herr_t status, const char* what);

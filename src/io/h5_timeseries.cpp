@@ -17,12 +17,6 @@ constexpr std::uint64_t series_chunk_rows = 1 << 10;
 constexpr const char* rebuild_hint =
     "re-create the batch with 'astrosweep convert' (docs/formats.md has the layout other writers must follow)";
 
-h5::Id described(h5::Id dataset, const char* units, const char* description) {
-  h5::set_attribute(dataset.get(), "units", std::string(units));
-  h5::set_attribute(dataset.get(), "description", std::string(description));
-  return dataset;
-}
-
 }  // namespace
 
 H5TimeSeriesWriter::H5TimeSeriesWriter(const std::string& path, const std::string& source_format,
@@ -34,7 +28,7 @@ H5TimeSeriesWriter::H5TimeSeriesWriter(const std::string& path, const std::strin
   h5::set_attribute(file_.get(), "source_paths", source_paths);
   h5::Id series = h5::create_group(file_.get(), "series");
   auto column = [&](const char* name, hid_t type, const char* units, const char* description) {
-    return described(h5::create_growing_dataset(series.get(), name, type, series_chunk_rows), units, description);
+    return h5::described(h5::create_growing_dataset(series.get(), name, type, series_chunk_rows), units, description);
   };
   dm_ = column("dm", H5T_NATIVE_DOUBLE, "pc cm^-3", "dispersion measure of the series (DM trial)");
   tsamp_ = column("tsamp", H5T_NATIVE_DOUBLE, "s", "sampling interval");
@@ -42,8 +36,8 @@ H5TimeSeriesWriter::H5TimeSeriesWriter(const std::string& path, const std::strin
   offset_ = column("offset", H5T_NATIVE_UINT64, "1", "first row of the series in /samples/x");
   count_ = column("count", H5T_NATIVE_UINT64, "1", "number of samples of the series (rows of /samples/x)");
   h5::Id samples = h5::create_group(file_.get(), "samples");
-  x_ = described(h5::create_growing_dataset(samples.get(), "x", H5T_NATIVE_FLOAT, sample_chunk_rows), "arbitrary",
-                 "samples of every series, series after series (rows offset .. offset + count - 1 of /series)");
+  x_ = h5::described(h5::create_growing_dataset(samples.get(), "x", H5T_NATIVE_FLOAT, sample_chunk_rows), "arbitrary",
+                     "samples of every series, series after series (rows offset .. offset + count - 1 of /series)");
 }
 
 H5TimeSeriesWriter::~H5TimeSeriesWriter() {

@@ -30,7 +30,12 @@ endforeach()
 
 # PRESTO pairs: the same samples, so the same results.
 astrosweep_add_mpi_run(fdas_presto_np2 NP 2 LABELS fdas FIXTURES_REQUIRED fdas_beam_presto FIXTURES_SETUP fdas_presto
-  COMMAND ${exe} fdas -i ${fdas_out}/beam_presto -o ${fdas_out}/presto.h5 --overwrite --threads 1 ${fdas_search})
+  COMMAND ${exe} fdas -i ${fdas_out}/beam_presto -o ${fdas_out}/presto.h5 --overwrite --threads 1 ${fdas_search}
+          --accel-text ${fdas_out}/accel)
+# PRESTO's text file of the pulsar's DM: its fundamental table, harmonic table and .inf text.
+add_test(NAME fdas_presto_accel_text COMMAND fdas_check ${fdas_out}/presto.h5 ${fdas_truth}
+         --accel-file ${fdas_out}/accel/beam_DM014.000_ACCEL_50)
+set_tests_properties(fdas_presto_accel_text PROPERTIES FIXTURES_REQUIRED fdas_presto LABELS fdas)
 add_test(NAME fdas_presto_equals_tim COMMAND compare_products ${fdas_out}/tim_np1.h5 ${fdas_out}/presto.h5
          --datasets-only)
 set_tests_properties(fdas_presto_equals_tim PROPERTIES FIXTURES_REQUIRED "fdas_tim_np1;fdas_presto" LABELS fdas)
@@ -93,5 +98,5 @@ astrosweep_add_failure_test(fdas_bad_output_exists CODE 4 MATCH "exists"
   FIXTURES_REQUIRED fdas_tim_np1 COMMAND fdas -i ${fdas_out}/beam -o ${fdas_out}/tim_np1.h5 --zmax 50)
 astrosweep_add_failure_test(fdas_bad_sift_min_dms CODE 2 MATCH "--sift-min-dms must be at least 1"
   COMMAND fdas -i ${fdas_out}/beam -o ${fdas_bad}/s.h5 --sift-min-dms 0)
-astrosweep_add_failure_test(fdas_bad_accel_text_not_built CODE 2 MATCH "--accel-text .* is not written yet"
-  COMMAND fdas -i ${fdas_out}/beam -o ${fdas_bad}/a.h5 --accel-text ${fdas_bad}/accel)
+astrosweep_add_failure_test(fdas_bad_accel_text_exists CODE 4 MATCH "beam_DM010.000_ACCEL_50' already exists"
+  FIXTURES_REQUIRED fdas_presto COMMAND fdas -i ${fdas_out}/beam -o ${fdas_bad}/a.h5 --zmax 50 --accel-text ${fdas_out}/accel)

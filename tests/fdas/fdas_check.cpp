@@ -1,6 +1,7 @@
 // fdas_check: what an fdas product must say about the beam make_fdas_beam wrote.
 //
 //   fdas_check PRODUCT --f0 HZ --z BINS --dm DM --span S [--numharm H] [--min-hits K]
+//   fdas_check PRODUCT ... --accel-file PATH   (PRESTO's text file of a series: its tables and .inf)
 //
 // The most significant sifted candidate is the pulsar: at its DM, summed over H harmonics, seen at
 // K DM trials or more, and its polished fundamental within 0.1 bin of r = f0·T and 0.5 of z (spec
@@ -9,7 +10,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "core/error.hpp"
@@ -47,7 +50,27 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::map<std::string, double> o{{"--numharm", 8}, {"--min-hits", 3}};
-  for (int i = 2; i + 1 < argc; i += 2) o[argv[i]] = std::atof(argv[i + 1]);
+  std::string accel_file;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--accel-file")
+      accel_file = argv[i + 1];
+    else
+      o[argv[i]] = std::atof(argv[i + 1]);
+  }
+  if (!accel_file.empty()) {
+    // PRESTO's layout (accel_text.cpp, its own tests): the two tables, then the .inf text.
+    std::ifstream in(accel_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string t = text.str();
+    check(in.good() || !t.empty(), accel_file + " exists");
+    check(t.find("Summed") != std::string::npos && t.find("Coherent") != std::string::npos,
+          "it has the fundamental table");
+    check(t.find("Centroid") != std::string::npos && t.find("Purity") != std::string::npos,
+          "it has the harmonic table");
+    check(t.find("Dispersion measure (cm-3 pc)") != std::string::npos, "it ends with the series' .inf text");
+    return failures ? 1 : 0;
+  }
   for (const char* key : {"--f0", "--z", "--dm", "--span"})
     if (!o.count(key)) {
       std::fprintf(stderr, "fdas_check: %s is required\n", key);
