@@ -4,6 +4,8 @@
 #include <vector_functions.h>
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "core/error.hpp"
@@ -62,21 +64,43 @@ struct CudaCorrelator::State {
   CorrelationLayout layout;
   std::size_t n_templates = 0;
   std::size_t budget = 0;
+  Method method = Method::shared_memory;
   cuda::Stream stream;
   cuda::Event start, stop;
   cuda::DeviceMemory kernels;  // n_templates × L spectra
   cuda::DeviceMemory bins, norm, inputs, products, plane;
+  cuda::DeviceMemory twiddle;  // e^{+2πi m/L}, m < L: the shared-memory inverse FFTs' table
   std::unique_ptr<CufftPlan> forward, inverse;
 };
 
+bool CudaCorrelator::shared_memory_supports(std::size_t fft_length) { return fused_correlation_supports(fft_length); }
+
+CudaCorrelator::Method CudaCorrelator::method() const noexcept { return state_->method; }
+
 CudaCorrelator::CudaCorrelator(const CorrelationLayout& layout,
-                               const std::vector<std::vector<std::complex<double>>>& taps, std::size_t device_budget)
+                               const std::vector<std::vector<std::complex<double>>>& taps, std::size_t device_budget,
+                               Method method)
     : state_(std::make_unique<State>()) {
   layout.check();
   State& s = *state_;
   s.layout = layout;
   s.n_templates = taps.size();
   s.budget = device_budget != 0 ? device_budget : std::size_t{1} << 30;
+  s.method = method == Method::shared_memory && shared_memory_supports(layout.fft_length) ? Method::shared_memory
+                                                                                          : Method::cufft;
+  if (s.method == Method::shared_memory) {
+    // The twiddles in double, then rounded: the table adds no error of its own.
+    const std::size_t L = layout.fft_length;
+    std::vector<float2> table(L);
+    for (std::size_t m = 0; m < L; ++m) {
+      const double angle = 2 * std::numbers::pi * static_cast<double>(m) / static_cast<double>(L);
+      table[m] = make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
+    }
+    s.twiddle.reserve(L * sizeof(float2));
+    AS_CUDA_TRY(cudaMemcpyAsync(s.twiddle.as<float2>(), table.data(), L * sizeof(float2), cudaMemcpyHostToDevice,
+                                s.stream.get()));
+    s.stream.synchronize();  // `table` goes out of scope
+  }
   // The spectra in double on the host (FFTW), then rounded: the kernels carry no FFT error of
   // their own into the float plane.
   const KernelSpectra<double> spectra = transform_kernels<double>(taps, layout.fft_length);
@@ -144,20 +168,20 @@ CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const 
           std::span<const std::complex<float>>(bins).subspan(static_cast<std::size_t>(seg) * g.step, g.in_bins));
   }
 
-  // Templates per inverse batch: as many as the budget holds beside the inputs.
+  // cuFFT: templates per inverse batch, as many as the budget holds beside the inputs.
   const std::size_t per_template = segments * g.fft_length * sizeof(float2);
   const std::size_t chunk =
       std::clamp<std::size_t>(s.budget / std::max<std::size_t>(per_template, 1), 1, s.n_templates);
-
+  const bool fused = s.method == Method::shared_memory;
   const cudaStream_t stream = s.stream.get();
   s.bins.reserve(n_bins * sizeof(float2));
   s.norm.reserve(segments * sizeof(float));
   s.inputs.reserve(per_template);
-  s.products.reserve(chunk * per_template);
+  if (!fused) s.products.reserve(chunk * per_template);
   s.plane.reserve(plane.n_z * plane.n_r * sizeof(float));
   if (!s.forward || !s.forward->fits(g.fft_length, segments))
     s.forward = std::make_unique<CufftPlan>(g.fft_length, segments, stream);
-  if (!s.inverse || !s.inverse->fits(g.fft_length, segments * chunk))
+  if (!fused && (!s.inverse || !s.inverse->fits(g.fft_length, segments * chunk)))
     s.inverse = std::make_unique<CufftPlan>(g.fft_length, segments * chunk, stream);
 
   s.start.record(s.stream);
@@ -168,15 +192,20 @@ CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const 
   launch_spread(s.bins.as<float2>(), s.norm.as<float>(), s.inputs.as<float2>(), segments, g, stream);
   s.forward->run(s.inputs.as<float2>(), s.inputs.as<float2>(), CUFFT_FORWARD);
   const float scale = 1.0F / (static_cast<float>(g.fft_length) * static_cast<float>(g.fft_length));
-  for (std::size_t t0 = 0; t0 < s.n_templates; t0 += chunk) {
-    const std::size_t n_t = std::min(chunk, s.n_templates - t0);
-    launch_multiply(s.inputs.as<float2>(), s.kernels.as<float2>() + t0 * g.fft_length, s.products.as<float2>(), n_t,
-                    segments, g.fft_length, stream);
-    // A short last chunk runs through the full-size plan: the extra transforms read stale
-    // products and their output is never extracted.
-    s.inverse->run(s.products.as<float2>(), s.products.as<float2>(), CUFFT_INVERSE);
-    launch_extract_power(s.products.as<float2>(), s.plane.as<float>() + t0 * plane.n_r, n_t, segments, plane.n_r, scale,
-                         g, stream);
+  if (fused) {
+    launch_correlate_fused(s.inputs.as<float2>(), s.kernels.as<float2>(), s.twiddle.as<float2>(), s.plane.as<float>(),
+                           s.n_templates, segments, plane.n_r, scale, g, stream);
+  } else {
+    for (std::size_t t0 = 0; t0 < s.n_templates; t0 += chunk) {
+      const std::size_t n_t = std::min(chunk, s.n_templates - t0);
+      launch_multiply(s.inputs.as<float2>(), s.kernels.as<float2>() + t0 * g.fft_length, s.products.as<float2>(), n_t,
+                      segments, g.fft_length, stream);
+      // A short last chunk runs through the full-size plan: the extra transforms read stale
+      // products and their output is never extracted.
+      s.inverse->run(s.products.as<float2>(), s.products.as<float2>(), CUFFT_INVERSE);
+      launch_extract_power(s.products.as<float2>(), s.plane.as<float>() + t0 * plane.n_r, n_t, segments, plane.n_r,
+                           scale, g, stream);
+    }
   }
   s.stop.record(s.stream);
   s.stream.synchronize();

@@ -1,10 +1,11 @@
 #pragma once
-// The overlap-save correlation on a GPU with cuFFT (the twin of jobs/fdas/correlation.cpp; same
-// geometry and the same power): every segment's spread input transformed once in one batched
-// forward FFT, then per block of templates a product with the kernel spectra, one batched inverse
-// FFT and the extraction of the U kept powers per segment. This is the cuFFT baseline the spec
-// asks the shared-memory FFT to be measured against: every template's inverse FFT goes through
-// global memory. Plain C++: the job includes this header without CUDA's.
+// The overlap-save correlation on a GPU (the twin of jobs/fdas/correlation.cpp; same geometry and
+// the same power): every segment's spread input transformed once in one batched forward cuFFT,
+// then, by default, one kernel that per segment and template multiplies, runs the inverse FFT in
+// shared memory and writes the U kept powers (Method::shared_memory, the seed's method; segment
+// lengths 256 … 4096). Method::cufft is the baseline the spec measures it against: per block of
+// templates a product array, one batched inverse cuFFT through global memory and the extraction.
+// Plain C++: the job includes this header without CUDA's.
 
 #include <complex>
 #include <cstddef>
@@ -18,10 +19,16 @@ namespace astrosweep::fdas::kernels {
 
 class CudaCorrelator {
  public:
+  enum class Method { shared_memory, cufft };
+
+  /// Whether the shared-memory method has an FFT of `fft_length` points (else cuFFT is used).
+  static bool shared_memory_supports(std::size_t fft_length);
+
   /// The kernel spectra are made on the device from the templates' circular taps (as
   /// transform_kernels does); `device_budget` bytes bound the batch buffers (0: 1 GiB).
+  /// `method` shared_memory falls back to cufft where the segment length is not supported.
   CudaCorrelator(const CorrelationLayout& layout, const std::vector<std::vector<std::complex<double>>>& taps,
-                 std::size_t device_budget = 0);
+                 std::size_t device_budget = 0, Method method = Method::shared_memory);
   ~CudaCorrelator();
   CudaCorrelator(const CudaCorrelator&) = delete;
   CudaCorrelator& operator=(const CudaCorrelator&) = delete;
@@ -40,6 +47,9 @@ class CudaCorrelator {
   };
   DevicePlane correlate_on_device(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
                                   bool block_normalise = true);
+
+  /// The method in use.
+  [[nodiscard]] Method method() const noexcept;
 
   /// Milliseconds of device time of the last correlate() (events around its kernels and FFTs).
   [[nodiscard]] float last_device_ms() const noexcept { return last_ms_; }

@@ -29,4 +29,14 @@ void launch_multiply(const float2* inputs, const float2* kernels, float2* produc
 void launch_extract_power(const float2* products, float* plane, std::size_t templates, std::size_t segments,
                           std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream);
 
+/// Whether launch_correlate_fused has an L-point transform (powers of two 256 … 4096).
+bool fused_correlation_supports(std::size_t fft_length);
+
+/// multiply, inverse FFT and extract_power in one kernel, the FFTs in shared memory:
+/// plane[t][s·U + j] = |IFFT(inputs[s] · kernels[t])[b·m + j]|² · scale for every template and
+/// segment, columns < n_r. `twiddle` holds e^{+2πi m/L}, m < L.
+void launch_correlate_fused(const float2* inputs, const float2* kernels, const float2* twiddle, float* plane,
+                            std::size_t templates, std::size_t segments, std::size_t n_r, float scale,
+                            const SegmentGeometry& g, cudaStream_t stream);
+
 }  // namespace astrosweep::fdas::kernels

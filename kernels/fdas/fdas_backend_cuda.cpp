@@ -27,7 +27,7 @@ constexpr std::size_t max_kept_cells = std::size_t{1} << 22;
 
 /// Bytes of device memory one series' search allocates, from the sizes of the correlator's and the
 /// harmonic sum's buffers (cuFFT's work areas aside): `fixed` whatever the correlator's batch, plus
-/// `per_template` for each template of an inverse-FFT batch.
+/// `per_template` for each template of an inverse-cuFFT batch (none with the shared-memory method).
 struct DeviceNeed {
   std::size_t fixed = 0;
   std::size_t per_template = 0;
@@ -63,8 +63,10 @@ class CudaBackend final : public FdasBackend {
       : device_(cuda::choose_device(options)), bank_(bank) {}
 
   [[nodiscard]] std::string describe() const override {
-    return device_.describe(std::to_string(device_.memory_budget >> 20) + " MiB") + ": cuFFT, " +
-           std::to_string(bank_.taps.size()) + " templates of " + std::to_string(bank_.layout.fft_length) + " points";
+    const bool shared = kernels::CudaCorrelator::shared_memory_supports(bank_.layout.fft_length);
+    return device_.describe(std::to_string(device_.memory_budget >> 20) + " MiB") +
+           (shared ? ": inverse FFTs in shared memory, " : ": cuFFT, ") + std::to_string(bank_.taps.size()) +
+           " templates of " + std::to_string(bank_.layout.fft_length) + " points";
   }
 
   [[nodiscard]] std::string usage() const override {
@@ -115,16 +117,24 @@ class CudaBackend final : public FdasBackend {
   }
 
  private:
-  /// The correlator, made for the first series with an inverse-FFT batch as large as the budget
-  /// leaves room for beside the plane and the harmonic sum (all series of a run share one length,
-  /// so it is made once); made again only when a series needs a smaller batch.
+  /// The correlator, made for the first series. With the shared-memory method (segment lengths
+  /// 256 … 4096) it needs no more than the plane and its inputs. With cuFFT, an inverse-FFT batch
+  /// as large as the budget leaves room for beside the plane and the harmonic sum (all series of a
+  /// run share one length, so it is made once); made again only when a series needs a smaller batch.
   kernels::CudaCorrelator& correlator_for(const SearchGeometry& geometry, std::size_t spectrum_bins) {
     need_ = device_need(bank_, geometry, spectrum_bins);
+    // The shared-memory method keeps no products: one correlator, whatever the budget.
+    if (kernels::CudaCorrelator::shared_memory_supports(bank_.layout.fft_length)) need_.per_template = 0;
     const std::uint64_t budget = device_.memory_budget;
     AS_EXPECTS(need_.fixed + need_.per_template <= budget, RuntimeError,
                "the GPU memory budget of " + std::to_string(budget >> 20) + " MiB cannot hold a series' plane (" +
                    std::to_string((need_.fixed + need_.per_template) >> 20) + " MiB with its harmonic sum)",
                "raise --gpu-memory-mb, run fewer ranks per GPU, or use --backend cpu");
+    if (need_.per_template == 0) {
+      if (!correlator_) correlator_.emplace(bank_.layout, bank_.taps);
+      peak_device_bytes_ = std::max(peak_device_bytes_, need_.fixed);
+      return *correlator_;
+    }
     const std::size_t batch =
         std::clamp<std::size_t>((budget - need_.fixed) / need_.per_template, 1, bank_.taps.size());
     // The correlator batches as many templates as its budget holds of this series' products.

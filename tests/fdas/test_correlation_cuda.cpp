@@ -1,5 +1,8 @@
-// The cuFFT overlap-save correlation against the CPU's double-precision pipeline (same taps, same
-// geometry): the FP32 plane within the spec's 1e-4·max(1, P) per cell. Skipped without a GPU.
+// The GPU overlap-save correlation, both methods (inverse FFTs in shared memory, and the cuFFT
+// baseline), against the CPU's double-precision pipeline (same taps, same geometry): the FP32
+// plane within the spec's 1e-4·max(1, P) per cell. Segment lengths 64 (cuFFT only) and every
+// shared-memory length 256 … 4096; one template, templates around the shared-memory kernel's group
+// of 8, many; one segment and thousands. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <complex>
@@ -50,17 +53,23 @@ TEST_P(CudaCorrelation, MatchesTheFp64Pipeline) {
   for (auto& v : spectrum) v = {g(rng), g(rng)};
   spectrum[c.bins / 3] += std::complex<float>(30.0F, -10.0F);  // a strong cell among the noise
   const CorrelationLayout layout{c.L, c.m, c.b};
-  kernels::CudaCorrelator gpu(layout, taps, c.budget);
-  for (const auto& [lo, hi] :
-       {std::pair<std::size_t, std::size_t>{0, c.bins}, {7, c.bins / 2}, {c.bins - 3, c.bins + 9}}) {
-    for (bool normalise : {false, true}) {
-      const PowerPlane want = correlate(spectrum, transform_kernels<double>(taps, c.L), layout, lo, hi, {normalise, 2});
-      const PowerPlane got = gpu.correlate(spectrum, lo, hi, normalise);
-      ASSERT_EQ(got.n_r, want.n_r);
-      ASSERT_EQ(got.n_z, want.n_z);
-      for (std::size_t i = 0; i < want.power.size(); ++i)
-        ASSERT_NEAR(got.power[i], want.power[i], 1e-4 * static_cast<double>(std::max(1.0F, want.power[i])))
-            << "cell " << i;
+  for (const auto method : {kernels::CudaCorrelator::Method::shared_memory, kernels::CudaCorrelator::Method::cufft}) {
+    kernels::CudaCorrelator gpu(layout, taps, c.budget, method);
+    const bool shared = method == kernels::CudaCorrelator::Method::shared_memory;
+    EXPECT_EQ(gpu.method() == kernels::CudaCorrelator::Method::shared_memory,
+              shared && kernels::CudaCorrelator::shared_memory_supports(c.L));
+    for (const auto& [lo, hi] :
+         {std::pair<std::size_t, std::size_t>{0, c.bins}, {7, c.bins / 2}, {c.bins - 3, c.bins + 9}}) {
+      for (bool normalise : {false, true}) {
+        const PowerPlane want =
+            correlate(spectrum, transform_kernels<double>(taps, c.L), layout, lo, hi, {normalise, 2});
+        const PowerPlane got = gpu.correlate(spectrum, lo, hi, normalise);
+        ASSERT_EQ(got.n_r, want.n_r);
+        ASSERT_EQ(got.n_z, want.n_z);
+        for (std::size_t i = 0; i < want.power.size(); ++i)
+          ASSERT_NEAR(got.power[i], want.power[i], 1e-4 * static_cast<double>(std::max(1.0F, want.power[i])))
+              << "cell " << i << (shared ? ", shared memory" : ", cuFFT") << ", L " << c.L;
+      }
     }
   }
 }
@@ -70,7 +79,10 @@ INSTANTIATE_TEST_SUITE_P(Layouts, CudaCorrelation,
                                            Case{2048, 126, 2, 9, 20000, 0},
                                            // a budget of two templates' products: chunks and a short last one
                                            Case{2048, 126, 2, 5, 20000, 2 * 26 * 2048 * 8},
-                                           Case{1024, 68, 1, 97, 5000, 0}));
+                                           Case{1024, 68, 1, 97, 5000, 0}, Case{256, 20, 2, 1, 3000, 0},
+                                           Case{512, 40, 2, 8, 4000, 0}, Case{4096, 300, 2, 17, 30000, 0},
+                                           // one segment's worth of bins
+                                           Case{2048, 126, 2, 7, 600, 0}));
 
 }  // namespace
 }  // namespace astrosweep::fdas

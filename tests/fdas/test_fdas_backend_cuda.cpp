@@ -233,7 +233,7 @@ TEST_F(CudaFdasBackend, EdgesAsOnTheCpu) {
 }
 
 TEST_F(CudaFdasBackend, SeveralSeriesOnOneBackendWithinATightBudget) {
-  // 100 MiB: the plane and the cells kept take ~70, so the inverse FFTs go in batches
+  // 100 MiB: the plane and the cells kept take ~70 (cuFFT's inverse FFTs would go in batches
   // of fewer than the 31 templates, and a short series after a long one reuses the correlator.
   const TemplateBank bank = make_template_bank(30, 2, Accuracy::low);
   BackendOptions options;
