@@ -54,6 +54,12 @@ __device__ __forceinline__ void dft8(float2* v) {
   v[7] = sub(e3, o3);
 }
 
+// Shared-memory index of point p: one float2 of padding after every 16 (16 float2 span the 32
+// banks), so the strided writes of the first two passes (stride 8 points) do not queue on a bank.
+__device__ __forceinline__ int padded(int p) { return p + (p >> 4); }
+template <int L>
+constexpr int padded_length = L + L / 16;
+
 template <int R>
 __device__ __forceinline__ void dft(float2* v) {
   if constexpr (R == 8) dft8(v);
@@ -74,7 +80,7 @@ __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2*
     const int j = threadIdx.x + it * threads;
     const int k = j & (Ns - 1);
 #pragma unroll
-    for (int r = 0; r < R; ++r) v[it][r] = buf[j + r * (L / R)];
+    for (int r = 0; r < R; ++r) v[it][r] = buf[padded(j + r * (L / R))];
     const int step = L / (Ns * R);
 #pragma unroll
     for (int r = 1; r < R; ++r) v[it][r] = mul(v[it][r], __ldg(twiddle + r * k * step));
@@ -87,7 +93,7 @@ __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2*
     const int k = j & (Ns - 1);
     const int out = (j - k) * R + k;
 #pragma unroll
-    for (int q = 0; q < R; ++q) buf[out + q * Ns] = v[it][q];
+    for (int q = 0; q < R; ++q) buf[padded(out + q * Ns)] = v[it][q];
   }
   __syncthreads();
 }
@@ -97,7 +103,7 @@ __global__ void __launch_bounds__(L / 8)
     correlate_fused(const float2* __restrict__ inputs, const float2* __restrict__ kernels,
                     const float2* __restrict__ twiddle, float* __restrict__ plane, int n_templates, std::size_t n_r,
                     float scale, int useful, int first_kept) {
-  __shared__ float2 buf[L];
+  __shared__ float2 buf[padded_length<L>];
   constexpr int threads = L / 8, stride = L / 8;
   const std::size_t segment = blockIdx.x;
   const int j = threadIdx.x;
@@ -116,7 +122,7 @@ __global__ void __launch_bounds__(L / 8)
     dft8(v);
     __syncthreads();  // the previous template's powers are read
 #pragma unroll
-    for (int q = 0; q < 8; ++q) buf[j * 8 + q] = v[q];
+    for (int q = 0; q < 8; ++q) buf[padded(j * 8 + q)] = v[q];
     __syncthreads();
     int Ns = 8;
     for (; Ns * 8 <= L; Ns *= 8) stockham_pass<L, 8>(buf, Ns, twiddle);
@@ -126,7 +132,7 @@ __global__ void __launch_bounds__(L / 8)
     for (int u = j; u < useful; u += threads) {
       const std::size_t column = column0 + static_cast<std::size_t>(u);
       if (column < n_r) {
-        const float2 a = buf[first_kept + u];
+        const float2 a = buf[padded(first_kept + u)];
         row[column] = (a.x * a.x + a.y * a.y) * scale;
       }
     }
