@@ -15,4 +15,19 @@ std::string from_notes_text(const NotesText& notes) {
   return {notes.begin(), end};
 }
 
+void set_physics(CandidateRow& row, const PhysicalCandidate& p) noexcept {
+  row.r_err = p.r_err;
+  row.z_err = p.z_err;
+  row.frequency_hz = p.frequency_hz;
+  row.frequency_err_hz = p.frequency_err_hz;
+  row.period_ms = 1e3 * p.period_s;
+  row.period_err_ms = 1e3 * p.period_err_s;
+  row.fdot_hz_s = p.fdot_hz_s;
+  row.fdot_err_hz_s = p.fdot_err_hz_s;
+  row.pdot = p.pdot;
+  row.pdot_err = p.pdot_err;
+  row.accel_m_s2 = p.accel_m_s2;
+  row.accel_err_m_s2 = p.accel_err_m_s2;
+}
+
 }  // namespace astrosweep::fdas

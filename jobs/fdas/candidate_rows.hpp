@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "physics.hpp"
+
 namespace astrosweep::fdas {
 
 /// Status bits of a series (/series/status).
@@ -73,5 +75,9 @@ struct HarmonicRow {
   double centroid = 0;            ///< where in the observation its power lies (0 … 1; ½ if steady)
   double purity = 0;              ///< rms duration of the signal over the observation (1 if steady)
 };
+
+/// Sets the row's physical columns (errors of r and z; f, P, ḟ, Ṗ, a and their errors, P in ms)
+/// from `p`, to_physical's conversion of the row's (r, z).
+void set_physics(CandidateRow& row, const PhysicalCandidate& p) noexcept;
 
 }  // namespace astrosweep::fdas

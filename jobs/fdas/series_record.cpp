@@ -51,7 +51,6 @@ SeriesRecord series_record(std::uint64_t index, const io::TimeSeriesSource& sour
   const std::vector<std::string> notes = candidate_notes(note_inputs);
   for (std::size_t k = 0; k < result.candidates.size(); ++k) {
     const SeriesFound& f = result.candidates[k];
-    const PhysicalCandidate& p = f.physics;
     CandidateRow c;
     c.series = index;
     c.number = static_cast<std::int32_t>(k + 1);
@@ -60,19 +59,8 @@ SeriesRecord series_record(std::uint64_t index, const io::TimeSeriesSource& sour
     c.summed_power = f.polished.summed_power;
     c.coherent_power = f.polished.coherent_power;
     c.r = f.polished.r;
-    c.r_err = p.r_err;
     c.z = f.polished.z;
-    c.z_err = p.z_err;
-    c.frequency_hz = p.frequency_hz;
-    c.frequency_err_hz = p.frequency_err_hz;
-    c.period_ms = 1e3 * p.period_s;
-    c.period_err_ms = 1e3 * p.period_err_s;
-    c.fdot_hz_s = p.fdot_hz_s;
-    c.fdot_err_hz_s = p.fdot_err_hz_s;
-    c.pdot = p.pdot;
-    c.pdot_err = p.pdot_err;
-    c.accel_m_s2 = p.accel_m_s2;
-    c.accel_err_m_s2 = p.accel_err_m_s2;
+    set_physics(c, f.physics);
     c.found_r = f.found.r;
     c.found_z = f.found.z;
     c.found_sigma = f.found.sigma;

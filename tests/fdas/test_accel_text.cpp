@@ -53,19 +53,7 @@ CandidateRow candidate(int number, int numharm, double r, double z, double sigma
   c.coherent_power = coherent_power(harmonics);
   c.r = r;
   c.z = z;
-  const PhysicalCandidate p = to_physical(r, z, numharm, T);
-  c.r_err = p.r_err;
-  c.z_err = p.z_err;
-  c.frequency_hz = p.frequency_hz;
-  c.frequency_err_hz = p.frequency_err_hz;
-  c.period_ms = p.period_s * 1000;
-  c.period_err_ms = p.period_err_s * 1000;
-  c.fdot_hz_s = p.fdot_hz_s;
-  c.fdot_err_hz_s = p.fdot_err_hz_s;
-  c.pdot = p.pdot;
-  c.pdot_err = p.pdot_err;
-  c.accel_m_s2 = p.accel_m_s2;
-  c.accel_err_m_s2 = p.accel_err_m_s2;
+  set_physics(c, to_physical(r, z, numharm, T));
   c.notes = to_notes_text(notes);
   return c;
 }
