@@ -60,8 +60,44 @@ __device__ __forceinline__ int padded(int p) { return p + (p >> 4); }
 template <int L>
 constexpr int padded_length = L + L / 16;
 
+// e^{+2πi e/16} for the exponents n2·k1 (n2, k1 < 4) a 16-point DFT's four-by-four split needs.
+__constant__ float2 w16[10] = {{1.0F, 0.0F},
+                               {0.92387953251128674F, 0.38268343236508977F},
+                               {0.70710678118654752F, 0.70710678118654752F},
+                               {0.38268343236508977F, 0.92387953251128674F},
+                               {0.0F, 1.0F},
+                               {0.0F, 0.0F},
+                               {-0.70710678118654752F, 0.70710678118654752F},
+                               {0.0F, 0.0F},
+                               {0.0F, 0.0F},
+                               {-0.92387953251128674F, -0.38268343236508977F}};
+
+// 16 points as 4 × 4: DFT4 over n1 for each n2 (inputs n2 + 4·n1), twiddle by w16^(n2·k1), DFT4
+// over n2 for each k1; output k1 + 4·k2.
+__device__ __forceinline__ void dft16(float2* v) {
+#pragma unroll
+  for (int n2 = 0; n2 < 4; ++n2) dft4(v[n2], v[n2 + 4], v[n2 + 8], v[n2 + 12]);
+#pragma unroll
+  for (int n2 = 1; n2 < 4; ++n2)
+#pragma unroll
+    for (int k1 = 1; k1 < 4; ++k1) v[n2 + 4 * k1] = mul(v[n2 + 4 * k1], w16[n2 * k1]);
+      // Now v[n2 + 4·k1]; the second DFT4 runs over n2 for each k1 and leaves k2 in n2's place.
+#pragma unroll
+  for (int k1 = 0; k1 < 4; ++k1) dft4(v[4 * k1], v[4 * k1 + 1], v[4 * k1 + 2], v[4 * k1 + 3]);
+    // v[k2 + 4·k1] holds y[k1 + 4·k2]: transpose the 4 × 4.
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int b = a + 1; b < 4; ++b) {
+      const float2 t = v[a + 4 * b];
+      v[a + 4 * b] = v[b + 4 * a];
+      v[b + 4 * a] = t;
+    }
+}
+
 template <int R>
 __device__ __forceinline__ void dft(float2* v) {
+  if constexpr (R == 16) dft16(v);
   if constexpr (R == 8) dft8(v);
   if constexpr (R == 4) dft4(v[0], v[1], v[2], v[3]);
   if constexpr (R == 2) dft2(v[0], v[1]);
@@ -71,9 +107,9 @@ __device__ __forceinline__ void dft(float2* v) {
 // item j (of L/R) reads j + r·L/R, twiddles by e^{+2πi rk/(Ns·R)} (k = j mod Ns), transforms, and
 // writes (j/Ns)·Ns·R + k + q·Ns. Every thread holds its items in registers between the reads and
 // the writes, so one buffer serves, with a barrier on each side of the writes.
-template <int L, int R>
+template <int L, int P, int R>
 __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2* __restrict__ twiddle) {
-  constexpr int threads = L / 8, items = 8 / R;
+  constexpr int threads = L / P, items = P / R;
   float2 v[items][R];
 #pragma unroll
   for (int it = 0; it < items; ++it) {
@@ -98,36 +134,40 @@ __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2*
   __syncthreads();
 }
 
-template <int L>
-__global__ void __launch_bounds__(L / 8)
+// P points per thread: 8 (threads L/8, radix-8 passes) or 16 (threads L/16, radix-16 passes: one
+// shared-memory round trip fewer for L = 2048).
+template <int L, int P>
+__global__ void __launch_bounds__(L / P)
     correlate_fused(const float2* __restrict__ inputs, const float2* __restrict__ kernels,
                     const float2* __restrict__ twiddle, float* __restrict__ plane, int n_templates, std::size_t n_r,
                     float scale, int useful, int first_kept) {
   __shared__ float2 buf[padded_length<L>];
-  constexpr int threads = L / 8, stride = L / 8;
+  constexpr int threads = L / P, stride = L / P;
   const std::size_t segment = blockIdx.x;
   const int j = threadIdx.x;
-  // The segment's bins j + r·L/8: the first radix-8 pass reads exactly these, so they stay here.
-  float2 x[8];
+  // The segment's bins j + r·L/P: the first pass reads exactly these, so they stay here.
+  float2 x[P];
 #pragma unroll
-  for (int r = 0; r < 8; ++r) x[r] = __ldg(inputs + segment * L + j + r * stride);
+  for (int r = 0; r < P; ++r) x[r] = __ldg(inputs + segment * L + j + r * stride);
   const int t_begin = static_cast<int>(blockIdx.y) * templates_per_block;
   const int t_end = min(t_begin + templates_per_block, n_templates);
   const std::size_t column0 = segment * static_cast<std::size_t>(useful);
   for (int t = t_begin; t < t_end; ++t) {
     // First pass (Ns = 1: no twiddles) straight from registers.
-    float2 v[8];
+    float2 v[P];
 #pragma unroll
-    for (int r = 0; r < 8; ++r) v[r] = mul(x[r], __ldg(kernels + static_cast<std::size_t>(t) * L + j + r * stride));
-    dft8(v);
+    for (int r = 0; r < P; ++r) v[r] = mul(x[r], __ldg(kernels + static_cast<std::size_t>(t) * L + j + r * stride));
+    dft<P>(v);
     __syncthreads();  // the previous template's powers are read
 #pragma unroll
-    for (int q = 0; q < 8; ++q) buf[padded(j * 8 + q)] = v[q];
+    for (int q = 0; q < P; ++q) buf[padded(j * P + q)] = v[q];
     __syncthreads();
-    int Ns = 8;
-    for (; Ns * 8 <= L; Ns *= 8) stockham_pass<L, 8>(buf, Ns, twiddle);
-    if (Ns * 4 == L) stockham_pass<L, 4>(buf, Ns, twiddle);
-    if (Ns * 2 == L) stockham_pass<L, 2>(buf, Ns, twiddle);
+    int Ns = P;
+    for (; Ns * P <= L; Ns *= P) stockham_pass<L, P, P>(buf, Ns, twiddle);
+    if constexpr (P == 16)
+      if (Ns * 8 == L) stockham_pass<L, P, 8>(buf, Ns, twiddle);
+    if (Ns * 4 == L) stockham_pass<L, P, 4>(buf, Ns, twiddle);
+    if (Ns * 2 == L) stockham_pass<L, P, 2>(buf, Ns, twiddle);
     float* row = plane + static_cast<std::size_t>(t) * n_r;
     for (int u = j; u < useful; u += threads) {
       const std::size_t column = column0 + static_cast<std::size_t>(u);
@@ -142,11 +182,12 @@ __global__ void __launch_bounds__(L / 8)
 template <int L>
 void launch_for(const float2* inputs, const float2* kernels, const float2* twiddle, float* plane, std::size_t templates,
                 std::size_t segments, std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream) {
+  constexpr int P = L >= 1024 ? 16 : 8;
   const dim3 grid(static_cast<unsigned>(segments),
                   static_cast<unsigned>((templates + templates_per_block - 1) / templates_per_block));
-  correlate_fused<L><<<grid, L / 8, 0, stream>>>(inputs, kernels, twiddle, plane, static_cast<int>(templates), n_r,
-                                                 scale, static_cast<int>(g.useful),
-                                                 static_cast<int>(g.numbetween * g.half_width));
+  correlate_fused<L, P><<<grid, L / P, 0, stream>>>(inputs, kernels, twiddle, plane, static_cast<int>(templates), n_r,
+                                                    scale, static_cast<int>(g.useful),
+                                                    static_cast<int>(g.numbetween * g.half_width));
   AS_CUDA_TRY(cudaGetLastError());
 }
 
