@@ -1,10 +1,12 @@
 // The correlation with the inverse FFTs in shared memory (the seed's method, spec §4): one thread
-// block per segment and group of templates. Each thread keeps its eight input bins of the
-// segment's forward spectrum in registers; per template it multiplies them by the template's
-// spectrum, runs the inverse transform in shared memory (Stockham autosort, radix 8 then one pass
-// of radix 4 or 2, twiddles from a table made in double on the host) and writes the U useful
-// powers of the segment straight into the plane. Against the cuFFT path no product array and no
-// inverse transform ever goes through global memory: the plane write is the traffic.
+// block per segment and group of templates. Per template each thread multiplies its input bins of
+// the segment's forward spectrum (from L1 after the first template) by the template's spectrum,
+// and the block runs the inverse transform in shared memory (Stockham autosort: 16 points a thread
+// and radix-16 passes from L = 1024, 8 and radix 8 below, one last pass of radix 8, 4 or 2;
+// twiddles from a table made in double on the host), two templates side by side so each barrier
+// serves two transforms, and writes the U useful powers of the segment straight into the plane.
+// Against the cuFFT path no product array and no inverse transform goes through global memory:
+// the plane write is the traffic.
 #include <cstdint>
 
 #include "correlation_launch.hpp"
@@ -107,20 +109,23 @@ __device__ __forceinline__ void dft(float2* v) {
 // item j (of L/R) reads j + r·L/R, twiddles by e^{+2πi rk/(Ns·R)} (k = j mod Ns), transforms, and
 // writes (j/Ns)·Ns·R + k + q·Ns. Every thread holds its items in registers between the reads and
 // the writes, so one buffer serves, with a barrier on each side of the writes.
-template <int L, int P, int R>
+template <int L, int P, int R, int NB>
 __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2* __restrict__ twiddle) {
   constexpr int threads = L / P, items = P / R;
-  float2 v[items][R];
+  float2 v[NB][items][R];
 #pragma unroll
   for (int it = 0; it < items; ++it) {
     const int j = threadIdx.x + it * threads;
     const int k = j & (Ns - 1);
-#pragma unroll
-    for (int r = 0; r < R; ++r) v[it][r] = buf[padded(j + r * (L / R))];
     const int step = L / (Ns * R);
 #pragma unroll
-    for (int r = 1; r < R; ++r) v[it][r] = mul(v[it][r], __ldg(twiddle + r * k * step));
-    dft<R>(v[it]);
+    for (int nb = 0; nb < NB; ++nb) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) v[nb][it][r] = buf[nb * padded_length<L> + padded(j + r * (L / R))];
+#pragma unroll
+      for (int r = 1; r < R; ++r) v[nb][it][r] = mul(v[nb][it][r], __ldg(twiddle + r * k * step));
+      dft<R>(v[nb][it]);
+    }
   }
   __syncthreads();
 #pragma unroll
@@ -129,51 +134,63 @@ __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2*
     const int k = j & (Ns - 1);
     const int out = (j - k) * R + k;
 #pragma unroll
-    for (int q = 0; q < R; ++q) buf[padded(out + q * Ns)] = v[it][q];
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+      for (int q = 0; q < R; ++q) buf[nb * padded_length<L> + padded(out + q * Ns)] = v[nb][it][q];
   }
   __syncthreads();
 }
 
 // P points per thread: 8 (threads L/8, radix-8 passes) or 16 (threads L/16, radix-16 passes: one
-// shared-memory round trip fewer for L = 2048).
-template <int L, int P>
+// shared-memory round trip fewer for L = 2048). NB templates are transformed side by side, so each
+// barrier serves NB transforms.
+template <int L, int P, int NB>
 __global__ void __launch_bounds__(L / P)
     correlate_fused(const float2* __restrict__ inputs, const float2* __restrict__ kernels,
                     const float2* __restrict__ twiddle, float* __restrict__ plane, int n_templates, std::size_t n_r,
                     float scale, int useful, int first_kept) {
-  __shared__ float2 buf[padded_length<L>];
+  __shared__ float2 buf[NB * padded_length<L>];
   constexpr int threads = L / P, stride = L / P;
   const std::size_t segment = blockIdx.x;
   const int j = threadIdx.x;
-  // The segment's bins j + r·L/P: the first pass reads exactly these, so they stay here.
-  float2 x[P];
-#pragma unroll
-  for (int r = 0; r < P; ++r) x[r] = __ldg(inputs + segment * L + j + r * stride);
+  const float2* x = inputs + segment * L + j;  // the bins the first pass reads (L1 after the first)
   const int t_begin = static_cast<int>(blockIdx.y) * templates_per_block;
   const int t_end = min(t_begin + templates_per_block, n_templates);
   const std::size_t column0 = segment * static_cast<std::size_t>(useful);
-  for (int t = t_begin; t < t_end; ++t) {
-    // First pass (Ns = 1: no twiddles) straight from registers.
-    float2 v[P];
+  for (int t0 = t_begin; t0 < t_end; t0 += NB) {
+    // First pass (Ns = 1: no twiddles) straight from the loads; a template past the end repeats
+    // the last one, its powers not written.
+    float2 v[NB][P];
 #pragma unroll
-    for (int r = 0; r < P; ++r) v[r] = mul(x[r], __ldg(kernels + static_cast<std::size_t>(t) * L + j + r * stride));
-    dft<P>(v);
-    __syncthreads();  // the previous template's powers are read
+    for (int nb = 0; nb < NB; ++nb) {
+      const int t = min(t0 + nb, t_end - 1);
 #pragma unroll
-    for (int q = 0; q < P; ++q) buf[padded(j * P + q)] = v[q];
+      for (int r = 0; r < P; ++r)
+        v[nb][r] = mul(__ldg(x + r * stride), __ldg(kernels + static_cast<std::size_t>(t) * L + j + r * stride));
+      dft<P>(v[nb]);
+    }
+    __syncthreads();  // the previous templates' powers are read
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+      for (int q = 0; q < P; ++q) buf[nb * padded_length<L> + padded(j * P + q)] = v[nb][q];
     __syncthreads();
     int Ns = P;
-    for (; Ns * P <= L; Ns *= P) stockham_pass<L, P, P>(buf, Ns, twiddle);
+    for (; Ns * P <= L; Ns *= P) stockham_pass<L, P, P, NB>(buf, Ns, twiddle);
     if constexpr (P == 16)
-      if (Ns * 8 == L) stockham_pass<L, P, 8>(buf, Ns, twiddle);
-    if (Ns * 4 == L) stockham_pass<L, P, 4>(buf, Ns, twiddle);
-    if (Ns * 2 == L) stockham_pass<L, P, 2>(buf, Ns, twiddle);
-    float* row = plane + static_cast<std::size_t>(t) * n_r;
-    for (int u = j; u < useful; u += threads) {
-      const std::size_t column = column0 + static_cast<std::size_t>(u);
-      if (column < n_r) {
-        const float2 a = buf[padded(first_kept + u)];
-        row[column] = (a.x * a.x + a.y * a.y) * scale;
+      if (Ns * 8 == L) stockham_pass<L, P, 8, NB>(buf, Ns, twiddle);
+    if (Ns * 4 == L) stockham_pass<L, P, 4, NB>(buf, Ns, twiddle);
+    if (Ns * 2 == L) stockham_pass<L, P, 2, NB>(buf, Ns, twiddle);
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb) {
+      if (t0 + nb >= t_end) break;
+      float* row = plane + static_cast<std::size_t>(t0 + nb) * n_r;
+      for (int u = j; u < useful; u += threads) {
+        const std::size_t column = column0 + static_cast<std::size_t>(u);
+        if (column < n_r) {
+          const float2 a = buf[nb * padded_length<L> + padded(first_kept + u)];
+          row[column] = (a.x * a.x + a.y * a.y) * scale;
+        }
       }
     }
   }
@@ -183,11 +200,12 @@ template <int L>
 void launch_for(const float2* inputs, const float2* kernels, const float2* twiddle, float* plane, std::size_t templates,
                 std::size_t segments, std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream) {
   constexpr int P = L >= 1024 ? 16 : 8;
+  constexpr int NB = L >= 4096 ? 1 : 2;  // two buffers of 4096 points exceed 48 KiB of static shared memory
   const dim3 grid(static_cast<unsigned>(segments),
                   static_cast<unsigned>((templates + templates_per_block - 1) / templates_per_block));
-  correlate_fused<L, P><<<grid, L / P, 0, stream>>>(inputs, kernels, twiddle, plane, static_cast<int>(templates), n_r,
-                                                    scale, static_cast<int>(g.useful),
-                                                    static_cast<int>(g.numbetween * g.half_width));
+  correlate_fused<L, P, NB><<<grid, L / P, 0, stream>>>(inputs, kernels, twiddle, plane, static_cast<int>(templates),
+                                                        n_r, scale, static_cast<int>(g.useful),
+                                                        static_cast<int>(g.numbetween * g.half_width));
   AS_CUDA_TRY(cudaGetLastError());
 }
 
