@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "core/error.hpp"
 #include "frequency_grid.hpp"
+#include "test_data.hpp"
 
 namespace astrosweep::period {
 namespace {
@@ -41,15 +43,31 @@ TEST(FrequencyGrid, PeriodRange) {
   EXPECT_DOUBLE_EQ(g.df, (10.0 - 0.5) / 10);
 }
 
-TEST(FrequencyGrid, AutomaticFollowsAstropyForOneObject) {
-  // astropy: df = 1/(T spp), fmin = df/2, fmax = nyquist_factor * N/(2T), Nf = 1 + round((fmax-fmin)/df)
-  GridRequest r;
-  const auto g = make_frequency_grid(r, index_of({100}, {10.0}, {60.0}));
-  const double df = 1.0 / 50 / 5;
-  EXPECT_DOUBLE_EQ(g.df, df);
-  EXPECT_DOUBLE_EQ(g.f0, 0.5 * df);
-  const double fmax = 5 * 0.5 * 100 / 50;
-  EXPECT_EQ(g.n, 1 + static_cast<std::uint64_t>(std::llround((fmax - 0.5 * df) / df)));
+// Against astropy itself (LombScargle.autofrequency; tests/data/reference/astropy_autofrequency.csv,
+// made by tools/make_astropy_grid_table.py): 2,015 light curves of 2 to 10,000 points over
+// baselines of 8 to 365.25 days, three (samples per peak, Nyquist factor) settings, times from 0
+// and from BJD 2.46e6. The length must be astropy's exactly: about one case in six has a quotient
+// (fmax − fmin)/df on a half, which astropy rounds to even.
+TEST(FrequencyGrid, AutomaticIsAstropysForOneObject) {
+  const auto rows = test::read_table("reference/astropy_autofrequency.csv");
+  ASSERT_GT(rows.size(), 2000U);
+  for (const auto& row : rows) {
+    GridRequest r;
+    r.samples_per_peak = std::stod(row.at("samples_per_peak"));
+    r.nyquist_factor = std::stod(row.at("nyquist_factor"));
+    const auto n = static_cast<std::uint64_t>(std::stoull(row.at("n_points")));
+    const auto g = make_frequency_grid(r, index_of({n}, {std::stod(row.at("t_min"))}, {std::stod(row.at("t_max"))}));
+    const std::string what = "n = " + row.at("n_points") + ", t = " + row.at("t_min") + " .. " + row.at("t_max");
+    EXPECT_EQ(g.n, std::stoull(row.at("n_freq"))) << what;
+    EXPECT_NEAR(g.f0, std::stod(row.at("f0")), 1e-12 * g.f0) << what;
+    EXPECT_NEAR(g.df, std::stod(row.at("df")), 1e-9 * g.df) << what;
+  }
+}
+
+// The case the issue found: 6 points over 8 days, (fmax − fmin)/df = 74.5 → 75 frequencies.
+TEST(FrequencyGrid, AutomaticRoundsAHalfToEvenAsAstropy) {
+  const auto g = make_frequency_grid(GridRequest{}, index_of({6}, {0.0}, {8.0}));
+  EXPECT_EQ(g.n, 75U);
 }
 
 TEST(FrequencyGrid, AutomaticUsesLongestBaselineAndMedianNyquist) {
