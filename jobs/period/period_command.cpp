@@ -45,7 +45,8 @@ po::options_description period_options() {
   po::options_description grid("Frequency grid (cyclic frequency in 1/day; one grid for the whole run)");
   grid.add_options()("fmin", po::value<double>(), "lowest frequency")(
       "fmax", po::value<double>(), "highest frequency (excluded when --n-freq is given)")(
-      "n-freq", po::value<std::int64_t>(), "number of frequencies: f_k = fmin + k (fmax - fmin) / n_freq")(
+      "n-freq", po::value<std::string>(),
+      "number of frequencies: f_k = fmin + k (fmax - fmin) / n_freq (a whole number: 100000 or 1e5)")(
       "pmin", po::value<double>(), "shortest period (days), instead of --fmax")(
       "pmax", po::value<double>(), "longest period (days), instead of --fmin")(
       "angular", po::bool_switch(),
@@ -73,6 +74,23 @@ std::optional<T> optional_value(const po::variables_map& vm, const char* name) {
   return vm[name].as<T>();
 }
 
+// A count written as an integer or in scientific notation (1e5, 2.5e6), as grid sizes are; a
+// fraction or anything else is a UsageError.
+std::int64_t whole_number(const std::string& text, const std::string& option) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const bool whole = used == text.size() && used > 0 && std::isfinite(value) && value == std::floor(value) &&
+                     std::abs(value) <= 9007199254740992.0;  // 2^53: every whole double up to here is exact
+  AS_EXPECTS(whole, UsageError, option + " needs a whole number, got '" + text + "'",
+             "for example " + option + " 100000 or " + option + " 1e5");
+  return static_cast<std::int64_t>(value);
+}
+
 PeriodOptions to_options(const po::variables_map& vm) {
   PeriodOptions o;
   static_cast<run::CommonOptions&>(o) = run::read_common_options(vm);
@@ -96,7 +114,7 @@ PeriodOptions to_options(const po::variables_map& vm) {
   if (auto f = optional_value<double>(vm, "fmax")) o.grid.fmax = *f * scale;
   o.grid.pmin = optional_value<double>(vm, "pmin");
   o.grid.pmax = optional_value<double>(vm, "pmax");
-  o.grid.n_freq = optional_value<std::int64_t>(vm, "n-freq");
+  if (auto text = optional_value<std::string>(vm, "n-freq")) o.grid.n_freq = whole_number(*text, "--n-freq");
   o.grid.samples_per_peak = vm["samples-per-peak"].as<double>();
   o.grid.nyquist_factor = vm["nyquist-factor"].as<double>();
   return o;

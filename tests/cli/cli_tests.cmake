@@ -76,6 +76,16 @@ astrosweep_add_failure_test(bad_n_freq_zero CODE 2 MATCH "number of frequencies 
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq 0)
 astrosweep_add_failure_test(bad_n_freq_negative CODE 2 MATCH "number of frequencies must be > 0"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq -3)
+# Grid sizes are written in scientific notation as often as not: 1e3 is 1000; a fraction or a word
+# is refused.
+astrosweep_add_failure_test(bad_n_freq_fraction CODE 2 MATCH "--n-freq needs a whole number, got '1.5'"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq 1.5)
+astrosweep_add_failure_test(bad_n_freq_word CODE 2 MATCH "--n-freq needs a whole number, got 'many'"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq many)
+astrosweep_add_mpi_run(period_n_freq_scientific NP 1
+  COMMAND ${exe} period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/n_freq_1e3.h5 --overwrite --fmin 1 --fmax 5 --n-freq 1e3
+          --quiet)
+set_tests_properties(period_n_freq_scientific PROPERTIES PASS_REGULAR_EXPRESSION "\\(N_f = 1000\\)")
 astrosweep_add_failure_test(bad_existing_output NP 2 CODE 4 MATCH "already exists.*--overwrite" FIXTURES_REQUIRED products_fp64
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${out}/sdss_fp64_np1.h5 ${grid})
 astrosweep_add_failure_test(bad_output_directory CODE 4 MATCH "does not exist"
