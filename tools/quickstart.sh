@@ -7,7 +7,7 @@
 #                                 (build-asan), and each fuzzer for FUZZ_SECONDS (build-fuzz);
 #                                 docs/testing.md
 # Environment: BUILD_DIR (default build), JOBS (default: all cores), CMAKE_ARGS (extra configure args
-# of the Release build), FUZZ_SECONDS (default 120 per fuzzer), SANITIZERS=0 (skip the sanitizer and
+# of the Release build), FUZZ_SECONDS (default 60 per fuzzer), SANITIZERS=0 (skip the sanitizer and
 # fuzz builds). CMAKE_CXX_COMPILER_LAUNCHER=ccache in the environment speeds up every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,15 +17,24 @@ mode=demo
 sanitizers=0
 [[ $mode == tests && ${SANITIZERS:-1} != 0 ]] && sanitizers=1
 
+# Each step's wall time, so a slow CI run says where its time went.
+step_start=$SECONDS
+step_done() {
+  echo "quickstart: $1 took $((SECONDS - step_start)) s (total $SECONDS s)"
+  step_start=$SECONDS
+}
+
 deps=()
 ((sanitizers)) && deps+=(--with-clang)
 tools/install-deps.sh "${deps[@]}"
+step_done "installing dependencies"
 
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
 # shellcheck disable=SC2086
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
 cmake --build "$build" -j "$jobs"
+step_done "the Release build"
 
 # OpenMPI refuses to start as root unless told, and containers often forbid its
 # cross-memory-attach copy; both settings are harmless elsewhere.
@@ -34,6 +43,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversub
 
 if [[ $mode == tests ]]; then
   ctest --test-dir "$build" --output-on-failure -j "$jobs"
+  step_done "the Release tests"
   if ((sanitizers)); then
     # The CPU code under AddressSanitizer and UndefinedBehaviorSanitizer (the GPU code gets
     # compute-sanitizer on the GPU machine: tools/gpu_checks.sh sanitize), then the fuzzers. Tests
@@ -42,10 +52,14 @@ if [[ $mode == tests ]]; then
     clang=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DASTROSWEEP_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo)
     cmake -S . -B build-asan "${clang[@]}" -DASTROSWEEP_SANITIZE=address,undefined
     cmake --build build-asan -j "$jobs"
+    step_done "the sanitizer build"
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE heavy
-    cmake -S . -B build-fuzz "${clang[@]}" -DASTROSWEEP_FUZZ=ON -DASTROSWEEP_FUZZ_SECONDS="${FUZZ_SECONDS:-120}"
+    step_done "the sanitizer tests"
+    cmake -S . -B build-fuzz "${clang[@]}" -DASTROSWEEP_FUZZ=ON -DASTROSWEEP_FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
     cmake --build build-fuzz -j "$jobs" --target fuzzers
+    step_done "the fuzz build"
     ctest --test-dir build-fuzz -L fuzzing --output-on-failure -j "$jobs"
+    step_done "the fuzzers"
   fi
 else
   mkdir -p "$build/demo"

@@ -28,9 +28,10 @@ foreach(case ${resume_cases})
 endforeach()
 
 # astrosweep_add_resume_test(name MODE m CASE csv|catalog|periodograms NP list RESUME_NP n SEED s [ROUNDS k]
-#                            [OTHER period args])
+#                            [HEAVY] [OTHER period args])
+# HEAVY: the sanitizer stage skips it (label heavy); another test of the same mode runs there.
 function(astrosweep_add_resume_test name)
-  cmake_parse_arguments(A "" "MODE;CASE;NP;RESUME_NP;SEED;ROUNDS" "OTHER" ${ARGN})
+  cmake_parse_arguments(A "HEAVY" "MODE;CASE;NP;RESUME_NP;SEED;ROUNDS" "OTHER" ${ARGN})
   if(NOT A_ROUNDS)
     set(A_ROUNDS 3)
   endif()
@@ -45,22 +46,28 @@ function(astrosweep_add_resume_test name)
             --compare $<TARGET_FILE:compare_products> --reference ${resume_out}/reference_${A_CASE}.h5
             --product ${resume_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
             --rounds ${A_ROUNDS} ${other} -- -i ${input} ${resume_grid_${A_CASE}})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume" TIMEOUT 300
+  set(labels mpi resume)
+  if(A_HEAVY)
+    list(APPEND labels heavy)
+  endif()
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "${labels}" TIMEOUT 300
                        FIXTURES_REQUIRED resume_reference_${A_CASE})
 endfunction()
 
 # (a) SIGKILL to every rank, three times, at different moments; resumed on other rank counts.
 astrosweep_add_resume_test(period_resume_kill_all_csv MODE kill-all CASE csv NP 2,1,3 RESUME_NP 2 SEED 11)
-astrosweep_add_resume_test(period_resume_kill_all_catalog MODE kill-all CASE catalog NP 3,2,1 RESUME_NP 3 SEED 12)
+astrosweep_add_resume_test(period_resume_kill_all_catalog MODE kill-all CASE catalog NP 3,2,1 RESUME_NP 3 SEED 12
+                           HEAVY)
 astrosweep_add_resume_test(period_resume_kill_all_periodograms MODE kill-all CASE periodograms NP 2,3 RESUME_NP 1
                            SEED 13 ROUNDS 2)
 # (b) SIGKILL to one rank: mpiexec ends the job (the driver fails on a hang), then resume.
-astrosweep_add_resume_test(period_resume_kill_one_csv MODE kill-one CASE csv NP 3,2 RESUME_NP 1 SEED 21 ROUNDS 2)
+astrosweep_add_resume_test(period_resume_kill_one_csv MODE kill-one CASE csv NP 3,2 RESUME_NP 1 SEED 21 ROUNDS 2 HEAVY)
 astrosweep_add_resume_test(period_resume_kill_one_catalog MODE kill-one CASE catalog NP 2,3 RESUME_NP 2 SEED 22
                            ROUNDS 2)
 # (c) SIGTERM to every rank or to one: exit code 6, product incomplete with its journal; resume.
 astrosweep_add_resume_test(period_resume_sigterm_csv MODE term CASE csv NP 1,3 RESUME_NP 2 SEED 31 ROUNDS 2)
-astrosweep_add_resume_test(period_resume_sigterm_catalog MODE term CASE catalog NP 2,3 RESUME_NP 1 SEED 32 ROUNDS 2)
+astrosweep_add_resume_test(period_resume_sigterm_catalog MODE term CASE catalog NP 2,3 RESUME_NP 1 SEED 32 ROUNDS 2
+                           HEAVY)
 # (e) --resume with other parameters: exit code 2 naming what differs, for an incomplete and a
 # complete product, neither touched. (d), a complete product resumed, ends every test above.
 astrosweep_add_resume_test(period_resume_other_parameters MODE mismatch CASE csv NP 2 RESUME_NP 2 SEED 41

@@ -48,14 +48,19 @@ foreach(case IN LISTS scfind_cases)
       else()
         set(threads 0)
       endif()
+      # The sanitizer stage runs 1 rank and an odd count (3); 2 and 4 ranks only in the Release stage.
+      set(labels scfind)
+      if(np EQUAL 2 OR np EQUAL 4)
+        set(labels "scfind;heavy")
+      endif()
       set(product ${scfind_out}/${case}_np${np}.h5)
-      astrosweep_add_mpi_run(scfind_${case}_np${np} NP ${np} LABELS scfind FIXTURES_REQUIRED ${needs}
+      astrosweep_add_mpi_run(scfind_${case}_np${np} NP ${np} LABELS "${labels}" FIXTURES_REQUIRED ${needs}
         FIXTURES_SETUP scfind_run_${case}_np${np}
         COMMAND ${exe} scfind --par ${par} -i ${cube} -o ${product} --overwrite --quiet --threads ${threads})
       add_test(NAME scfind_${case}_np${np}_equals_sofia
                COMMAND scfind_case check ${scfind_data}/cases.txt ${case} ${product} ${scfind_out}/${case}_np${np}_mask-raw.fits)
       set_tests_properties(scfind_${case}_np${np}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_${case}_np${np}
-                           LABELS "scfind;sofia")
+                           LABELS "${labels};sofia")
     endforeach()
     # Several slabs per rank streamed through the backend (round-robin over the ranks): the
     # originals kept in host memory here; the re-read path is tested below.
@@ -66,14 +71,18 @@ foreach(case IN LISTS scfind_cases)
       if(slabs GREATER nz_of_${cube_of_${case}})
         continue()
       endif()
+      set(labels scfind)
+      if(np EQUAL 2)
+        set(labels "scfind;heavy")
+      endif()
       set(product ${scfind_out}/${case}_np${np}_k${k}.h5)
-      astrosweep_add_mpi_run(scfind_${case}_np${np}_k${k} NP ${np} LABELS scfind FIXTURES_REQUIRED ${needs}
+      astrosweep_add_mpi_run(scfind_${case}_np${np}_k${k} NP ${np} LABELS "${labels}" FIXTURES_REQUIRED ${needs}
         FIXTURES_SETUP scfind_run_${case}_np${np}_k${k}
         COMMAND ${exe} scfind --par ${par} -i ${cube} -o ${product} --overwrite --quiet --threads 1 --slabs-per-rank ${k})
       add_test(NAME scfind_${case}_np${np}_k${k}_equals_sofia
                COMMAND scfind_case check ${scfind_data}/cases.txt ${case} ${product} ${scfind_out}/${case}_np${np}_k${k}_mask-raw.fits)
       set_tests_properties(scfind_${case}_np${np}_k${k}_equals_sofia PROPERTIES
-                           FIXTURES_REQUIRED scfind_run_${case}_np${np}_k${k} LABELS "scfind;sofia")
+                           FIXTURES_REQUIRED scfind_run_${case}_np${np}_k${k} LABELS "${labels};sofia")
     endforeach()
   elseif(expect_of_${case} STREQUAL "refused")
     astrosweep_add_failure_test(scfind_${case}_refused NP 2 CODE 2 MATCH "kernel .* cube" FIXTURES_REQUIRED ${needs}
@@ -174,8 +183,9 @@ set(resume_args -i ${resume_cube} --threads 1 --checkpoint-minutes 0)
 astrosweep_add_mpi_run(scfind_resume_reference NP 2 LABELS scfind FIXTURES_REQUIRED scfind_resume_cube
   FIXTURES_SETUP scfind_resume_reference
   COMMAND ${exe} scfind ${resume_args} -o ${scfind_out}/resume_reference.h5 --overwrite --quiet)
+# HEAVY: the sanitizer stage skips it (label heavy); another test of the same mode runs there.
 function(astrosweep_add_scfind_resume_test name)
-  cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER;EXTRA" ${ARGN})
+  cmake_parse_arguments(A "HEAVY" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER;EXTRA" ${ARGN})
   set(other)
   if(A_OTHER)
     string(REPLACE ";" "|" other "${resume_args};${A_OTHER}")
@@ -186,15 +196,19 @@ function(astrosweep_add_scfind_resume_test name)
             --compare $<TARGET_FILE:compare_products> --reference ${scfind_out}/resume_reference.h5
             --product ${scfind_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
             --rounds ${A_ROUNDS} ${other} -- ${resume_args} ${A_EXTRA})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume;scfind"
+  set(labels mpi resume scfind)
+  if(A_HEAVY)
+    list(APPEND labels heavy)
+  endif()
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "${labels}"
                        TIMEOUT 300 FIXTURES_REQUIRED scfind_resume_reference)
 endfunction()
 astrosweep_add_scfind_resume_test(scfind_resume_kill_all MODE kill-all NP 2,1,3 RESUME_NP 2 SEED 51 ROUNDS 3)
-astrosweep_add_scfind_resume_test(scfind_resume_kill_one MODE kill-one NP 3,2 RESUME_NP 1 SEED 52 ROUNDS 2)
+astrosweep_add_scfind_resume_test(scfind_resume_kill_one MODE kill-one NP 3,2 RESUME_NP 1 SEED 52 ROUNDS 2 HEAVY)
 astrosweep_add_scfind_resume_test(scfind_resume_sigterm MODE term NP 2,3 RESUME_NP 2 SEED 53 ROUNDS 2)
 # Several slabs per rank: the checkpoint labels of streamed slabs, resumed on one slab per rank.
 astrosweep_add_scfind_resume_test(scfind_resume_kill_all_streamed MODE kill-all NP 2,3 RESUME_NP 1 SEED 54 ROUNDS 2
-                                  EXTRA --slabs-per-rank 3)
+                                  HEAVY EXTRA --slabs-per-rank 3)
 astrosweep_add_scfind_resume_test(scfind_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 55 ROUNDS 1
                                   OTHER --scfind.threshold 4)
 astrosweep_add_failure_test(scfind_resume_with_overwrite NP 1 CODE 2 MATCH "--resume and --overwrite contradict"
