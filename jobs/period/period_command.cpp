@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/job.hpp"
 #include "core/mpi.hpp"
+#include "core/text.hpp"
 #include "period_backend.hpp"
 #include "period_job.hpp"
 #include "run/common_options.hpp"
@@ -77,18 +78,12 @@ std::optional<T> optional_value(const po::variables_map& vm, const char* name) {
 // A count written as an integer or in scientific notation (1e5, 2.5e6), as grid sizes are; a
 // fraction or anything else is a UsageError.
 std::int64_t whole_number(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const bool whole = used == text.size() && used > 0 && std::isfinite(value) && value == std::floor(value) &&
-                     std::abs(value) <= 9007199254740992.0;  // 2^53: every whole double up to here is exact
+  const std::optional<double> value = parse_number(text);
+  const bool whole = value && std::isfinite(*value) && *value == std::floor(*value) &&
+                     std::abs(*value) <= 9007199254740992.0;  // 2^53: every whole double up to here is exact
   AS_EXPECTS(whole, UsageError, option + " needs a whole number, got '" + text + "'",
              "for example " + option + " 100000 or " + option + " 1e5");
-  return static_cast<std::int64_t>(value);
+  return static_cast<std::int64_t>(*value);
 }
 
 PeriodOptions to_options(const po::variables_map& vm) {

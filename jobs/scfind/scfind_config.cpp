@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace astrosweep::scfind {
 
@@ -72,16 +73,10 @@ const std::array<ParameterKey, 6> parameter_keys{{
 namespace {
 
 double parse_number(const std::string& key, const std::string& text) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  AS_EXPECTS(used > 0 && text.find_first_not_of(" \t\r", used) == std::string::npos, UsageError,
-             key + ": '" + text + "' is not a number", "write a decimal number, e.g. 5 or 2.5e-3");
-  return value;
+  const std::optional<double> value = astrosweep::parse_number(text);
+  AS_EXPECTS(value.has_value(), UsageError, key + ": '" + text + "' is not a number",
+             "write a decimal number, e.g. 5 or 2.5e-3");
+  return *value;
 }
 
 template <class T>
