@@ -61,7 +61,10 @@ endfunction()
 
 # In a sanitizer build (ASTROSWEEP_SANITIZE / ASTROSWEEP_FUZZ) every test of the calling directory
 # gets the sanitizer settings: the committed suppressions (tests/sanitizers, reasons there), full
-# allocation stacks so those can match, and UBSan stack traces. allocator_may_return_null: an
+# allocation stacks so those can match, and UBSan stack traces. use_tls=0: LeakSanitizer's tracer
+# crashes ("Tracer caught signal 11") scanning a bogus dynamic-TLS range of this toolchain's glibc
+# in processes that load the MPI and HDF5 libraries; thread-local storage is then not a root,
+# which can only add leak reports, never hide one. allocator_may_return_null: an
 # impossible allocation (CFITSIO sizing a buffer from a corrupt header) fails as in production,
 # where the library reports it, instead of aborting; one of ours then throws std::bad_alloc and the
 # test fails anyway. OpenMPI installs no crash handlers (opal_signal empty), which would replace
@@ -81,7 +84,7 @@ function(astrosweep_sanitizer_environment)
     endif()
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
       "ASAN_OPTIONS=fast_unwind_on_malloc=0:allocator_may_return_null=1:check_initialization_order=1"
-      "LSAN_OPTIONS=suppressions=${supp}/lsan.supp:print_suppressions=0"
+      "LSAN_OPTIONS=suppressions=${supp}/lsan.supp:print_suppressions=0:use_tls=0"
       "UBSAN_OPTIONS=print_stacktrace=1:suppressions=${supp}/ubsan.supp"
       "OMPI_MCA_opal_signal=")
   endforeach()

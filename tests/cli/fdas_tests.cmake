@@ -43,9 +43,9 @@ add_test(NAME fdas_presto_equals_tim COMMAND compare_products ${fdas_out}/tim_np
 set_tests_properties(fdas_presto_equals_tim PROPERTIES FIXTURES_REQUIRED "fdas_tim_np1;fdas_presto" LABELS fdas)
 
 # The HDF5 batch: convert, then search it on 3 ranks (each reads its own series).
-add_test(NAME fdas_convert_batch COMMAND ${exe} convert -i ${fdas_out}/beam -o ${fdas_out}/beam_batch.h5 --overwrite)
-set_tests_properties(fdas_convert_batch PROPERTIES FIXTURES_REQUIRED fdas_beam FIXTURES_SETUP fdas_batch LABELS fdas
-                     ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}")
+# (Through mpiexec, as every astrosweep run: see cli_tests.cmake's convert_sdss_to_catalog.)
+astrosweep_add_mpi_run(fdas_convert_batch NP 1 LABELS fdas FIXTURES_REQUIRED fdas_beam FIXTURES_SETUP fdas_batch
+  COMMAND ${exe} convert -i ${fdas_out}/beam -o ${fdas_out}/beam_batch.h5 --overwrite)
 astrosweep_add_mpi_run(fdas_batch_np3 NP 3 LABELS fdas FIXTURES_REQUIRED fdas_batch FIXTURES_SETUP fdas_batch_np3
   COMMAND ${exe} fdas -i ${fdas_out}/beam_batch.h5 -o ${fdas_out}/batch.h5 --overwrite --threads 1 ${fdas_search})
 add_test(NAME fdas_batch_equals_tim COMMAND compare_products ${fdas_out}/tim_np1.h5 ${fdas_out}/batch.h5 --datasets-only)
