@@ -7,7 +7,7 @@ find_package(Boost 1.71 REQUIRED COMPONENTS program_options)
 
 # Parallel HDF5: every rank writes its own rows of one product, so a serial build cannot work.
 set(HDF5_PREFER_PARALLEL ON)
-find_package(HDF5 1.10 REQUIRED COMPONENTS C)
+find_package(HDF5 1.10 REQUIRED COMPONENTS C HL)  # HL: dimension scales (the axes of datasets)
 if(NOT HDF5_IS_PARALLEL)
   message(FATAL_ERROR
     "astrosweep needs a parallel (MPI) build of HDF5, but the HDF5 found at "
@@ -16,7 +16,7 @@ if(NOT HDF5_IS_PARALLEL)
 endif()
 add_library(astrosweep_hdf5 INTERFACE)
 target_include_directories(astrosweep_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
-target_link_libraries(astrosweep_hdf5 INTERFACE ${HDF5_C_LIBRARIES} MPI::MPI_C)
+target_link_libraries(astrosweep_hdf5 INTERFACE ${HDF5_C_HL_LIBRARIES} ${HDF5_C_LIBRARIES} MPI::MPI_C)
 target_compile_definitions(astrosweep_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} ${HDF5_DEFINITIONS})
 
 find_package(PkgConfig REQUIRED)

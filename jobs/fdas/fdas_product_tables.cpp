@@ -141,8 +141,8 @@ void write_sifted(hid_t file, const SiftResult& s, const SiftOptions& options) {
                [](auto& c) { return static_cast<std::int32_t>(c.input.numharm); });
   write_column(g, "r", "bins", "fundamental r", k, [](auto& c) { return c.input.r; });
   write_column(g, "z", "bins", "fundamental z", k, [](auto& c) { return c.input.z; });
-  write_column(g, "frequency", "Hz", "r/T", k, [](auto& c) { return c.f(); });
-  write_column(g, "period", "ms", "T/r", k, [](auto& c) { return 1e3 * c.period(); });
+  write_column(g, "frequency", "Hz", "fundamental frequency r/T", k, [](auto& c) { return c.f(); });
+  write_column(g, "period", "ms", "period T/r", k, [](auto& c) { return 1e3 * c.period(); });
   write_column(g, "n_hits", "", "DM trials it was seen at (rows of /sifted/hits)", k,
                [](auto& c) { return static_cast<std::uint64_t>(c.hits.size()); });
   std::uint64_t at = 0;

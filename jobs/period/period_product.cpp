@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/mpi.hpp"
 #include "core/version.hpp"
 #include "io/output_path.hpp"
 #include "io/product_attributes.hpp"
@@ -46,7 +47,7 @@ std::uint64_t data_bytes(std::uint64_t n, const PeriodConfig& config) {
   const std::uint64_t per_object =
       6 * 8 + 6 * 4 + 2 * 8 * static_cast<std::uint64_t>(config.top_k) +
       (config.keep_periodograms ? config.grid.n * (config.precision == Precision::fp32 ? 4 : 8) : 0);
-  return n * per_object;
+  return n * per_object + (config.keep_periodograms ? config.grid.n * 8 : 0);  // and the frequency axis
 }
 
 h5::Id create_file(const std::string& path, MPI_Comm comm, std::uint64_t bytes) {
@@ -64,29 +65,50 @@ PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, std::uint64
 
   objects_ = h5::create_group(f, "objects");
   const hid_t o = objects_.get();
-  auto make = [&](hid_t loc, const char* name, hid_t type, std::vector<std::uint64_t> dims) {
-    return h5::create_dataset(loc, name, type, dims);
-  };
-  id_ = make(o, "id", H5T_NATIVE_INT64, {n});
-  status_ = make(o, "status", H5T_NATIVE_UINT32, {n});
-  n_points_ = make(o, "n_points", H5T_NATIVE_UINT32, {n});
-  n_nonfinite_ = make(o, "n_nonfinite", H5T_NATIVE_UINT32, {n});
-  n_bad_errors_ = make(o, "n_bad_errors", H5T_NATIVE_UINT32, {n});
-  n_flagged_ = make(o, "n_flagged", H5T_NATIVE_UINT32, {n});
-  t_ref_ = make(o, "t_ref", H5T_NATIVE_DOUBLE, {n});
-  baseline_ = make(o, "baseline", H5T_NATIVE_DOUBLE, {n});
-  best_frequency_ = make(o, "best_frequency", H5T_NATIVE_DOUBLE, {n});
-  best_period_ = make(o, "best_period", H5T_NATIVE_DOUBLE, {n});
-  best_power_ = make(o, "best_power", H5T_NATIVE_DOUBLE, {n});
-  fap_ = make(o, "fap", H5T_NATIVE_DOUBLE, {n});
+  // Every dataset with its units and a description, so the product reads without our docs.
+  auto make = [&](hid_t loc, const char* name, hid_t type, std::vector<std::uint64_t> dims, const char* units,
+                  const char* what) { return h5::described(h5::create_dataset(loc, name, type, dims), units, what); };
+  const char* power_units = "";  // every normalisation is dimensionless
+  id_ = make(o, "id", H5T_NATIVE_INT64, {n}, "", "object id, in catalog order");
+  status_ = make(o, "status", H5T_NATIVE_UINT32, {n}, "",
+                 "status bits: 1 non-finite points removed, 2 points with dy <= 0 removed, 4 flagged cadences "
+                 "removed, 8 fewer than 4 usable points (not computed), 16 constant data (not computed), 32 "
+                 "time span beyond float range, 64 power beyond double range");
+  n_points_ = make(o, "n_points", H5T_NATIVE_UINT32, {n}, "", "points used");
+  n_nonfinite_ = make(o, "n_nonfinite", H5T_NATIVE_UINT32, {n}, "", "points dropped: non-finite t, y or dy");
+  n_bad_errors_ = make(o, "n_bad_errors", H5T_NATIVE_UINT32, {n}, "", "points dropped: dy <= 0 (generalized model)");
+  n_flagged_ = make(o, "n_flagged", H5T_NATIVE_UINT32, {n}, "", "points dropped: quality-flagged cadences");
+  t_ref_ = make(o, "t_ref", H5T_NATIVE_DOUBLE, {n}, "d",
+                "time subtracted before the periodogram (the middle of the used points' baseline)");
+  baseline_ = make(o, "baseline", H5T_NATIVE_DOUBLE, {n}, "d", "t_max - t_min of the used points");
+  best_frequency_ =
+      make(o, "best_frequency", H5T_NATIVE_DOUBLE, {n}, "1/d", "frequency of the highest peak (NaN: not computed)");
+  best_period_ = make(o, "best_period", H5T_NATIVE_DOUBLE, {n}, "d", "1 / best_frequency");
+  best_power_ = make(o, "best_power", H5T_NATIVE_DOUBLE, {n}, power_units,
+                     "Lomb-Scargle power of the highest peak, in the run's normalization (root attribute)");
+  fap_ = make(o, "fap", H5T_NATIVE_DOUBLE, {n}, "", "Baluev (2008) false-alarm probability of the highest peak");
   peaks_ = h5::create_group(f, "peaks");
   const auto k = static_cast<std::uint64_t>(config.top_k);
-  peak_frequency_ = make(peaks_.get(), "frequency", H5T_NATIVE_DOUBLE, {n, k});
-  peak_power_ = make(peaks_.get(), "power", H5T_NATIVE_DOUBLE, {n, k});
+  peak_frequency_ = make(peaks_.get(), "frequency", H5T_NATIVE_DOUBLE, {n, k}, "1/d",
+                         "distinct peaks per object, strongest first, NaN-padded: their frequencies");
+  peak_power_ = make(peaks_.get(), "power", H5T_NATIVE_DOUBLE, {n, k}, power_units,
+                     "distinct peaks per object, strongest first, NaN-padded: their powers");
   if (config.keep_periodograms) {
     h5::Id group = h5::create_group(f, "periodogram");
     const hid_t type = config.precision == Precision::fp32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    periodogram_ = make(group.get(), "power", type, {n, config.grid.n});
+    periodogram_ = make(group.get(), "power", type, {n, config.grid.n}, power_units,
+                        "Lomb-Scargle power per object (row) and frequency (column), in the run's normalization");
+    // The frequency axis, a dimension scale of the power's columns (h5py: power.dims[1][0]).
+    h5::Id frequency = make(group.get(), "frequency", H5T_NATIVE_DOUBLE, {config.grid.n}, "1/d",
+                            "the frequency grid: grid_f0 + k grid_df");
+    int rank = 0;
+    AS_MPI_TRY(MPI_Comm_rank(comm, &rank));
+    if (rank == 0) {
+      std::vector<double> grid(config.grid.n);
+      for (std::uint64_t i = 0; i < config.grid.n; ++i) grid[i] = config.grid.at(i);
+      h5::write_rows<double>(frequency.get(), 0, std::span<const double>(grid));
+    }
+    h5::attach_scale(periodogram_.get(), frequency.get(), 1, "frequency");
   }
   // The metadata reaches the file now, once: rows are then raw writes into storage allocated
   // above, so a run killed at any later moment leaves a file HDF5 can open (docs/reliability.md).

@@ -1,5 +1,6 @@
 #include "io/h5.hpp"
 
+#include <hdf5_hl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -460,6 +461,11 @@ Id described(Id dataset, const std::string& units, const std::string& descriptio
   set_attribute(dataset.get(), "units", units);
   set_attribute(dataset.get(), "description", description);
   return dataset;
+}
+
+void attach_scale(hid_t dataset, hid_t scale, unsigned dim, const std::string& name) {
+  check(H5DSset_scale(scale, name.c_str()), "H5DSset_scale");
+  check(H5DSattach_scale(dataset, scale, dim), "H5DSattach_scale");
 }
 
 }  // namespace astrosweep::h5

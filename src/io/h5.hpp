@@ -138,6 +138,11 @@ std::optional<std::int64_t> int_attribute(hid_t loc, const std::string& name);
 /// "description" attributes: what makes a product readable without our docs.
 Id described(Id dataset, const std::string& units, const std::string& description);
 
+/// Makes `scale` (1-D) a dimension scale named `name` and attaches it to dimension `dim` of
+/// `dataset` (HDF5's dimension-scale convention: h5py shows it as dataset.dims[dim][0]).
+/// Collective in a parallel file: every rank calls it with the same arguments.
+void attach_scale(hid_t dataset, hid_t scale, unsigned dim, const std::string& name);
+
 /// Raises an error when an HDF5 call returned a negative status; hides HDF5's own error stack
 /// printing (we report one message).
 void check(herr_t status, const char* what);

@@ -23,6 +23,13 @@ foreach(prec fp64 fp32)
   endforeach()
 endforeach()
 
+# --- the product describes itself: units and a description on every dataset, the periodogram's
+# frequency axis a dimension scale (h5py: power.dims[1][0]) ---
+add_test(NAME period_product_describes_itself
+         COMMAND describe_check ${out}/sdss_fp64_np2.h5 --scale periodogram/power 1)
+set_tests_properties(period_product_describes_itself PROPERTIES FIXTURES_REQUIRED products_fp64
+                     ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi")
+
 # --- the HDF5 catalog path gives the same datasets as the CSV path ---
 # Every astrosweep run goes through mpiexec: a singleton start under LeakSanitizer crashes its
 # tracer on a bogus dynamic-TLS range (compiler-rt, not ours; see bad_input_suite.cmake).

@@ -22,6 +22,8 @@ foreach(np 1 2 3)
 endforeach()
 add_test(NAME fdas_tim_finds_pulsar COMMAND fdas_check ${fdas_out}/tim_np1.h5 ${fdas_truth})
 set_tests_properties(fdas_tim_finds_pulsar PROPERTIES FIXTURES_REQUIRED fdas_tim_np1 LABELS fdas)
+add_test(NAME fdas_product_describes_itself COMMAND describe_check ${fdas_out}/tim_np1.h5)
+set_tests_properties(fdas_product_describes_itself PROPERTIES FIXTURES_REQUIRED fdas_tim_np1 LABELS fdas)
 foreach(np 2 3)
   add_test(NAME fdas_tim_np${np}_equals_np1 COMMAND compare_products ${fdas_out}/tim_np1.h5 ${fdas_out}/tim_np${np}.h5)
   set_tests_properties(fdas_tim_np${np}_equals_np1 PROPERTIES FIXTURES_REQUIRED "fdas_tim_np1;fdas_tim_np${np}"
