@@ -11,19 +11,21 @@
 #   astrosweep_require_env <job> "<usage text>" INPUT OUTPUT
 #   astrosweep_run <job> --input "$INPUT" --output "$OUTPUT" -- "$@"
 #
-# which runs `srun --cpu-bind=cores $ASTROSWEEP <job> --input ... --output ... --resume <options>`.
+# which runs `srun --cpu-bind=cores $ASTROSWEEP <job> --input ... --output ... --resume <options>`
+# (with --mpi=pmix, or through mpirun, where Slurm gives srun no PMI: astrosweep_choose_launcher).
 # Nothing here knows a job: its subcommand and arguments are parameters.
 #
-# Environment: ASTROSWEEP (the executable, default astrosweep on PATH), STOP_GRACE (seconds to wait
-# for the ranks after the time-limit warning, default 150), MAX_REQUEUES (default 20), and Slurm's
-# SLURM_* variables. Needs bash 4.2 or later (declare -g; RHEL 7 has 4.2).
+# Environment: ASTROSWEEP (the executable, default astrosweep on PATH), ASTROSWEEP_LAUNCHER (auto,
+# srun or mpirun; default auto), STOP_GRACE (seconds to wait for the ranks after the time-limit
+# warning, default 150), MAX_REQUEUES (default 20), and Slurm's SLURM_* variables. Needs bash 4.2
+# or later (declare -g; RHEL 7 has 4.2).
 
 # What each exit code means, for the last line of the log. 0, 1 and 6 mean the same for every job;
 # a job's script says what 2 to 5 mean for it, and "other" (a code astrosweep does not return: the
 # step ended by a signal, by the time or memory limit, by a node failure).
 declare -gA astrosweep_exit_meaning=(
   [0]="ok"
-  [1]="internal error (a bug; please report it with this log)"
+  [1]="internal error, or MPI could not start (see the MPI messages above; docs/slurm.md#mpi-start-up)"
   [2]="usage error (command line or parameters)"
   [3]="input error (missing, unreadable or malformed input)"
   [4]="output error (the output cannot be written)"
@@ -34,7 +36,9 @@ declare -gA astrosweep_exit_meaning=(
 
 # The state the traps share with astrosweep_run (one job per batch script).
 astrosweep_job=""         # the subcommand: names the log lines, astrosweep-<job>: ...
-astrosweep_srun_pid=""
+astrosweep_srun_pid=""      # the launcher (srun or mpirun) running the ranks
+astrosweep_launch=()
+astrosweep_launch_reason=""
 astrosweep_trapped=0      # a trap ran during the last `wait`
 astrosweep_time_limit_near=0
 astrosweep_watchdog=""    # pid of the subshell that requeues after STOP_GRACE seconds
@@ -99,6 +103,48 @@ astrosweep_on_time_limit() {
   fi
 }
 
+# astrosweep_choose_launcher: sets astrosweep_launch (the command that starts the ranks) and
+# astrosweep_launch_reason. srun can start MPI ranks only through a PMI plugin the MPI library
+# speaks. A site that sets MpiDefault, or a user who sets SLURM_MPI_TYPE, has chosen one; Slurm's
+# own default, MpiDefault=none, gives the ranks none, and OpenMPI then dies in MPI_Init ("OMPI was
+# not built with SLURM's PMI support"). Then srun --mpi=pmix when srun offers PMIx (what Debian's
+# and most OpenMPI builds speak), else mpirun inside the allocation (it starts its daemons with
+# srun and needs no PMI). ASTROSWEEP_LAUNCHER=srun or mpirun forces either.
+astrosweep_choose_launcher() {
+  local choice=${ASTROSWEEP_LAUNCHER:-auto} mpi_default="" plugins=""
+  local srun_launch=(srun --cpu-bind=cores)
+  # mpirun: the allocation's tasks, each bound to its --cpus-per-task cores as srun would.
+  local mpirun_launch=(mpirun -np "${SLURM_NTASKS:-1}" --map-by "slot:PE=${SLURM_CPUS_PER_TASK:-1}" --bind-to core)
+  case $choice in
+    srun | mpirun | auto) ;;
+    *)
+      echo "${astrosweep_job}.sbatch: ASTROSWEEP_LAUNCHER must be auto, srun or mpirun, not '$choice'" >&2
+      exit 2
+      ;;
+  esac
+  if [[ $choice == srun ]]; then
+    astrosweep_launch=("${srun_launch[@]}") astrosweep_launch_reason="ASTROSWEEP_LAUNCHER=srun"
+  elif [[ $choice == mpirun ]]; then
+    astrosweep_launch=("${mpirun_launch[@]}") astrosweep_launch_reason="ASTROSWEEP_LAUNCHER=mpirun"
+  elif [[ -n ${SLURM_MPI_TYPE:-} && $SLURM_MPI_TYPE != none ]]; then
+    astrosweep_launch=("${srun_launch[@]}") astrosweep_launch_reason="SLURM_MPI_TYPE=$SLURM_MPI_TYPE"
+  else
+    mpi_default=$(scontrol show config 2>/dev/null | awk -F' *= *' '$1 == "MpiDefault" {print $2}') || true
+    if [[ -n $mpi_default && $mpi_default != none ]]; then
+      astrosweep_launch=("${srun_launch[@]}") astrosweep_launch_reason="the site's MpiDefault=$mpi_default"
+    elif plugins=$(srun --mpi=list 2>&1) && grep -qw pmix <<<"$plugins"; then
+      astrosweep_launch=(srun --mpi=pmix --cpu-bind=cores)
+      astrosweep_launch_reason="MpiDefault=${mpi_default:-unknown} gives srun no PMI; srun offers PMIx"
+    elif command -v mpirun >/dev/null 2>&1; then
+      astrosweep_launch=("${mpirun_launch[@]}")
+      astrosweep_launch_reason="MpiDefault=${mpi_default:-unknown} and srun offers no PMIx: mpirun inside the allocation"
+    else
+      astrosweep_launch=("${srun_launch[@]}")
+      astrosweep_launch_reason="no PMIx in srun and no mpirun found: MPI may fail to start (docs/slurm.md#mpi-start-up)"
+    fi
+  fi
+}
+
 # astrosweep_run <job> [<job's arguments>...] [-- <user's options>...]: runs
 #   srun --cpu-bind=cores $ASTROSWEEP <job> <job's arguments> --resume <user's options>
 # with the signals and requeueing described below, prints the exit code with its meaning, and
@@ -127,17 +173,18 @@ astrosweep_run() {
   # One OpenMP thread per core given to the rank: more would oversubscribe the cores, fewer would
   # leave them idle. (Outside Slurm, e.g. when trying the script by hand, fall back to 1.)
   export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}
-  # Keep each rank's threads on neighbouring cores (close) and pin one thread per physical core
-  # (cores), so threads do not migrate and lose their caches, and the rank's memory stays on the
-  # NUMA node of its cores.
-  export OMP_PROC_BIND=close
-  export OMP_PLACES=cores
+  # No OMP_PROC_BIND/OMP_PLACES: where Slurm binds nothing (TaskPlugin=task/none) every rank sees
+  # the whole node, and OpenMP would pin the threads of every rank to the same first cores.
+  # astrosweep keeps each rank's threads on the cores it was bound to, or on its share of the node
+  # when it was bound to none (docs/slurm.md#choosing-nodes-x-ranks-per-node-x-threads).
   # Slurm 22.05 stopped srun inheriting --cpus-per-task from sbatch; without this, on such versions,
   # every rank would be bound to one core and its threads would share it. Harmless elsewhere.
   export SRUN_CPUS_PER_TASK=${SLURM_CPUS_PER_TASK:-1}
 
   astrosweep_say "job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NUM_NODES:-?} node(s) (${SLURM_JOB_NODELIST:-?}):" \
                  "${SLURM_NTASKS:-?} ranks x ${OMP_NUM_THREADS} threads; GPUs per task: ${SLURM_GPUS_PER_TASK:-none}"
+  astrosweep_choose_launcher
+  astrosweep_say "launcher: ${astrosweep_launch[*]} (${astrosweep_launch_reason})"
   astrosweep_say "$(command -v "$ASTROSWEEP") ${step[*]:1}"
   astrosweep_say "started $(date -Is)"
 
@@ -157,9 +204,9 @@ astrosweep_run() {
     astrosweep_say "restart ${SLURM_RESTART_COUNT} of job ${SLURM_JOB_ID:-?}: continuing ${product:-the product}"
   fi
 
-  # --cpu-bind=cores gives each rank its own block of --cpus-per-task cores, within which
-  # OMP_PROC_BIND/OMP_PLACES place the threads.
-  srun --cpu-bind=cores "${step[@]}" &
+  # --cpu-bind=cores (mpirun: --map-by slot:PE=n --bind-to core) gives each rank its own block
+  # of --cpus-per-task cores, on which its threads run.
+  "${astrosweep_launch[@]}" "${step[@]}" &
   astrosweep_srun_pid=$!
   local rc status
   while :; do
@@ -188,6 +235,8 @@ astrosweep_run() {
   astrosweep_say "finished $(date -Is) with exit code $rc: $meaning"
   if ((rc == 6 && astrosweep_time_limit_near && !watchdog_requeued)); then
     astrosweep_requeue
+  elif ((rc == 6 && watchdog_requeued)); then
+    astrosweep_say "requeued by the watchdog: the job's next run continues with --resume"
   elif ((rc == 6)); then
     astrosweep_say "submit the same command again to continue (it passes --resume)"
   fi

@@ -6,14 +6,17 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "core/job.hpp"
 #include "core/mpi.hpp"
+#include "core/mpi_launch.hpp"
 #include "core/version.hpp"
 
 namespace {
@@ -78,6 +81,19 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   args.erase(args.begin());
 
+  // Checked before MPI_Init, which would abort with the MPI library's own message (and exit code 1,
+  // "internal error"). Every task prints nothing but task 0.
+  if (const auto problem = astrosweep::mpi::launch_problem()) {
+    const char* task = std::getenv("SLURM_PROCID");
+    if (task == nullptr || std::string(task) == "0")
+      std::fprintf(stderr,
+                   "astrosweep: %s: %s\n  hint: start it with srun --mpi=pmix (srun --mpi=list shows what Slurm "
+                   "offers; or SLURM_MPI_TYPE=pmix), or with mpirun inside the allocation; the scripts in slurm/ "
+                   "choose for you (docs/slurm.md#mpi-start-up)\n",
+                   astrosweep::exit_code_name(astrosweep::ExitCode::runtime), problem->c_str());
+    return static_cast<int>(astrosweep::ExitCode::runtime);
+  }
+
   std::optional<astrosweep::mpi::Session> session;
   try {
     session.emplace(argc, argv);
@@ -89,6 +105,7 @@ int main(int argc, char** argv) {
       throw astrosweep::UsageError("unknown command '" + command + "'", "run 'astrosweep --help' for the commands");
     AS_EXPECTS(!job->single_process || world_size() == 1, astrosweep::UsageError,
                job->name + " runs as a single process");
+    astrosweep::affinity::settle(MPI_COMM_WORLD, job->name);
     return job->run(args, MPI_COMM_WORLD);
   } catch (const astrosweep::mpi::SharedError& e) {
     return report(e, true);

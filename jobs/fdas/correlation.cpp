@@ -1,7 +1,6 @@
 #include "correlation.hpp"
 
 #include <fftw3.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +8,7 @@
 #include <mutex>
 #include <numbers>
 
+#include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "spectrum.hpp"
 
@@ -170,7 +170,7 @@ PowerPlane correlate(std::span<const std::complex<float>> spectrum, const Kernel
   const Fft<Real> forward(L, FFTW_FORWARD);
   const Fft<Real> inverse(L, FFTW_BACKWARD);
   const double scale = 1.0 / (static_cast<double>(L) * static_cast<double>(L));
-  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  const int threads = options.threads > 0 ? options.threads : affinity::default_threads();
 
 #pragma omp parallel num_threads(threads)
   {

@@ -1,6 +1,5 @@
 #include "series_pipeline.hpp"
 
-#include <omp.h>
 #include <algorithm>
 #include <chrono>
 
@@ -8,6 +7,7 @@
 #include <exception>
 
 #include "accel_statistics.hpp"
+#include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "harmonic_table.hpp"
 #include "sifting.hpp"
@@ -46,7 +46,7 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   SeriesResult result;
   result.n_fft = good_fft_length(samples.size());
   result.span_s = static_cast<double>(result.n_fft) * tsamp;
-  const int threads = options.backend.threads > 0 ? options.backend.threads : omp_get_max_threads();
+  const int threads = options.backend.threads > 0 ? options.backend.threads : affinity::default_threads();
   auto spectrum = backend.spectrum(samples, result.n_fft);
   switch (options.normalisation) {
     case Normalisation::deredden: deredden(spectrum, threads); break;

@@ -2,11 +2,10 @@
 // 100x); an object whose cost dominates the block runs alone, parallel over frequency chunks. Both
 // paths evaluate identical chunks with the same kernel, so a value never depends on the path.
 
-#include <omp.h>
-
 #include <algorithm>
 #include <limits>
 
+#include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "lomb_scargle.hpp"
 #include "peaks.hpp"
@@ -23,7 +22,7 @@ static_assert(chunk_freqs % CpuKernelShape<float>::panel == 0 && chunk_freqs % C
 class OpenMpBackend final : public PeriodBackend {
  public:
   explicit OpenMpBackend(const BackendOptions& options)
-      : threads_(options.threads > 0 ? options.threads : omp_get_max_threads()),
+      : threads_(options.threads > 0 ? options.threads : affinity::default_threads()),
         budget_(periodogram_buffer_budget(options)) {}
 
   [[nodiscard]] std::string describe() const override {

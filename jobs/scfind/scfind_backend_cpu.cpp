@@ -1,7 +1,5 @@
 #include "scfind_backend_cpu.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <sstream>
 
 #include "boxcar_lanes.hpp"
+#include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 
 namespace astrosweep::scfind {
@@ -59,7 +58,7 @@ class LaneBuffers {
 
 class OpenMpBackend final : public ScfindBackend {
  public:
-  explicit OpenMpBackend(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
+  explicit OpenMpBackend(int threads) : threads_(threads > 0 ? threads : affinity::default_threads()) {}
 
   [[nodiscard]] std::string describe() const override { return "OpenMP (" + std::to_string(threads_) + " threads)"; }
 

@@ -51,6 +51,14 @@ new_case() {
   cat >"$case_dir/bin/srun" <<'EOF'
 #!/usr/bin/env bash
 state=$STANDIN_STATE
+# `srun --mpi=list` (the launcher's question): the PMI plugins of STANDIN_MPI_PLUGINS, as
+# Slurm 22.05 prints them; not a step, so not recorded.
+if [[ $* == --mpi=list ]]; then
+  echo "MPI plugin types are..."
+  for plugin in ${STANDIN_MPI_PLUGINS-none pmix pmi2}; do echo "	$plugin"; done
+  exit 0
+fi
+basename "$0" >"$state/launcher"
 printf '%s\n' "$@" >"$state/srun.args"
 printf 'OMP_NUM_THREADS=%s SRUN_CPUS_PER_TASK=%s OMP_PROC_BIND=%s OMP_PLACES=%s\n' "${OMP_NUM_THREADS-}" \
   "${SRUN_CPUS_PER_TASK-}" "${OMP_PROC_BIND-}" "${OMP_PLACES-}" >"$state/srun.env"
@@ -72,14 +80,23 @@ EOF
   # running srun, as Slurm does when it requeues a job.
   cat >"$case_dir/bin/scontrol" <<'EOF'
 #!/usr/bin/env bash
+# `scontrol show config` (the launcher's question): MpiDefault from STANDIN_MPI_DEFAULT; not recorded.
+if [[ $* == "show config" ]]; then
+  printf 'Configuration data as of now\nMpiDefault              = %s\nMpiParams               = (null)\n' \
+    "${STANDIN_MPI_DEFAULT-none}"
+  exit 0
+fi
 echo "$*" >>"$STANDIN_STATE/scontrol.calls"
 if [[ $1 == requeue && ${STANDIN_REQUEUE_KILLS_STEP:-0} == 1 && -f $STANDIN_STATE/srun.pid ]]; then
   kill -KILL "$(cat "$STANDIN_STATE/srun.pid")"
 fi
 EOF
+  # mpirun: the launcher where srun offers no PMIx; the stand-in srun under another name (it
+  # records which name ran in state/launcher).
+  cp "$case_dir/bin/srun" "$case_dir/bin/mpirun"
   # astrosweep: only looked up (command -v); the stand-in srun never runs it.
   printf '#!/bin/sh\nexit 1\n' >"$case_dir/bin/astrosweep"
-  chmod +x "$case_dir/bin/srun" "$case_dir/bin/scontrol" "$case_dir/bin/astrosweep"
+  chmod +x "$case_dir/bin/srun" "$case_dir/bin/mpirun" "$case_dir/bin/scontrol" "$case_dir/bin/astrosweep"
 }
 
 # run_batch <signal or -> <script path> [VAR=value...] [-- <options for the job>...]: runs the batch
@@ -130,7 +147,7 @@ end_scenario() {
   fi
 }
 
-expected_srun_args=$(printf '%s\n' --cpu-bind=cores astrosweep "$job" --input in.h5 --output out.h5 --resume \
+expected_srun_args=$(printf '%s\n' --mpi=pmix --cpu-bind=cores astrosweep "$job" --input in.h5 --output out.h5 --resume \
   --an-option "two words")
 prefix="astrosweep-$job:"
 
@@ -142,12 +159,51 @@ scenario "exit 0, library found from SLURM_SUBMIT_DIR"
 run_batch - spool/slurm_script -- --an-option "two words"
 check "exit code 0" test "$rc" -eq 0
 check "srun gets the job's command line with --resume (arguments intact)" same "$case_dir/state/srun.args" "$expected_srun_args"
-check "one OpenMP thread per core of the rank, pinned" \
-  same "$case_dir/state/srun.env" "OMP_NUM_THREADS=8 SRUN_CPUS_PER_TASK=8 OMP_PROC_BIND=close OMP_PLACES=cores"
+check "one OpenMP thread per core of the rank; no OpenMP pinning (wrong where Slurm binds nothing)" \
+  same "$case_dir/state/srun.env" "OMP_NUM_THREADS=8 SRUN_CPUS_PER_TASK=8 OMP_PROC_BIND= OMP_PLACES="
 check "the log frames the run" has "$case_dir/log" "^$prefix job $job_id on 1 node(s) (node01): 4 ranks x 8 threads"
 check "the log shows the command" has "$case_dir/log" "^$prefix .*/astrosweep $job --input in.h5 --output out.h5 --resume --an-option two words\$"
 check "the log ends with the exit code and its meaning" has "$case_dir/log" "^$prefix finished .* with exit code 0: ok\$"
 check "no requeue" test ! -e "$case_dir/state/scontrol.calls"
+check "the launcher and why: srun offers PMIx, Slurm's MpiDefault gives none" \
+  has "$case_dir/log" "^$prefix launcher: srun --mpi=pmix --cpu-bind=cores (MpiDefault=none gives srun no PMI; srun offers PMIx)\$"
+end_scenario
+
+# The launcher (docs/slurm.md#mpi-start-up): srun with the PMI the site or the user chose, else
+# srun --mpi=pmix, else mpirun inside the allocation; ASTROSWEEP_LAUNCHER forces one.
+without_pmix_args=$(printf '%s\n' --cpu-bind=cores astrosweep "$job" --input in.h5 --output out.h5 --resume)
+mpirun_args=$(printf '%s\n' -np 4 --map-by slot:PE=8 --bind-to core astrosweep "$job" --input in.h5 --output out.h5 --resume)
+
+scenario "launcher: SLURM_MPI_TYPE set by the user: srun as it is"
+run_batch - spool/slurm_script SLURM_MPI_TYPE=pmi2
+check "exit code 0" test "$rc" -eq 0
+check "srun without --mpi" same "$case_dir/state/srun.args" "$without_pmix_args"
+check "the log says why" has "$case_dir/log" "^$prefix launcher: srun --cpu-bind=cores (SLURM_MPI_TYPE=pmi2)\$"
+end_scenario
+
+scenario "launcher: the site's MpiDefault=pmix: srun as it is"
+run_batch - spool/slurm_script STANDIN_MPI_DEFAULT=pmix
+check "srun without --mpi" same "$case_dir/state/srun.args" "$without_pmix_args"
+check "the log says why" has "$case_dir/log" "^$prefix launcher: srun --cpu-bind=cores (the site's MpiDefault=pmix)\$"
+end_scenario
+
+scenario "launcher: srun offers no PMIx: mpirun inside the allocation, ranks bound as srun would"
+run_batch - spool/slurm_script "STANDIN_MPI_PLUGINS=none pmi2"
+check "exit code 0" test "$rc" -eq 0
+check "mpirun ran the ranks" same "$case_dir/state/launcher" mpirun
+check "mpirun gets the tasks, their cores and the job's command line" same "$case_dir/state/srun.args" "$mpirun_args"
+check "the log says why" has "$case_dir/log" "^$prefix launcher: mpirun .* (MpiDefault=none and srun offers no PMIx: mpirun inside the allocation)\$"
+end_scenario
+
+scenario "launcher: ASTROSWEEP_LAUNCHER=mpirun forces mpirun; a wrong value is a usage error"
+run_batch - spool/slurm_script ASTROSWEEP_LAUNCHER=mpirun
+check "mpirun ran the ranks" same "$case_dir/state/launcher" mpirun
+check "with the tasks and their cores" same "$case_dir/state/srun.args" "$mpirun_args"
+rm -f "$case_dir/state/launcher" "$case_dir/state/srun.args"
+run_batch - spool/slurm_script ASTROSWEEP_LAUNCHER=mpiexec
+check "wrong value: exit code 2" test "$rc" -eq 2
+check "... named" has "$case_dir/log" "^$job.sbatch: ASTROSWEEP_LAUNCHER must be auto, srun or mpirun, not 'mpiexec'\$"
+check "... nothing started" test ! -e "$case_dir/state/srun.args"
 end_scenario
 
 scenario "SIGUSR1 (time limit near): passed to srun, ranks stop with 6, requeue"
@@ -182,6 +238,7 @@ check "the log says the ranks did not stop" has "$case_dir/log" "^$prefix the ra
 check "scontrol requeue $job_id, once" same "$case_dir/state/scontrol.calls" "requeue $job_id"
 check "exit code: srun's, killed by the requeue (137)" test "$rc" -eq 137
 check "its meaning" has "$case_dir/log" "^$prefix finished .* with exit code 137: ended by a signal or by Slurm"
+check "no advice to resubmit: the job is requeued" lacks "$case_dir/log" "submit the same command again"
 end_scenario
 
 scenario "SIGUSR1 after MAX_REQUEUES restarts: no requeue"
@@ -224,7 +281,7 @@ scenario "run directly with bash, outside Slurm: found beside the script"
 run_batch - "$script" SLURM_SUBMIT_DIR= SLURM_JOB_ID= SLURM_CPUS_PER_TASK=
 check "exit code 0" test "$rc" -eq 0
 check "one thread per rank outside Slurm" \
-  same "$case_dir/state/srun.env" "OMP_NUM_THREADS=1 SRUN_CPUS_PER_TASK=1 OMP_PROC_BIND=close OMP_PLACES=cores"
+  same "$case_dir/state/srun.env" "OMP_NUM_THREADS=1 SRUN_CPUS_PER_TASK=1 OMP_PROC_BIND= OMP_PLACES="
 end_scenario
 
 scenario "INPUT or OUTPUT unset: usage, exit 2, nothing started"
