@@ -63,33 +63,33 @@ file(CHMOD ${bad}/unreadable.csv PERMISSIONS OWNER_WRITE)  # unreadable (except 
 file(WRITE ${bad}/empty.csv "")
 file(WRITE ${bad}/list.txt "good/tess_a_lc.fits\nnoerr.fits\n")
 set(grid --fmin 0.5 --fmax 24 --n-freq 1000)
-astrosweep_add_failure_test(bad_csv_line CODE 3 MATCH "malformed.csv:3" COMMAND period -i ${bad}/malformed.csv -o ${bad}/o.h5 ${grid})
+astrosweep_add_failure_test(bad_csv_line CODE 3 MATCH "malformed.csv:3" COMMAND period -i ${bad}/malformed.csv -o ${bad}/bad_csv_line.h5 ${grid})
 astrosweep_add_failure_test(bad_duplicate_ids NP 2 CODE 3 MATCH "duplicates.csv:4.*contiguous"
-  COMMAND period -i ${bad}/duplicates.csv -o ${bad}/o.h5 ${grid})
-astrosweep_add_failure_test(bad_missing_file NP 2 CODE 3 MATCH "does not exist" COMMAND period -i ${bad}/nope.csv -o ${bad}/o.h5 ${grid})
-astrosweep_add_failure_test(bad_empty_file CODE 3 MATCH "no data lines" COMMAND period -i ${bad}/empty.csv -o ${bad}/o.h5 ${grid})
-astrosweep_add_failure_test(bad_directory_as_csv CODE 3 MATCH "is a directory" COMMAND period -i ${bad} --format csv -o ${bad}/o.h5 ${grid})
+  COMMAND period -i ${bad}/duplicates.csv -o ${bad}/bad_duplicate_ids.h5 ${grid})
+astrosweep_add_failure_test(bad_missing_file NP 2 CODE 3 MATCH "does not exist" COMMAND period -i ${bad}/nope.csv -o ${bad}/bad_missing_file.h5 ${grid})
+astrosweep_add_failure_test(bad_empty_file CODE 3 MATCH "no data lines" COMMAND period -i ${bad}/empty.csv -o ${bad}/bad_empty_file.h5 ${grid})
+astrosweep_add_failure_test(bad_directory_as_csv CODE 3 MATCH "is a directory" COMMAND period -i ${bad} --format csv -o ${bad}/bad_directory_as_csv.h5 ${grid})
 astrosweep_add_failure_test(bad_unreadable_file CODE 3 MATCH "cannot read"
-  COMMAND period -i ${bad}/unreadable.csv -o ${bad}/o.h5 ${grid} @NONROOT@)
+  COMMAND period -i ${bad}/unreadable.csv -o ${bad}/bad_unreadable_file.h5 ${grid} @NONROOT@)
 astrosweep_add_failure_test(bad_fits_missing_columns NP 2 CODE 3 MATCH "noerr.fits.*PDCSAP_FLUX_ERR" FIXTURES_REQUIRED fits
-  COMMAND period -i @${bad}/list_abs.txt -o ${bad}/o.h5 ${grid})
+  COMMAND period -i @${bad}/list_abs.txt -o ${bad}/bad_fits_missing_columns.h5 ${grid})
 file(WRITE ${bad}/list_abs.txt "${fits}/good/tess_a_lc.fits\n${fits}/noerr.fits\n")
 astrosweep_add_failure_test(bad_fits_truncated CODE 3 MATCH "truncated.fits" FIXTURES_REQUIRED fits
-  COMMAND period -i ${fits}/truncated.fits -o ${bad}/o.h5 ${grid})
+  COMMAND period -i ${fits}/truncated.fits -o ${bad}/bad_fits_truncated.h5 ${grid})
 astrosweep_add_failure_test(bad_not_a_catalog CODE 3 MATCH "not an astrosweep light-curve catalog" FIXTURES_REQUIRED products_fp64
-  COMMAND period -i ${out}/sdss_fp64_np1.h5 -o ${bad}/o.h5 ${grid})
+  COMMAND period -i ${out}/sdss_fp64_np1.h5 -o ${bad}/bad_not_a_catalog.h5 ${grid})
 astrosweep_add_failure_test(bad_fmin_ge_fmax NP 2 CODE 2 MATCH "fmin must be smaller than fmax"
-  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 5 --fmax 1 --n-freq 10)
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_fmin_ge_fmax.h5 --fmin 5 --fmax 1 --n-freq 10)
 astrosweep_add_failure_test(bad_n_freq_zero CODE 2 MATCH "number of frequencies must be > 0"
-  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq 0)
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_n_freq_zero.h5 --fmin 1 --fmax 5 --n-freq 0)
 astrosweep_add_failure_test(bad_n_freq_negative CODE 2 MATCH "number of frequencies must be > 0"
-  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq -3)
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_n_freq_negative.h5 --fmin 1 --fmax 5 --n-freq -3)
 # Grid sizes are written in scientific notation as often as not: 1e3 is 1000; a fraction or a word
 # is refused.
 astrosweep_add_failure_test(bad_n_freq_fraction CODE 2 MATCH "--n-freq needs a whole number, got '1.5'"
-  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq 1.5)
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_n_freq_fraction.h5 --fmin 1 --fmax 5 --n-freq 1.5)
 astrosweep_add_failure_test(bad_n_freq_word CODE 2 MATCH "--n-freq needs a whole number, got 'many'"
-  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --fmin 1 --fmax 5 --n-freq many)
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_n_freq_word.h5 --fmin 1 --fmax 5 --n-freq many)
 astrosweep_add_mpi_run(period_n_freq_scientific NP 1
   COMMAND ${exe} period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/n_freq_1e3.h5 --overwrite --fmin 1 --fmax 5 --n-freq 1e3
           --quiet)
@@ -99,17 +99,17 @@ astrosweep_add_failure_test(bad_existing_output NP 2 CODE 4 MATCH "already exist
 astrosweep_add_failure_test(bad_output_directory CODE 4 MATCH "does not exist"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/no/such/dir/o.h5 ${grid})
 astrosweep_add_failure_test(bad_more_ranks_than_work NP 2 CODE 2 MATCH "more MPI ranks \\(2\\) than objects \\(1\\)"
-  COMMAND period -i ${lc}/ztf_243ida_r.csv -o ${bad}/o.h5 ${grid})
+  COMMAND period -i ${lc}/ztf_243ida_r.csv -o ${bad}/bad_more_ranks_than_work.h5 ${grid})
 astrosweep_add_failure_test(bad_unknown_option NP 2 CODE 2 MATCH "unrecognised option|unrecognized option"
-  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --frequency-max 3)
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_unknown_option.h5 --frequency-max 3)
 # A failure on ranks after the catalog (MPI-IO) is open must stop the job, not hang in a collective
 # close: --backend cuda where no GPU can be used (a build without CUDA, or no visible device; the
 # devices are hidden here so the test means the same on a GPU machine). All three ranks exit 5.
 astrosweep_add_failure_test(bad_backend_unavailable NP 3 CODE 5 MATCH "no CUDA (backend|device)"
-  FIXTURES_REQUIRED catalog COMMAND period -i ${out}/sdss_catalog.h5 -o ${bad}/o.h5 ${grid} --backend cuda)
+  FIXTURES_REQUIRED catalog COMMAND period -i ${out}/sdss_catalog.h5 -o ${bad}/bad_backend_unavailable.h5 ${grid} --backend cuda)
 set_property(TEST bad_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
 astrosweep_add_failure_test(bad_model_name CODE 2 MATCH "unknown --model"
-  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 --model fancy ${grid})
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_model_name.h5 --model fancy ${grid})
 
 # --- GPU: 2 ranks sharing the GPU give the CPU's product (FP64 within 1e-9 of each dataset's
 # largest value, best frequencies and peaks identical); skipped without a GPU ---

@@ -127,7 +127,7 @@ class Launch {
       code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return code_;
   }
-  /// With `ranks_gone_suffices` (after SIGKILL to every rank) the test is that no rank lives on:
+  /// With `ranks_gone_suffices` (after a SIGKILL) the test is that no rank lives on:
   /// mpiexec's own teardown has been seen to stall on a loaded machine (OpenMPI 4.1) with every
   /// rank gone, and is then ended here rather than failing.
   int wait(std::chrono::seconds limit, const std::string& what, bool ranks_gone_suffices = false) {
@@ -321,7 +321,10 @@ bool interrupted_round(const Options& o, int round, std::mt19937_64& rng) {
       if (!one || rank == victim) kill(pid, SIGTERM);
     action = one ? "SIGTERM to rank " + std::to_string(victim) : "SIGTERM to every rank";
   }
-  const int code = run.wait(60s, "round " + std::to_string(round) + " (" + action + ")", o.mode == "kill-all");
+  // After a SIGKILL (to every rank, or to one: the others must then end too) the test is that no
+  // rank lives on; mpiexec's own teardown stalling afterwards is OpenMPI's (seen in CI, kill-one).
+  const bool killed = o.mode == "kill-all" || o.mode == "kill-one";
+  const int code = run.wait(60s, "round " + std::to_string(round) + " (" + action + ")", killed);
   std::printf("round %d: %d ranks: %s %s: exit code %d, %zu units in the journal (%.1f s)\n", round, np, action.c_str(),
               m.text.c_str(), code, journal_entries(o), std::chrono::duration<double>(Clock::now() - t0).count());
   std::fflush(stdout);

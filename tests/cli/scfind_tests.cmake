@@ -100,19 +100,19 @@ add_test(NAME scfind_make_bad_cubes COMMAND scfind_case bad-cubes ${scfind_bad} 
 set_tests_properties(scfind_make_bad_cubes PROPERTIES FIXTURES_SETUP scfind_bad FIXTURES_REQUIRED scfind_cube_A LABELS scfind)
 set(cubeA ${scfind_out}/A.fits)
 astrosweep_add_failure_test(scfind_bad_truncated NP 2 CODE 3 MATCH "truncated" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${scfind_bad}/truncated.fits -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/truncated.fits -o ${scfind_bad}/scfind_bad_truncated.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_empty_file NP 1 CODE 3 MATCH "empty.fits" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${scfind_bad}/empty.fits -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/empty.fits -o ${scfind_bad}/scfind_bad_empty_file.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_naxis2 NP 1 CODE 3 MATCH "NAXIS" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${scfind_bad}/naxis2.fits -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/naxis2.fits -o ${scfind_bad}/scfind_bad_naxis2.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_stokes_axis NP 1 CODE 3 MATCH "NAXIS4" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${scfind_bad}/stokes2.fits -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/stokes2.fits -o ${scfind_bad}/scfind_bad_stokes_axis.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_bitpix64 NP 1 CODE 3 MATCH "BITPIX" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${scfind_bad}/bitpix64.fits -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/bitpix64.fits -o ${scfind_bad}/scfind_bad_bitpix64.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_missing_input NP 1 CODE 3 MATCH "no-such-cube.fits" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${scfind_bad}/no-such-cube.fits -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad}/no-such-cube.fits -o ${scfind_bad}/scfind_bad_missing_input.h5 --overwrite)
 astrosweep_add_failure_test(scfind_bad_directory_input NP 1 CODE 3 MATCH "bad" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${scfind_bad} -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind -i ${scfind_bad} -o ${scfind_bad}/scfind_bad_directory_input.h5 --overwrite)
 astrosweep_add_failure_test(scfind_existing_output NP 2 CODE 4 MATCH "already exists" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/truncated.fits)
 astrosweep_add_failure_test(scfind_existing_fits_mask NP 1 CODE 4 MATCH "already exists" FIXTURES_REQUIRED scfind_bad
@@ -122,22 +122,22 @@ astrosweep_add_failure_test(scfind_output_directory_missing NP 1 CODE 4 MATCH "d
 astrosweep_add_failure_test(scfind_more_ranks_than_channels NP 2 CODE 2 MATCH "more ranks" FIXTURES_REQUIRED scfind_par_d_P1_mad_negative
   COMMAND scfind -i ${scfind_out}/P1.fits -o ${scfind_bad}/p1.h5 --overwrite --scfind.kernelsZ 0)
 astrosweep_add_failure_test(scfind_bad_statistic NP 1 CODE 2 MATCH "statistic" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --scfind.statistic median)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_bad_statistic.h5 --overwrite --scfind.statistic median)
 astrosweep_add_failure_test(scfind_bad_kernel_list NP 1 CODE 2 MATCH "kernelsZ" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --scfind.kernelsZ 0,three)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_bad_kernel_list.h5 --overwrite --scfind.kernelsZ 0,three)
 astrosweep_add_failure_test(scfind_negative_threshold NP 1 CODE 2 MATCH "threshold" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --scfind.threshold -1)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_negative_threshold.h5 --overwrite --scfind.threshold -1)
 file(WRITE ${scfind_bad}/flagging.par "input.data = ${cubeA}\nflag.region = 1, 2, 3, 4, 5, 6\n")
 astrosweep_add_failure_test(scfind_par_unsupported_step NP 1 CODE 2 MATCH "flag.region" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind --par ${scfind_bad}/flagging.par -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind --par ${scfind_bad}/flagging.par -o ${scfind_bad}/scfind_par_unsupported_step.h5 --overwrite)
 file(WRITE ${scfind_bad}/malformed.par "scfind.enable = true\nscfind.threshold 5\n")
 astrosweep_add_failure_test(scfind_par_malformed_line NP 1 CODE 3 MATCH "malformed.par:2" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind --par ${scfind_bad}/malformed.par -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite)
+  COMMAND scfind --par ${scfind_bad}/malformed.par -i ${cubeA} -o ${scfind_bad}/scfind_par_malformed_line.h5 --overwrite)
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --backend cuda)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
 astrosweep_add_failure_test(scfind_slab_over_memory_budget NP 2 CODE 5 MATCH "memory budget" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --backend cpu --memory-budget-mb 0.01)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_slab_over_memory_budget.h5 --overwrite --backend cpu --memory-budget-mb 0.01)
 
 # --- more slabs than ranks, chosen from the memory budgets ---
 # A host budget too small for one slab per rank (and for keeping the originals): each rank streams
@@ -167,9 +167,9 @@ foreach(run "1;--memory-budget-mb;1.5;re-read" "3;--memory-budget-mb;1.05;re-rea
   set_tests_properties(${name}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_${name} LABELS "scfind;sofia")
 endforeach()
 astrosweep_add_failure_test(scfind_too_many_slabs_per_rank NP 2 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --slabs-per-rank 21)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_too_many_slabs_per_rank.h5 --overwrite --slabs-per-rank 21)
 astrosweep_add_failure_test(scfind_negative_slabs_per_rank NP 1 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad
-  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --overwrite --slabs-per-rank -1)
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_negative_slabs_per_rank.h5 --overwrite --slabs-per-rank -1)
 
 # --- checkpoint and resume (docs/reliability.md) ---
 # Runs killed (SIGKILL to every rank or one) or stopped (SIGTERM) after a seed-chosen number of
@@ -212,4 +212,4 @@ astrosweep_add_scfind_resume_test(scfind_resume_kill_all_streamed MODE kill-all 
 astrosweep_add_scfind_resume_test(scfind_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 55 ROUNDS 1
                                   OTHER --scfind.threshold 4)
 astrosweep_add_failure_test(scfind_resume_with_overwrite NP 1 CODE 2 MATCH "--resume and --overwrite contradict"
-  FIXTURES_REQUIRED scfind_bad COMMAND scfind -i ${cubeA} -o ${scfind_bad}/out.h5 --resume --overwrite)
+  FIXTURES_REQUIRED scfind_bad COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_resume_with_overwrite.h5 --resume --overwrite)
