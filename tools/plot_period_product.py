@@ -14,31 +14,42 @@ Usage:
   tools/plot_period_product.py PRODUCT.h5 [--ids ID ...] [--input PATH] [--out-dir DIR] [--dpi N]
 
 Without --ids the 4 objects with the highest best_power are drawn. Without --input the light
-curves are read from the product's root attribute input_paths when it names one file (a relative
-path is tried as given, then relative to the product's directory). The input is either a CSV file
-with rows `id, t, y[, dy]` (comma and/or blank separated, `#` comments) or an astrosweep HDF5
-light-curve catalog (format="astrosweep.lightcurves"); FITS inputs must first be converted with
-`astrosweep convert`. Files are written as DIR/period_<id>.png.
+curves are read from the product's root attribute input_paths (a relative path is tried as given,
+then relative to the product's directory). The input is a CSV file with rows `id, t, y[, dy]`
+(comma and/or blank separated, `#` comments), an astrosweep HDF5 light-curve catalog
+(format="astrosweep.lightcurves"), or the TESS/Kepler FITS light curves the product was computed
+from (files or directories; read as astrosweep reads them: TICID/KEPLERID, PDCSAP_FLUX or the
+run's --flux-column, cadences with QUALITY != 0 dropped unless the run had --no-quality-mask).
+Files are written as DIR/period_<id>.png.
 
 Exit codes follow astrosweep's: 0 ok, 2 usage, 3 input (unreadable product or input, id missing
-from the product or from the input), 4 output (a PNG cannot be written).
+from the product or from the input), 4 output (a PNG cannot be written), 5 runtime (numpy, h5py or
+matplotlib is not installed).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import importlib.util
 import math
 import os
 import re
+import shlex
 import sys
 import warnings
 from dataclasses import dataclass
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # reported by main() with what to install, not as a traceback
+    np = None
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_OUTPUT = 4
+EXIT_RUNTIME = 5
+REQUIRED_MODULES = ("numpy", "h5py", "matplotlib")
 
 PRODUCT_FORMAT = "astrosweep.period"
 CATALOG_FORMAT = "astrosweep.lightcurves"
@@ -47,13 +58,20 @@ DEFAULT_N_IDS = 4
 # and the noise floor stay visible, and a 10^6-frequency row draws in a fraction of a second.
 MAX_DRAWN_BINS = 4000
 
+# /objects/status: 0 a valid result, else why not; /objects/cleaned: what was removed (a product of
+# format_version 1 kept both in status: bits 0-2 are moved to cleaned when it is read).
 STATUS_BITS = {
+    3: "too few points",
+    4: "zero variance",
+    5: "time span beyond double-precision phases",
+    6: "power beyond a double",
+}
+CLEANED_BITS = {
     0: "non-finite points removed",
     1: "points with dy <= 0 removed",
     2: "flagged cadences removed",
-    3: "too few points",
-    4: "zero variance",
 }
+CLEANED_MASK = 0b111
 
 
 class ToolError(Exception):
@@ -77,6 +95,7 @@ class ObjectResult:
     id: int
     row: int
     status: int
+    cleaned: int
     n_points: int
     t_ref: float
     baseline: float
@@ -87,6 +106,7 @@ class ObjectResult:
     peak_frequency: np.ndarray
     peak_power: np.ndarray
     power: np.ndarray | None  # full periodogram row, or None when not stored
+    time_reference: str  # what the object's times count from
 
 
 def attr_str(attrs, name: str, default: str = "") -> str:
@@ -134,6 +154,7 @@ class Product:
         self.normalization = attr_str(a, "normalization", "?")
         self.precision = attr_str(a, "precision", "?")
         self.time_reference = attr_str(a, "time_reference")
+        self.command_line = attr_str(a, "command_line")
         self.f0 = float(attr_num(a, "grid_f0"))
         self.df = float(attr_num(a, "grid_df"))
         self.n_freq = int(attr_num(a, "grid_n"))
@@ -166,10 +187,20 @@ class Product:
         power = None
         if self.has_periodograms:
             power = np.asarray(f["periodogram/power"][i, :], dtype=np.float64)
+        status = int(scalar("objects/status", 0))
+        if "objects/cleaned" in f:
+            cleaned = int(scalar("objects/cleaned", 0))
+        else:  # format_version 1: both in status
+            cleaned, status = status & CLEANED_MASK, status & ~CLEANED_MASK
+        reference = self.time_reference
+        if "objects/bjdrefi" in f and "objects/bjdreff" in f:  # each object's own BJD reference
+            refi, reff = int(scalar("objects/bjdrefi", 0)), float(scalar("objects/bjdreff"))
+            reference = f"BJD - {refi + reff:.6f}" if math.isfinite(reff) else "unknown reference"
         return ObjectResult(
             id=object_id,
             row=i,
-            status=int(scalar("objects/status", 0)),
+            status=status,
+            cleaned=cleaned,
             n_points=int(scalar("objects/n_points", 0)),
             t_ref=float(scalar("objects/t_ref")),
             baseline=float(scalar("objects/baseline")),
@@ -180,6 +211,7 @@ class Product:
             peak_frequency=np.atleast_1d(np.asarray(f["peaks/frequency"][i], dtype=np.float64)),
             peak_power=np.atleast_1d(np.asarray(f["peaks/power"][i], dtype=np.float64)),
             power=power,
+            time_reference=reference,
         )
 
 
@@ -270,52 +302,228 @@ def read_catalog(path: str, wanted: set[int]) -> dict[int, LightCurve]:
         return out
 
 
-def resolve_input(args_input: str | None, product: Product) -> str:
+# TESS/Kepler FITS light curves, read with numpy alone (no astropy): the primary header's target id
+# and the first binary table's TIME, flux, flux error and QUALITY columns, as astrosweep reads them.
+
+FITS_BLOCK = 2880
+FITS_SUFFIXES = (".fits", ".fit", ".fits.gz", ".fts")
+# TFORM letter -> (numpy big-endian type, bytes per element)
+FITS_TYPES = {"L": ("i1", 1), "B": ("u1", 1), "I": (">i2", 2), "J": (">i4", 4), "K": (">i8", 8),
+              "E": (">f4", 4), "D": (">f8", 8), "C": (">c8", 8), "M": (">c16", 16)}
+
+
+def fits_value(text: str):
+    text = text.split("/", 1)[0].strip() if not text.lstrip().startswith("'") else text.strip()
+    if text.startswith("'"):
+        return text[1:].split("'", 1)[0].rstrip()
+    if text in ("T", "F"):
+        return text == "T"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text.replace("D", "E"))
+    except ValueError:
+        return text
+
+
+def fits_hdus(data: bytes, path: str):
+    """(header, data start) of each HDU."""
+    pos = 0
+    while pos + FITS_BLOCK <= len(data):
+        header, end = {}, False
+        while not end:
+            if pos + FITS_BLOCK > len(data):
+                raise fail_input(f"{path}: a FITS header is cut short (no END card)")
+            block = data[pos:pos + FITS_BLOCK].decode("ascii", "replace")
+            pos += FITS_BLOCK
+            for k in range(0, FITS_BLOCK, 80):
+                card = block[k:k + 80]
+                key = card[:8].strip()
+                if key == "END":
+                    end = True
+                    break
+                if card[8:10] == "= ":
+                    header[key] = fits_value(card[10:])
+        n = 1 if header.get("NAXIS", 0) else 0
+        for a in range(1, int(header.get("NAXIS", 0)) + 1):
+            n *= int(header.get(f"NAXIS{a}", 0))
+        size = abs(int(header.get("BITPIX", 8))) // 8 * int(header.get("GCOUNT", 1)) * (int(header.get("PCOUNT", 0)) + n)
+        yield header, pos
+        pos += (size + FITS_BLOCK - 1) // FITS_BLOCK * FITS_BLOCK
+
+
+def fits_column(data: bytes, header: dict, start: int, name: str, path: str):
+    """One scalar column of a binary table as float64 (None when the table has no such column)."""
+    offset, found = 0, None
+    for c in range(1, int(header.get("TFIELDS", 0)) + 1):
+        form = str(header.get(f"TFORM{c}", "")).strip()
+        m = re.fullmatch(r"(\d*)([A-Z])(.*)", form)
+        if not m:
+            raise fail_input(f"{path}: column {c} has an unreadable TFORM '{form}'")
+        repeat = int(m.group(1)) if m.group(1) else 1
+        code = m.group(2)
+        width = {"A": 1, "X": 0}.get(code, FITS_TYPES.get(code, (None, 0))[1]) * repeat
+        if code == "X":
+            width = (repeat + 7) // 8
+        elif code in "PQ":
+            width = 8 if code == "P" else 16
+        if str(header.get(f"TTYPE{c}", "")).strip().upper() == name.upper():
+            if code not in FITS_TYPES or repeat != 1:
+                raise fail_input(f"{path}: column {name} (TFORM {form}) is not one number per row")
+            found = (offset, code, c)
+        offset += width
+    if found is None:
+        return None
+    off, code, c = found
+    row_bytes, n_rows = int(header["NAXIS1"]), int(header["NAXIS2"])
+    dtype = np.dtype({"names": ["v"], "formats": [FITS_TYPES[code][0]], "offsets": [off], "itemsize": row_bytes})
+    if start + row_bytes * n_rows > len(data):
+        raise fail_input(f"{path}: the light-curve table is cut short")
+    values = np.frombuffer(data, dtype=dtype, count=n_rows, offset=start)["v"].astype(np.float64)
+    null = header.get(f"TNULL{c}")
+    if code in "BIJK" and isinstance(null, int):
+        values[values == null] = np.nan
+    return values * float(header.get(f"TSCAL{c}", 1.0)) + float(header.get(f"TZERO{c}", 0.0))
+
+
+def fits_options(command_line: str) -> tuple[str, bool]:
+    """The run's --flux-column (empty: PDCSAP_FLUX, else SAP_FLUX) and whether QUALITY was used."""
+    try:
+        words = shlex.split(command_line)
+    except ValueError:
+        words = command_line.split()
+    flux, use_quality = "", True
+    for k, w in enumerate(words):
+        if w == "--flux-column" and k + 1 < len(words):
+            flux = words[k + 1]
+        elif w.startswith("--flux-column="):
+            flux = w.split("=", 1)[1]
+        elif w == "--no-quality-mask":
+            use_quality = False
+    return flux, use_quality
+
+
+def expand_fits(paths: list[str]) -> list[str]:
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            found = sorted(os.path.join(p, n) for n in os.listdir(p)
+                           if n.endswith(FITS_SUFFIXES) and os.path.isfile(os.path.join(p, n)))
+            if not found:
+                raise fail_input(f"directory '{p}' contains no FITS files")
+            files += found
+        else:
+            files.append(p)
+    return files
+
+
+def read_fits(paths: list[str], wanted: set[int], flux_column: str, use_quality: bool) -> dict[int, LightCurve]:
+    """The wanted objects of TESS/Kepler light-curve files; files of one target are merged."""
+    parts: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for position, path in enumerate(expand_fits(paths)):
+        try:
+            opener = gzip.open if path.endswith(".gz") else open
+            with opener(path, "rb") as fh:
+                data = fh.read()
+        except OSError as e:
+            raise fail_input(f"cannot read FITS file '{path}': {e}") from e
+        if not data.startswith(b"SIMPLE  ="):
+            raise fail_input(f"'{path}' is not a FITS file")
+        hdus = fits_hdus(data, path)
+        primary, _ = next(hdus)
+        object_id = primary.get("TICID", primary.get("KEPLERID", position))
+        if not isinstance(object_id, int):
+            raise fail_input(f"{path}: the target id {object_id!r} is not an integer")
+        if object_id not in wanted:
+            continue
+        table = next(((h, start) for h, start in hdus if str(h.get("XTENSION", "")).strip() == "BINTABLE"), None)
+        if table is None:
+            raise fail_input(f"{path}: no binary table (light-curve extension) found")
+        header, start = table
+        flux_name = flux_column or ("PDCSAP_FLUX" if fits_column(data, header, start, "PDCSAP_FLUX", path) is not None
+                                    else "SAP_FLUX")
+        columns = {}
+        for name in ("TIME", flux_name, flux_name + "_ERR"):
+            columns[name] = fits_column(data, header, start, name, path)
+            if columns[name] is None:
+                raise fail_input(f"{path}: the light-curve table has no {name} column")
+        keep = np.ones(columns["TIME"].size, dtype=bool)
+        quality = fits_column(data, header, start, "QUALITY", path) if use_quality else None
+        if quality is not None:
+            keep = np.nan_to_num(quality, nan=0.0) == 0
+        parts.setdefault(object_id, []).append(
+            (columns["TIME"][keep], columns[flux_name][keep], columns[flux_name + "_ERR"][keep]))
+    out = {}
+    for object_id, pieces in parts.items():
+        t, y, dy = (np.concatenate([p[k] for p in pieces]) for k in range(3))
+        order = np.argsort(t, kind="stable")
+        out[object_id] = LightCurve(t[order], y[order], dy[order])
+    return out
+
+
+def locate(path: str, product: Product) -> str | None:
+    candidates = [path]
+    if not os.path.isabs(path):
+        candidates.append(os.path.join(os.path.dirname(os.path.abspath(product.path)), path))
+    return next((c for c in candidates if os.path.exists(c)), None)
+
+
+def resolve_input(args_input: str | None, product: Product) -> list[str]:
+    """The light-curve files to read: --input, else the product's input_paths."""
     if args_input:
         if not os.path.exists(args_input):
             raise fail_input(f"input '{args_input}' does not exist")
-        if os.path.isdir(args_input):
-            raise ToolError(EXIT_USAGE, f"--input '{args_input}' is a directory; give a CSV file or an HDF5 catalog")
-        return args_input
+        if os.path.isdir(args_input) and not has_fits_files(args_input):
+            raise ToolError(EXIT_USAGE, f"--input '{args_input}' is a directory without FITS files; give a CSV "
+                                        "file, an HDF5 catalog or FITS light curves")
+        return [args_input]
     paths = product.input_paths
-    if product.input_format == "fits":
-        raise ToolError(
-            EXIT_USAGE,
-            "the product was computed from FITS light curves, which this tool does not read; convert them with "
-            "'astrosweep convert' and give the HDF5 catalog with --input",
-        )
-    if len(paths) != 1:
+    if not paths:
+        raise ToolError(EXIT_USAGE, "the product names no input (input_paths); give the light curves with --input")
+    if len(paths) != 1 and product.input_format != "fits":
         raise ToolError(
             EXIT_USAGE,
             f"the product's input is {len(paths)} files ({product.input_format}); "
             "give the light curves with --input (a CSV file or an HDF5 catalog, e.g. from 'astrosweep convert')",
         )
-    path = paths[0]
-    candidates = [path]
-    if not os.path.isabs(path):
-        candidates.append(os.path.join(os.path.dirname(os.path.abspath(product.path)), path))
-    for c in candidates:
-        if os.path.isfile(c):
-            return c
-    raise fail_input(
-        f"the product's input '{path}' was not found (tried {', '.join(repr(c) for c in candidates)}); "
-        "give the light curves with --input"
-    )
+    found = [locate(p, product) for p in paths]
+    missing = [p for p, f in zip(paths, found) if f is None]
+    if missing:
+        raise fail_input(
+            f"the product's input {', '.join(repr(p) for p in missing[:3])}{' ...' if len(missing) > 3 else ''} "
+            "was not found (tried as given and relative to the product's directory); give the light curves with --input"
+        )
+    return found
 
 
-def read_light_curves(path: str, wanted: set[int]) -> dict[int, LightCurve]:
+def has_fits_files(directory: str) -> bool:
+    return any(n.endswith(FITS_SUFFIXES) for n in os.listdir(directory))
+
+
+def is_fits(path: str) -> bool:
+    if os.path.isdir(path):
+        return True
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as fh:
+            return fh.read(9) == b"SIMPLE  ="
+    except OSError:
+        return False
+
+
+def read_light_curves(paths: list[str], wanted: set[int], product: Product) -> dict[int, LightCurve]:
     import h5py
 
-    if h5py.is_hdf5(path):
-        return read_catalog(path, wanted)
-    with open(path, "rb") as fh:
-        if fh.read(9) == b"SIMPLE  =":
-            raise ToolError(
-                EXIT_USAGE,
-                f"'{path}' is a FITS file; convert the FITS light curves with 'astrosweep convert' "
-                "and give the HDF5 catalog with --input",
-            )
-    return read_csv(path, wanted)
+    if is_fits(paths[0]):
+        flux_column, use_quality = fits_options(product.command_line)
+        return read_fits(paths, wanted, flux_column, use_quality)
+    if len(paths) != 1:
+        raise ToolError(EXIT_USAGE, f"{len(paths)} light-curve files that are not FITS; give one CSV file or catalog")
+    if h5py.is_hdf5(paths[0]):
+        return read_catalog(paths[0], wanted)
+    return read_csv(paths[0], wanted)
 
 
 # --------------------------------------------------------------------------------------------
@@ -342,6 +550,10 @@ def format_fap(fap: float) -> str:
 def status_text(status: int) -> str:
     names = [STATUS_BITS.get(b, f"bit {b}") for b in range(32) if status >> b & 1]
     return ", ".join(names)
+
+
+def cleaned_text(cleaned: int) -> str:
+    return ", ".join(CLEANED_BITS.get(b, f"bit {b}") for b in range(32) if cleaned >> b & 1)
 
 
 def envelope(freq: np.ndarray, power: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -392,8 +604,8 @@ def draw_periodogram(ax, product: Product, obj: ObjectResult) -> None:
             why += ":\nonly the top-k peaks are drawn" if pf.size else ", and no peaks for this object"
         else:
             why = "no periodogram for this object"
-        if obj.status & 0b11000:
-            why += f"\n({status_text(obj.status & 0b11000)})"
+        if obj.status:
+            why += f"\n({status_text(obj.status)})"
         ax.text(0.5, 0.45, why, transform=ax.transAxes, ha="center", va="center", fontsize=9, color="0.35",
                 bbox=dict(boxstyle="round", fc="white", ec="0.8"))
         top = float(np.nanmax(pp)) if pp.size else 1.0
@@ -459,7 +671,7 @@ def draw_folded(ax, obj: ObjectResult, lc: LightCurve) -> None:
             ax.errorbar(t, y, yerr=dy, fmt="o", ms=3, color="C0", ecolor="0.7", elinewidth=0.6)
         else:
             ax.plot(t, y, "o", ms=3, color="C0")
-        ax.set_xlabel("time [day] (no period: not folded)")
+        ax.set_xlabel(f"time [day{', ' + obj.time_reference if obj.time_reference else ''}] (no period: not folded)")
         ax.set_ylabel("y")
         ax.grid(alpha=0.3)
         return
@@ -526,7 +738,11 @@ def draw_object(product: Product, obj: ObjectResult, lc: LightCurve, path: str, 
     )
     notes = []
     if obj.status:
-        notes.append(f"status: {status_text(obj.status)}")
+        notes.append(f"not valid: {status_text(obj.status)}")
+    if obj.cleaned:
+        notes.append(f"cleaned: {cleaned_text(obj.cleaned)}")
+    if obj.time_reference:
+        notes.append(f"times: {obj.time_reference}")
     if product.status != "complete":
         notes.append(f"product status: {product.status}")
     if notes:
@@ -553,8 +769,8 @@ def parse_args(argv):
     p.add_argument("--ids", type=int, nargs="+", metavar="ID",
                    help=f"object ids to draw (default: the {DEFAULT_N_IDS} with the highest best_power)")
     p.add_argument("--input", metavar="PATH",
-                   help="light curves to fold: CSV 'id, t, y[, dy]' or astrosweep HDF5 catalog "
-                        "(default: the product's input_paths when it is one file)")
+                   help="light curves to fold: CSV 'id, t, y[, dy]', astrosweep HDF5 catalog, or TESS/Kepler "
+                        "FITS files or a directory of them (default: the product's input_paths)")
     p.add_argument("--out-dir", default=".", metavar="DIR", help="where period_<id>.png go (default: .)")
     p.add_argument("--dpi", type=int, default=120, help="resolution of the PNGs (default: 120)")
     args = p.parse_args(argv)
@@ -563,8 +779,19 @@ def parse_args(argv):
     return args
 
 
+def missing_modules() -> list[str]:
+    return [m for m in REQUIRED_MODULES if (np is None if m == "numpy" else importlib.util.find_spec(m) is None)]
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    missing = missing_modules()
+    if missing:
+        raise ToolError(
+            EXIT_RUNTIME,
+            f"needs the Python package{'s' if len(missing) > 1 else ''} {', '.join(missing)}, not installed for "
+            f"{sys.executable}: pip install {' '.join(missing)} (or tools/install-deps.sh --with-python)",
+        )
     import matplotlib
 
     matplotlib.use("Agg")
@@ -581,11 +808,12 @@ def main(argv=None) -> int:
     if product.status != "complete":
         print(f"plot_period_product: warning: product status is '{product.status}'", file=sys.stderr)
 
-    input_path = resolve_input(args.input, product)
-    curves = read_light_curves(input_path, set(ids))
+    input_paths = resolve_input(args.input, product)
+    curves = read_light_curves(input_paths, set(ids), product)
     missing = [i for i in ids if i not in curves]
     if missing:
-        raise fail_input(f"object id(s) {', '.join(map(str, missing))} not found in the input '{input_path}'")
+        where = input_paths[0] if len(input_paths) == 1 else f"{len(input_paths)} input files"
+        raise fail_input(f"object id(s) {', '.join(map(str, missing))} not found in the input '{where}'")
 
     try:
         os.makedirs(args.out_dir, exist_ok=True)
@@ -604,3 +832,7 @@ if __name__ == "__main__":
     except ToolError as e:
         print(f"plot_period_product: {e}", file=sys.stderr)
         sys.exit(e.code)
+    except ImportError as e:  # a package that is there but broken (a numpy built for another Python)
+        print(f"plot_period_product: cannot import {e.name or 'a required package'}: {e}; reinstall "
+              f"{', '.join(REQUIRED_MODULES)} for {sys.executable}", file=sys.stderr)
+        sys.exit(EXIT_RUNTIME)

@@ -82,7 +82,8 @@ void search_block(PeriodBackend& backend, const io::LightCurveBlock& block, cons
       };
       const auto s = prepare_series(span(block.t), span(block.y), span(block.dy), config.model);
       auto& r = results[i];
-      r.status = (s.status & ~status_not_computed) | (r.n_flagged ? status_flagged_removed : 0u);
+      r.status = s.status & ~status_not_computed;
+      r.cleaned = s.cleaned | (r.n_flagged ? cleaned_flagged : 0u);
       r.n_points = s.n_used();
       r.n_nonfinite = s.n_nonfinite;
       r.n_bad_errors = s.n_bad_errors;

@@ -18,8 +18,9 @@ namespace astrosweep::period {
 
 struct ObjectResult {
   std::int64_t id = 0;
-  std::uint32_t status = status_ok;
-  std::uint32_t n_points = 0;  ///< points used
+  std::uint32_t status = status_ok;         ///< StatusBits: 0 when the result is valid
+  std::uint32_t cleaned = cleaned_nothing;  ///< CleanedBits: what was removed before the search
+  std::uint32_t n_points = 0;               ///< points used
   std::uint32_t n_nonfinite = 0;
   std::uint32_t n_bad_errors = 0;
   std::uint32_t n_flagged = 0;

@@ -33,7 +33,8 @@ void init_results(const io::LightCurveBlock& block, const std::vector<PreparedSe
     r = ObjectResult{};
     r.id = block.ids[i];
     r.n_flagged = block.n_flagged.empty() ? 0 : block.n_flagged[i];
-    r.status = s.status | (r.n_flagged ? status_flagged_removed : 0u);
+    r.status = s.status;
+    r.cleaned = s.cleaned | (r.n_flagged ? cleaned_flagged : 0u);
     r.n_points = s.n_used();
     r.n_nonfinite = s.n_nonfinite;
     r.n_bad_errors = s.n_bad_errors;

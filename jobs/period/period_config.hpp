@@ -41,14 +41,22 @@ struct PeriodConfig {
   bool keep_periodograms = false;
 };
 
-/// Per-object status bits stored in the product (docs/formats.md).
+/// What was removed from an object's light curve before the search: the product's `cleaned` bits
+/// (docs/formats.md). Cleaning says nothing about whether the result is valid: real TESS and
+/// Kepler light curves all have NaNs and flagged cadences removed.
+enum CleanedBits : std::uint32_t {
+  cleaned_nothing = 0,
+  cleaned_nonfinite = 1u << 0,   ///< points with a non-finite t, y or dy were dropped
+  cleaned_bad_errors = 1u << 1,  ///< points with dy <= 0 were dropped (generalized model)
+  cleaned_flagged = 1u << 2,     ///< cadences with quality flags were dropped on reading
+};
+
+/// Why an object has no valid result: the product's `status` bits; 0 is a valid result. Bits 1, 2
+/// and 4 are not used (they said what was cleaned before format_version 2; see CleanedBits).
 enum StatusBits : std::uint32_t {
   status_ok = 0,
-  status_nonfinite_removed = 1u << 0,   ///< points with a non-finite t, y or dy were dropped
-  status_bad_errors_removed = 1u << 1,  ///< points with dy <= 0 were dropped (generalized model)
-  status_flagged_removed = 1u << 2,     ///< cadences with quality flags were dropped on reading
-  status_too_few_points = 1u << 3,      ///< fewer than 4 usable points: no periodogram
-  status_zero_variance = 1u << 4,       ///< all usable y equal: no periodogram
+  status_too_few_points = 1u << 3,  ///< fewer than 4 usable points: no periodogram
+  status_zero_variance = 1u << 4,   ///< all usable y equal: no periodogram
   /// the times span so much that phases at the grid's highest frequency are beyond double precision
   /// (f_max * baseline / 2 >= 2^32 cycles: times of 1e300 days, or not in days): no periodogram
   status_time_span_out_of_range = 1u << 5,

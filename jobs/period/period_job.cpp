@@ -57,8 +57,8 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   const MPI_Comm comm = run.comm();
   const bool root = run.root();
   io::Catalog catalog(options.catalog, comm);
-  ProductProvenance prov{catalog.identity(), catalog.index().time_reference, grid_rule(options.grid),
-                         options.command_line};
+  ProductProvenance prov{catalog.identity(), catalog.index().time_reference, catalog.index().has_time_references,
+                         grid_rule(options.grid), options.command_line};
 
   PeriodConfig config = options.config;
   std::uint64_t n_objects = 0;
@@ -102,6 +102,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   mpi::broadcast_value(comm, prov.input.bytes);
   mpi::broadcast_string(comm, prov.input.digest);
   mpi::broadcast_string(comm, prov.time_reference);
+  mpi::broadcast_value(comm, prov.time_references);
 
   auto backend = make_period_backend(run.backend_options());
   char line[400];
@@ -130,6 +131,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     search_block(*backend, block, config, results, sink.get());
     const auto t1 = std::chrono::steady_clock::now();
     product->write_results(unit.first_item, results);
+    product->write_time_references(unit.first_item, block);
     product->sync();  // durable before the unit is reported, hence journalled
     const auto t2 = std::chrono::steady_clock::now();
     stats.units += 1;

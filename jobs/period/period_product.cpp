@@ -43,9 +43,9 @@ std::vector<io::ProductAttribute> root_attributes(const PeriodConfig& config, co
 
 // The product's size without HDF5's few kilobytes of metadata: the rows of /objects and /peaks,
 // and the periodograms.
-std::uint64_t data_bytes(std::uint64_t n, const PeriodConfig& config) {
+std::uint64_t data_bytes(std::uint64_t n, const PeriodConfig& config, bool time_references) {
   const std::uint64_t per_object =
-      6 * 8 + 6 * 4 + 2 * 8 * static_cast<std::uint64_t>(config.top_k) +
+      6 * 8 + 7 * 4 + (time_references ? 2 * 8 : 0) + 2 * 8 * static_cast<std::uint64_t>(config.top_k) +
       (config.keep_periodograms ? config.grid.n * (config.precision == Precision::fp32 ? 4 : 8) : 0);
   return n * per_object + (config.keep_periodograms ? config.grid.n * 8 : 0);  // and the frequency axis
 }
@@ -59,7 +59,7 @@ h5::Id create_file(const std::string& path, MPI_Comm comm, std::uint64_t bytes) 
 
 PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, std::uint64_t n, const PeriodConfig& config,
                              const ProductProvenance& prov)
-    : config_(config), file_(create_file(path, comm, data_bytes(n, config))) {
+    : config_(config), file_(create_file(path, comm, data_bytes(n, config, prov.time_references))) {
   const hid_t f = file_.get();
   io::write_root_attributes(f, root_attributes(config, prov));
 
@@ -71,13 +71,23 @@ PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, std::uint64
   const char* power_units = "";  // every normalisation is dimensionless
   id_ = make(o, "id", H5T_NATIVE_INT64, {n}, "", "object id, in catalog order");
   status_ = make(o, "status", H5T_NATIVE_UINT32, {n}, "",
-                 "status bits: 1 non-finite points removed, 2 points with dy <= 0 removed, 4 flagged cadences "
-                 "removed, 8 fewer than 4 usable points (not computed), 16 constant data (not computed), 32 "
-                 "time span beyond float range, 64 power beyond double range");
+                 "0: the result is valid; else bits saying why not (results NaN): 8 fewer than 4 usable points, "
+                 "16 constant data, 32 time span beyond double-precision phases, 64 power beyond double range");
+  cleaned_ = make(o, "cleaned", H5T_NATIVE_UINT32, {n}, "",
+                  "bits saying what was removed before the search (the result may still be valid): 1 non-finite "
+                  "points, 2 points with dy <= 0, 4 quality-flagged cadences; counts in n_nonfinite, n_bad_errors, "
+                  "n_flagged");
   n_points_ = make(o, "n_points", H5T_NATIVE_UINT32, {n}, "", "points used");
   n_nonfinite_ = make(o, "n_nonfinite", H5T_NATIVE_UINT32, {n}, "", "points dropped: non-finite t, y or dy");
   n_bad_errors_ = make(o, "n_bad_errors", H5T_NATIVE_UINT32, {n}, "", "points dropped: dy <= 0 (generalized model)");
   n_flagged_ = make(o, "n_flagged", H5T_NATIVE_UINT32, {n}, "", "points dropped: quality-flagged cadences");
+  if (prov.time_references) {
+    bjdrefi_ = make(o, "bjdrefi", H5T_NATIVE_INT64, {n}, "d",
+                    "integer part of the BJD this object's times (and t_ref) count from (FITS BJDREFI)");
+    bjdreff_ = make(o, "bjdreff", H5T_NATIVE_DOUBLE, {n}, "d",
+                    "fractional part of the BJD this object's times (and t_ref) count from (FITS BJDREFF; NaN: "
+                    "its input gave none)");
+  }
   t_ref_ = make(o, "t_ref", H5T_NATIVE_DOUBLE, {n}, "d",
                 "time subtracted before the periodogram (the middle of the used points' baseline)");
   baseline_ = make(o, "baseline", H5T_NATIVE_DOUBLE, {n}, "d", "t_max - t_min of the used points");
@@ -122,10 +132,15 @@ PeriodProduct::PeriodProduct(const std::string& path, MPI_Comm comm, const Perio
   const hid_t o = objects_.get();
   id_ = h5::open_dataset(o, "id");
   status_ = h5::open_dataset(o, "status");
+  cleaned_ = h5::open_dataset(o, "cleaned");
   n_points_ = h5::open_dataset(o, "n_points");
   n_nonfinite_ = h5::open_dataset(o, "n_nonfinite");
   n_bad_errors_ = h5::open_dataset(o, "n_bad_errors");
   n_flagged_ = h5::open_dataset(o, "n_flagged");
+  if (h5::exists(o, "bjdrefi")) {
+    bjdrefi_ = h5::open_dataset(o, "bjdrefi");
+    bjdreff_ = h5::open_dataset(o, "bjdreff");
+  }
   t_ref_ = h5::open_dataset(o, "t_ref");
   baseline_ = h5::open_dataset(o, "baseline");
   best_frequency_ = h5::open_dataset(o, "best_frequency");
@@ -144,6 +159,7 @@ io::Fingerprint PeriodProduct::fingerprint(std::uint64_t n_objects, const Period
   io::Fingerprint fp = io::results_fingerprint(root_attributes(config, prov));
   fp.emplace_back("n_objects", std::to_string(n_objects));
   fp.emplace_back("periodograms", config.keep_periodograms ? "yes" : "no");
+  fp.emplace_back("time_references", prov.time_references ? "per object" : "root");
   return fp;
 }
 
@@ -160,6 +176,7 @@ std::optional<ExistingProduct> PeriodProduct::inspect(const std::string& path) {
     const auto d = h5::dims(ids.get());
     found.fingerprint.emplace_back("n_objects", std::to_string(d.empty() ? 0 : d[0]));
     found.fingerprint.emplace_back("periodograms", h5::exists(f, "periodogram/power") ? "yes" : "no");
+    found.fingerprint.emplace_back("time_references", h5::exists(f, "objects/bjdrefi") ? "per object" : "root");
     found.complete = h5::string_attribute(f, "status") == std::string("complete");
     return found;
   } catch (const Error&) {
@@ -179,6 +196,7 @@ void PeriodProduct::write_results(std::uint64_t first, std::span<const ObjectRes
   };
   column(id_.get(), &ObjectResult::id);
   column(status_.get(), &ObjectResult::status);
+  column(cleaned_.get(), &ObjectResult::cleaned);
   column(n_points_.get(), &ObjectResult::n_points);
   column(n_nonfinite_.get(), &ObjectResult::n_nonfinite);
   column(n_bad_errors_.get(), &ObjectResult::n_bad_errors);
@@ -198,6 +216,13 @@ void PeriodProduct::write_results(std::uint64_t first, std::span<const ObjectRes
     }
   h5::write_rows(peak_frequency_.get(), H5T_NATIVE_DOUBLE, first, n, pf.data());
   h5::write_rows(peak_power_.get(), H5T_NATIVE_DOUBLE, first, n, pp.data());
+}
+
+void PeriodProduct::write_time_references(std::uint64_t first, const io::LightCurveBlock& block) {
+  if (!bjdrefi_.valid()) return;
+  AS_ASSERT(block.has_time_references() && block.bjdrefi.size() == block.n_objects());
+  h5::write_rows<std::int64_t>(bjdrefi_.get(), first, std::span<const std::int64_t>(block.bjdrefi));
+  h5::write_rows<double>(bjdreff_.get(), first, std::span<const double>(block.bjdreff));
 }
 
 class PeriodProduct::Sink final : public PeriodogramSink {
@@ -223,8 +248,9 @@ void PeriodProduct::sync() { durable_.sync(); }
 
 void PeriodProduct::close_all() {
   for (h5::Id* id :
-       {&periodogram_, &peak_power_, &peak_frequency_, &fap_, &best_power_, &best_period_, &best_frequency_, &baseline_,
-        &t_ref_, &n_flagged_, &n_bad_errors_, &n_nonfinite_, &n_points_, &status_, &id_, &peaks_, &objects_})
+       {&periodogram_, &peak_power_, &peak_frequency_, &fap_,     &best_power_, &best_period_,  &best_frequency_,
+        &baseline_,    &t_ref_,      &bjdreff_,        &bjdrefi_, &n_flagged_,  &n_bad_errors_, &n_nonfinite_,
+        &n_points_,    &cleaned_,    &status_,         &id_,      &peaks_,      &objects_})
     *id = h5::Id();
   if (file_.valid()) h5::flush(file_.get());
   file_ = h5::Id();

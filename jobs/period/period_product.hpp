@@ -25,12 +25,15 @@
 namespace astrosweep::period {
 
 inline constexpr const char* product_format_name = "astrosweep.period";
-inline constexpr std::int64_t product_format_version = 1;
+/// 2: `status` says only whether the result is valid, `cleaned` what was removed (in 1 status held
+/// both); per-object BJD references (bjdrefi, bjdreff) for FITS inputs.
+inline constexpr std::int64_t product_format_version = 2;
 
 struct ProductProvenance {
   io::InputIdentity input;
   std::string time_reference;
-  std::string grid_rule;  ///< how the grid was chosen, in words
+  bool time_references = false;  ///< each object has its own BJD reference: /objects/bjdrefi, bjdreff
+  std::string grid_rule;         ///< how the grid was chosen, in words
   std::string command_line;
 };
 
@@ -58,6 +61,9 @@ class PeriodProduct {
 
   /// Independent: rows [first_object, first_object + results.size()).
   void write_results(std::uint64_t first_object, std::span<const ObjectResult> results);
+  /// Independent: the BJD references of `block`'s objects, rows from `first_object` (nothing
+  /// when the product has no per-object references).
+  void write_time_references(std::uint64_t first_object, const io::LightCurveBlock& block);
   /// Periodogram sink for a block starting at `first_object` (null unless periodograms are kept).
   std::unique_ptr<PeriodogramSink> periodogram_sink(std::uint64_t first_object);
   /// Independent: returns once every row this rank has written is durable (fsync), so the units
@@ -75,7 +81,8 @@ class PeriodProduct {
   io::PosixFile durable_;  ///< this rank's descriptor of the file, for fsync
   h5::Id file_;
   h5::Id objects_, peaks_;
-  h5::Id id_, status_, n_points_, n_nonfinite_, n_bad_errors_, n_flagged_;
+  h5::Id id_, status_, cleaned_, n_points_, n_nonfinite_, n_bad_errors_, n_flagged_;
+  h5::Id bjdrefi_, bjdreff_;
   h5::Id t_ref_, baseline_, best_frequency_, best_period_, best_power_, fap_;
   h5::Id peak_frequency_, peak_power_, periodogram_;
 };

@@ -51,8 +51,8 @@ PreparedSeries prepare_series(std::span<const double> t, std::span<const double>
     e_smallest = std::min(e_smallest, e);
     e_largest = std::max(e_largest, e);
   }
-  if (s.n_nonfinite) s.status |= status_nonfinite_removed;
-  if (s.n_bad_errors) s.status |= status_bad_errors_removed;
+  if (s.n_nonfinite) s.cleaned |= cleaned_nonfinite;
+  if (s.n_bad_errors) s.cleaned |= cleaned_bad_errors;
   if (s.t.size() < min_points) {
     s.status |= status_too_few_points;
     s.baseline = s.t.empty() ? 0 : hi - lo;

@@ -25,7 +25,8 @@ struct PreparedSeries {
   double t_variance = 0;  ///< weighted variance of t (Baluev's effective baseline)
   std::uint32_t n_nonfinite = 0;
   std::uint32_t n_bad_errors = 0;
-  std::uint32_t status = status_ok;
+  std::uint32_t cleaned = cleaned_nothing;  ///< CleanedBits: what was dropped
+  std::uint32_t status = status_ok;         ///< StatusBits: why there is no valid result
 
   [[nodiscard]] std::uint32_t n_used() const noexcept { return static_cast<std::uint32_t>(t.size()); }
   [[nodiscard]] bool computable() const noexcept { return (status & status_not_computed) == 0; }

@@ -166,6 +166,8 @@ Catalog::Catalog(const CatalogOptions& options, MPI_Comm comm) {
   mpi::broadcast_vector(comm, block.t);
   mpi::broadcast_vector(comm, block.y);
   mpi::broadcast_vector(comm, block.dy);
+  mpi::broadcast_vector(comm, block.bjdrefi);
+  mpi::broadcast_vector(comm, block.bjdreff);
   memory_ = std::move(block);
 }
 
@@ -187,6 +189,10 @@ LightCurveBlock Catalog::read(std::uint64_t first_object, std::uint64_t n_object
   b.t = slice(m.t, first_row, n_rows);
   b.y = slice(m.y, first_row, n_rows);
   if (m.has_errors()) b.dy = slice(m.dy, first_row, n_rows);
+  if (m.has_time_references()) {
+    b.bjdrefi = slice(m.bjdrefi, first_object, n_objects);
+    b.bjdreff = slice(m.bjdreff, first_object, n_objects);
+  }
   return b;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <numeric>
@@ -22,13 +23,43 @@ bool has_fits_extension(const std::filesystem::path& p) {
   return ends_with(".fits") || ends_with(".fit") || ends_with(".fits.gz") || ends_with(".fts");
 }
 
+// The BJD a file's TIME counts from: BJDREFI + BJDREFF, kept apart so nothing is rounded.
+struct TimeReference {
+  bool known = false;  ///< the file has BJDREFI
+  std::int64_t days = 0;
+  double fraction = 0;
+  std::string timesys;
+
+  bool operator==(const TimeReference&) const = default;
+  [[nodiscard]] std::string label() const {
+    if (!known) return "unknown (no BJDREFI)";
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "BJD - %.6f (%s)", static_cast<double>(days) + fraction, timesys.c_str());
+    return buf;
+  }
+};
+
 struct OneFile {
   std::int64_t id = 0;
   bool has_id = false;
   std::vector<double> t, y, dy;
   std::uint32_t flagged = 0;
-  std::string time_reference;
+  std::string path;
+  TimeReference reference;
 };
+
+TimeReference time_reference_of(const fits::File& f) {
+  TimeReference ref;
+  const auto refi = f.keyword_double("BJDREFI");
+  if (!refi || !std::isfinite(*refi)) return ref;
+  ref.known = true;
+  // A BJDREFI written with a fraction (2454833.5) keeps it: floor and remainder are both exact.
+  const double whole = std::floor(*refi);
+  ref.days = static_cast<std::int64_t>(whole);
+  ref.fraction = (*refi - whole) + f.keyword_double("BJDREFF").value_or(0.0);
+  ref.timesys = f.keyword("TIMESYS").value_or("TDB");
+  return ref;
+}
 
 int find_column(const fits::File& f, const std::string& name) {
   int status = 0;
@@ -113,6 +144,7 @@ OneFile read_one(const std::string& path, const FitsReadOptions& options) {
   fits::File f(path);
   f.check_header_cards();
   OneFile out;
+  out.path = path;
   // Target id lives in the primary header.
   for (const char* key : {"TICID", "KEPLERID"}) {
     if (auto v = f.keyword_integer(key)) {
@@ -166,14 +198,7 @@ OneFile read_one(const std::string& path, const FitsReadOptions& options) {
     out.y.push_back(y[r]);
     out.dy.push_back(dy[r]);
   }
-  const auto refi = f.keyword_double("BJDREFI");
-  const auto reff = f.keyword_double("BJDREFF");
-  const auto timesys = f.keyword("TIMESYS");
-  if (refi) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "BJD - %.6f (%s)", *refi + reff.value_or(0.0), timesys.value_or("TDB").c_str());
-    out.time_reference = buf;
-  }
+  out.reference = time_reference_of(f);
   return out;
 }
 
@@ -217,7 +242,6 @@ FitsRead read_fits_light_curves(const std::vector<std::string>& files, const Fit
     result.identity.paths += (i ? "\n" : "") + files[i];
     digest.update(one.t.data(), one.t.size() * sizeof(double));
     digest.update(one.y.data(), one.y.size() * sizeof(double));
-    if (result.time_reference.empty()) result.time_reference = one.time_reference;
     if (!one.has_id) one.id = static_cast<std::int64_t>(i);  // no TICID/KEPLERID: position in the list
     auto [it, inserted] = slot_of.emplace(one.id, objects.size());
     if (inserted) {
@@ -225,12 +249,33 @@ FitsRead read_fits_light_curves(const std::vector<std::string>& files, const Fit
       continue;
     }
     OneFile& target = objects[it->second];
+    // Kepler and TESS count from different days (BJD 2454833 and 2457000): one object's cadences
+    // must share a reference, and two missions' ids (KEPLERID, TICID) that coincide are two stars.
+    AS_EXPECTS(one.reference == target.reference, InputError,
+               files[i] + " and " + target.path + " both hold object " + std::to_string(one.id) +
+                   " but their times count from different references (" + one.reference.label() + ", " +
+                   target.reference.label() + ")",
+               "a KEPLERID and a TICID that coincide are different stars: give the missions' files in separate runs");
     target.t.insert(target.t.end(), one.t.begin(), one.t.end());
     target.y.insert(target.y.end(), one.y.begin(), one.y.end());
     target.dy.insert(target.dy.end(), one.dy.begin(), one.dy.end());
     target.flagged += one.flagged;
   }
   result.identity.digest = digest.hex();
+  // One label when every object counts from the same day (a one-mission input); otherwise each
+  // object's reference is in /objects/bjdrefi + /objects/bjdreff and the label says so.
+  const bool any_reference = std::any_of(objects.begin(), objects.end(), [](auto& o) { return o.reference.known; });
+  const bool one_reference =
+      std::all_of(objects.begin(), objects.end(), [&](auto& o) { return o.reference == objects.front().reference; });
+  if (any_reference) {
+    const auto& known = *std::find_if(objects.begin(), objects.end(), [](auto& o) { return o.reference.known; });
+    const bool one_timesys = std::all_of(objects.begin(), objects.end(), [&](auto& o) {
+      return !o.reference.known || o.reference.timesys == known.reference.timesys;
+    });
+    result.time_reference = one_reference ? known.reference.label()
+                                          : "BJD - (bjdrefi + bjdreff) of each object (" +
+                                                (one_timesys ? known.reference.timesys : "TIMESYS differs") + ")";
+  }
   for (auto& o : objects) {
     // Sectors/quarters may arrive in any order: sort cadences by time (stable for equal times).
     std::vector<std::size_t> order(o.t.size());
@@ -246,6 +291,10 @@ FitsRead read_fits_light_curves(const std::vector<std::string>& files, const Fit
       dy[k] = o.dy[order[k]];
     }
     result.block.append(o.id, t, y, dy, o.flagged);
+    if (any_reference) {
+      result.block.bjdrefi.push_back(o.reference.days);
+      result.block.bjdreff.push_back(o.reference.known ? o.reference.fraction : std::nan(""));
+    }
   }
   return result;
 }

@@ -19,14 +19,16 @@ struct FitsReadOptions {
 struct FitsRead {
   LightCurveBlock block;
   InputIdentity identity;
-  std::string time_reference;
+  std::string time_reference;  ///< the objects' common reference, or a label naming the per-object columns
 };
 
 /// Expands a mix of files and directories (directories: their *.fits, *.fit, *.fits.gz, sorted).
 std::vector<std::string> expand_fits_inputs(const std::vector<std::string>& inputs);
 
 /// Reads every file; files of the same target (TICID / KEPLERID) become one object, their cadences
-/// concatenated in time order, in order of first appearance. Throws InputError naming the file.
+/// concatenated in time order, in order of first appearance; each object keeps its own BJD
+/// reference (block.bjdrefi/bjdreff), so Kepler and TESS files mix. Throws InputError naming the
+/// file, and for files of one object whose references differ.
 FitsRead read_fits_light_curves(const std::vector<std::string>& files, const FitsReadOptions& options);
 
 }  // namespace astrosweep::io

@@ -30,6 +30,7 @@ void write_h5_catalog(const std::string& path, const LightCurveBlock& block, con
     using T = typename std::decay_t<decltype(v)>::value_type;
     h5::Id ds = h5::create_dataset(loc, name, h5::native_type<T>(), {v.size()});
     h5::write_rows<T>(ds.get(), 0, std::span<const T>(v));
+    return ds;
   };
   put(objects.get(), "id", block.ids);
   put(objects.get(), "offset", offsets);
@@ -37,6 +38,12 @@ void write_h5_catalog(const std::string& path, const LightCurveBlock& block, con
   put(objects.get(), "t_min", index.t_min);
   put(objects.get(), "t_max", index.t_max);
   put(objects.get(), "n_flagged", block.n_flagged);
+  if (block.has_time_references()) {
+    h5::described(put(objects.get(), "bjdrefi", block.bjdrefi), "d",
+                  "integer part of the BJD the object's times count from (FITS BJDREFI)");
+    h5::described(put(objects.get(), "bjdreff", block.bjdreff), "d",
+                  "fractional part of the BJD the object's times count from (FITS BJDREFF; NaN: the input gave none)");
+  }
   h5::Id points = h5::create_group(file.get(), "points");
   put(points.get(), "t", block.t);
   put(points.get(), "y", block.y);
@@ -80,6 +87,15 @@ H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
   ids_ = h5::open_dataset(file_.get(), "objects/id");
   counts_ = h5::open_dataset(file_.get(), "objects/count");
   if (h5::exists(file_.get(), "objects/n_flagged")) n_flagged_ = h5::open_dataset(file_.get(), "objects/n_flagged");
+  // Per-object references (FITS inputs, possibly of several missions) or none: one root label.
+  const bool has_refi = h5::exists(file_.get(), "objects/bjdrefi");
+  AS_EXPECTS(has_refi == h5::exists(file_.get(), "objects/bjdreff"), InputError,
+             "'" + path + "': the catalog has one of /objects/bjdrefi and /objects/bjdreff but not the other",
+             "write both (each object's time reference is their sum) or neither");
+  if (has_refi) {
+    bjdrefi_ = h5::open_dataset(file_.get(), "objects/bjdrefi");
+    bjdreff_ = h5::open_dataset(file_.get(), "objects/bjdreff");
+  }
   t_ = h5::open_dataset(file_.get(), "points/t");
   y_ = h5::open_dataset(file_.get(), "points/y");
   if (h5::exists(file_.get(), "points/dy")) dy_ = h5::open_dataset(file_.get(), "points/dy");
@@ -87,7 +103,8 @@ H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
 
 void H5Catalog::check_layout() const {
   const std::uint64_t n_objects = column_length(path_, ids_.get(), "objects/id");
-  for (const char* name : {"objects/offset", "objects/count", "objects/t_min", "objects/t_max", "objects/n_flagged"}) {
+  for (const char* name : {"objects/offset", "objects/count", "objects/t_min", "objects/t_max", "objects/n_flagged",
+                           "objects/bjdrefi", "objects/bjdreff"}) {
     if (!h5::exists(file_.get(), name)) continue;
     h5::Id column = h5::open_dataset(file_.get(), name);
     AS_EXPECTS(column_length(path_, column.get(), name) == n_objects, InputError,
@@ -109,6 +126,7 @@ CatalogIndex H5Catalog::read_index() const {
   index.t_max = h5::read_all<double>(file_.get(), "objects/t_max");
   const auto offsets = h5::read_all<std::uint64_t>(file_.get(), "objects/offset");
   index.has_errors = dy_.valid();
+  index.has_time_references = bjdrefi_.valid();
   index.time_reference = h5::string_attribute(file_.get(), "time_reference").value_or("");
   const std::size_t n = index.ids.size();
   AS_EXPECTS(n > 0, InputError, "'" + path_ + "' is a catalog without objects",
@@ -162,6 +180,10 @@ LightCurveBlock H5Catalog::read(std::uint64_t first_object, std::uint64_t n_obje
   block.t = h5::read_rows<double>(t_.get(), first_row, n_rows);
   block.y = h5::read_rows<double>(y_.get(), first_row, n_rows);
   if (dy_.valid()) block.dy = h5::read_rows<double>(dy_.get(), first_row, n_rows);
+  if (bjdrefi_.valid()) {
+    block.bjdrefi = h5::read_rows<std::int64_t>(bjdrefi_.get(), first_object, n_objects);
+    block.bjdreff = h5::read_rows<double>(bjdreff_.get(), first_object, n_objects);
+  }
   return block;
 }
 

@@ -8,6 +8,8 @@
 //   /objects/t_min     float64 [n_objects]  smallest finite time (NaN if none)
 //   /objects/t_max     float64 [n_objects]
 //   /objects/n_flagged uint32 [n_objects]   cadences dropped by quality flags on conversion
+//   /objects/bjdrefi int64, /objects/bjdreff float64 [n_objects] (optional, both or neither):
+//                      the BJD each object's times count from (FITS inputs; missions may mix)
 //   /points/t, /points/y float64 [n_rows];  /points/dy float64 [n_rows] (optional)
 // Rows of an object are contiguous and objects follow each other (offset[i+1] = offset[i]+count[i]).
 
@@ -45,7 +47,7 @@ class H5Catalog {
   std::string path_;
   h5::Id file_;
   // Opened once by all ranks together, then read independently.
-  h5::Id ids_, counts_, n_flagged_, t_, y_, dy_;
+  h5::Id ids_, counts_, n_flagged_, bjdrefi_, bjdreff_, t_, y_, dy_;
 };
 
 }  // namespace astrosweep::io

@@ -27,6 +27,7 @@ CatalogIndex index_of(const LightCurveBlock& block, std::string time_reference) 
   index.ids = block.ids;
   index.counts = block.counts;
   index.has_errors = block.has_errors();
+  index.has_time_references = block.has_time_references();
   index.time_reference = std::move(time_reference);
   index.t_min.resize(block.n_objects());
   index.t_max.resize(block.n_objects());

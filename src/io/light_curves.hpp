@@ -16,9 +16,16 @@ struct LightCurveBlock {
   std::vector<double> t;                 ///< days, any zero point
   std::vector<double> y;
   std::vector<double> dy;  ///< empty when the input has no uncertainties
+  /// The BJD each object's times count from, as its FITS files give it (BJDREFI + BJDREFF, kept
+  /// apart so the sum stays exact): Kepler and TESS objects of one input each keep their own.
+  /// Empty when the input has no such reference (CSV, a catalog without them); bjdreff is NaN
+  /// (and bjdrefi 0) for an object whose files had no BJDREFI.
+  std::vector<std::int64_t> bjdrefi;
+  std::vector<double> bjdreff;
 
   [[nodiscard]] std::size_t n_objects() const noexcept { return ids.size(); }
   [[nodiscard]] bool has_errors() const noexcept { return !dy.empty(); }
+  [[nodiscard]] bool has_time_references() const noexcept { return !bjdrefi.empty(); }
   /// Appends one object; dy must be empty exactly when the block has no errors.
   void append(std::int64_t id, const std::vector<double>& ot, const std::vector<double>& oy,
               const std::vector<double>& ody, std::uint32_t flagged = 0);
@@ -32,7 +39,8 @@ struct CatalogIndex {
   std::vector<double> t_min;  ///< NaN when the object has no finite time
   std::vector<double> t_max;
   bool has_errors = false;
-  std::string time_reference;  ///< free text, e.g. "MJD", "BTJD = BJD - 2457000"
+  bool has_time_references = false;  ///< the objects carry their own BJD reference (bjdrefi, bjdreff)
+  std::string time_reference;        ///< free text, e.g. "MJD", "BTJD = BJD - 2457000"
 
   [[nodiscard]] std::size_t n_objects() const noexcept { return ids.size(); }
 };

@@ -72,27 +72,27 @@ bad_input(bad_csv_unreadable AS_NOBODY CODE 3 MATCH "cannot read input file .*Pe
 # N_t = 1, 2, 3 (2, 3, 4: a sinusoid and a mean fit 3 points exactly), negative and zero errors
 # (5, 6: dropped by the generalized model, used by the standard one), constant data (8).
 bad_input_product(period_unusable_objects NP 2 COMMAND period -i ${c}/unusable.csv ${grid}
-  EXPECT "object 1 status 9 points 0 frequency nan" "object 2 status 8 points 1 frequency nan"
-         "object 3 status 8 points 2 frequency nan" "object 4 status 8 points 3 frequency nan"
-         "object 5 status 10 points 0 frequency nan" "object 6 status 10 points 0 frequency nan"
-         "object 8 status 16 points 6 frequency nan")
+  EXPECT "object 1 status 8 cleaned 1 points 0 frequency nan" "object 2 status 8 cleaned 0 points 1 frequency nan"
+         "object 3 status 8 cleaned 0 points 2 frequency nan" "object 4 status 8 cleaned 0 points 3 frequency nan"
+         "object 5 status 8 cleaned 2 points 0 frequency nan" "object 6 status 8 cleaned 2 points 0 frequency nan"
+         "object 8 status 16 cleaned 0 points 6 frequency nan")
 bad_input_product(period_unusable_objects_standard COMMAND period -i ${c}/unusable.csv ${grid} --model standard
-  EXPECT "object 5 status 0 points 6 frequency [0-9.]+ power [0-9.e-]+ finite" "object 4 status 8 points 3")
+  EXPECT "object 5 status 0 cleaned 0 points 6 frequency [0-9.]+ power [0-9.e-]+ finite" "object 4 status 8 cleaned 0 points 3")
 # 1e300 fluxes and 1e+-300 errors give the ordinary object's period (7); times of 1e300 days (14,
 # 15) get status 32; with the psd normalisation, powers beyond a double get status 64.
-set(same "status 0 points 40 frequency 1.9335 power 0.999999 finite")
+set(same "status 0 cleaned 0 points 40 frequency 1.9335 power 0.999999 finite")
 bad_input_product(period_absurd_values COMMAND period -i ${c}/absurd.csv ${grid}
   EXPECT "object 7 ${same}" "object 11 ${same}" "object 12 ${same}" "object 13 ${same}" "object 16 ${same}"
-         "object 14 status 32 points 40 frequency nan" "object 15 status 32 points 40 frequency nan")
+         "object 14 status 32 cleaned 0 points 40 frequency nan" "object 15 status 32 cleaned 0 points 40 frequency nan")
 # FP32 powers differ in the last digit between compilers (GCC 0.999999, clang 1).
-set(same_fp32 "status 0 points 40 frequency 1.9335 power (1|0[.]99999[0-9]*) finite")
+set(same_fp32 "status 0 cleaned 0 points 40 frequency 1.9335 power (1|0[.]99999[0-9]*) finite")
 bad_input_product(period_absurd_values_fp32 COMMAND period -i ${c}/absurd.csv ${grid} --precision fp32
   EXPECT "object 7 ${same_fp32}" "object 11 ${same_fp32}" "object 12 ${same_fp32}" "object 13 ${same_fp32}"
          "object 16 ${same_fp32}"
-         "object 14 status 32 points 40 frequency nan" "object 15 status 32 points 40 frequency nan")
+         "object 14 status 32 cleaned 0 points 40 frequency nan" "object 15 status 32 cleaned 0 points 40 frequency nan")
 bad_input_product(period_absurd_values_psd COMMAND period -i ${c}/absurd.csv ${grid} --normalization psd
-  EXPECT "object 7 status 0 points 40 frequency 1.9335 power [0-9.]+ finite" "object 11 status 64 points 40 frequency nan"
-         "object 12 status 64 points 40 frequency nan" "object 16 status 0 points 40 frequency 1.9335"
+  EXPECT "object 7 status 0 cleaned 0 points 40 frequency 1.9335 power [0-9.]+ finite" "object 11 status 64 cleaned 0 points 40 frequency nan"
+         "object 12 status 64 cleaned 0 points 40 frequency nan" "object 16 status 0 cleaned 0 points 40 frequency 1.9335"
          "object 15 status 32")
 # The automatic grid follows the longest baseline: 1e300 days would never end.
 bad_input(bad_csv_absurd_times_auto_grid CODE 3 MATCH "automatic grid would have .* object 15 spans" FILE ""
@@ -130,8 +130,8 @@ bad_input(bad_fitslc_unlistable_directory AS_NOBODY CODE 3 MATCH "cannot list di
 # N_t = 0 (a table without rows), 1, 2, only NaN fluxes: kept with status bits; an ordinary one.
 bad_input_product(period_fitslc_short_objects COMMAND period -i ${f}/zero_rows_lc.fits ${f}/one_row_lc.fits
   ${f}/two_rows_lc.fits ${f}/nan_flux_lc.fits ${f}/good_lc.fits ${grid}
-  EXPECT "object 200 status 8 points 0" "object 201 status 8 points 1" "object 202 status 8 points 2"
-         "object 203 status 9 points 0" "object 101 status 0 points 500 frequency [0-9.]+ power [0-9.]+ finite")
+  EXPECT "object 200 status 8 cleaned 0 points 0" "object 201 status 8 cleaned 0 points 1" "object 202 status 8 cleaned 0 points 2"
+         "object 203 status 8 cleaned 1 points 0" "object 101 status 0 cleaned 0 points 500 frequency [0-9.]+ power [0-9.]+ finite")
 # One target in two files (sectors) listed out of time order, cadences descending: the same
 # object as one file in time order.
 bad_input_product(period_fitslc_sectors_merged COMMAND period -i ${f}/sectors ${grid} SAME_AS period -i ${f}/good_lc.fits ${grid})
@@ -159,9 +159,9 @@ bad_input(bad_h5cat_unreadable AS_NOBODY CODE 3 MATCH "Permission denied" FILE $
   COMMAND period -i ${h}/unreadable.h5 --format hdf5 -o @OUT@ ${grid})
 # N_t = 0, 1, 2 and only NaNs, read in parallel.
 bad_input_product(period_h5cat_short_objects NP 2 COMMAND period -i ${h}/good.h5 ${grid}
-  EXPECT "object 1 status 0 points 40 frequency [0-9.]+ power [0-9.]+ finite" "object 2 status 8 points 0"
-         "object 3 status 8 points 1" "object 4 status 8 points 2" "object 5 status 9 points 0"
-         "object 6 status 0 points 40")
+  EXPECT "object 1 status 0 cleaned 0 points 40 frequency [0-9.]+ power [0-9.]+ finite" "object 2 status 8 cleaned 0 points 0"
+         "object 3 status 8 cleaned 0 points 1" "object 4 status 8 cleaned 0 points 2" "object 5 status 8 cleaned 1 points 0"
+         "object 6 status 0 cleaned 0 points 40")
 
 # --- FITS cubes (scfind) ---
 set(k ${bi}/cube)

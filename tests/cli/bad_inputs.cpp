@@ -1,6 +1,7 @@
 // bad_inputs: fixtures and checks for the bad-input suite (tests/cli/bad_input_suite.cmake).
 //   bad_inputs fixtures DIR         writes small bad (and borderline) inputs of every format into DIR
 //   bad_inputs product FILE         prints a period product's status and one line per object
+//                                   (with its time reference, and each object's when it has one)
 //   bad_inputs state FILE           prints absent, unreadable, or the product's status attribute
 //   bad_inputs fsize BYTES CMD ...  runs CMD with a file-size limit (RLIMIT_FSIZE) of BYTES: a full
 //                                   disk that is the same on every machine
@@ -523,16 +524,26 @@ int fixtures(const std::string& dir) {
 int product(const std::string& path) {
   h5::Id file = h5::open_file(path, h5::Access::read);
   std::printf("status %s\n", h5::string_attribute(file.get(), "status").value_or("?").c_str());
+  std::printf("time_reference %s\n", h5::string_attribute(file.get(), "time_reference").value_or("?").c_str());
   const auto id = h5::read_all<std::int64_t>(file.get(), "objects/id");
   const auto status = h5::read_all<std::uint32_t>(file.get(), "objects/status");
+  const auto cleaned = h5::read_all<std::uint32_t>(file.get(), "objects/cleaned");
   const auto points = h5::read_all<std::uint32_t>(file.get(), "objects/n_points");
   const auto frequency = h5::read_all<double>(file.get(), "objects/best_frequency");
   const auto power = h5::read_all<double>(file.get(), "objects/best_power");
   const auto fap = h5::read_all<double>(file.get(), "objects/fap");
+  // Each object's BJD reference, when the input gave one per object (FITS).
+  const bool has_references = h5::exists(file.get(), "objects/bjdrefi");
+  const auto bjdrefi =
+      has_references ? h5::read_all<std::int64_t>(file.get(), "objects/bjdrefi") : std::vector<std::int64_t>{};
+  const auto bjdreff = has_references ? h5::read_all<double>(file.get(), "objects/bjdreff") : std::vector<double>{};
   for (std::size_t i = 0; i < id.size(); ++i) {
     const bool finite = std::isfinite(frequency[i]) && std::isfinite(power[i]) && std::isfinite(fap[i]);
-    std::printf("object %lld status %u points %u frequency %.9g power %.6g %s\n", static_cast<long long>(id[i]),
-                status[i], points[i], frequency[i], power[i], finite ? "finite" : "nan");
+    std::printf("object %lld status %u cleaned %u points %u frequency %.9g power %.6g %s",
+                static_cast<long long>(id[i]), status[i], cleaned[i], points[i], frequency[i], power[i],
+                finite ? "finite" : "nan");
+    if (has_references) std::printf(" bjdref %lld+%.17g", static_cast<long long>(bjdrefi[i]), bjdreff[i]);
+    std::printf("\n");
   }
   return 0;
 }

@@ -50,6 +50,18 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/fits.conf "# a parameter file\nmodel = ge
 astrosweep_add_mpi_run(period_fits_directory NP 2 FIXTURES_REQUIRED fits
   COMMAND ${exe} period -i ${fits}/good -o ${out}/fits.h5 --overwrite --config ${CMAKE_CURRENT_BINARY_DIR}/fits.conf)
 set_tests_properties(period_fits_directory PROPERTIES PASS_REGULAR_EXPRESSION "101 +1[0-9]+ +0.588")
+# Kepler and TESS files in one input (times 2,167 days apart in BJD): each object's own reference
+# reaches the catalog and the product, read directly or through the catalog, with the same results.
+astrosweep_add_mpi_run(convert_fits_mixed_missions NP 1 FIXTURES_REQUIRED fits FIXTURES_SETUP fits_mixed_catalog
+  COMMAND ${exe} convert -i ${fits}/mixed -o ${out}/fits_mixed.h5 --overwrite)
+add_test(NAME period_fits_mixed_missions COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNP=2
+  -DEXE=$<TARGET_FILE:astrosweep> -DTOOL=$<TARGET_FILE:bad_inputs>
+  "-DARGS=period|-i|${fits}/mixed|-o|${out}/fits_mixed_direct.h5|--overwrite|--pmin|0.2|--pmax|5" -DOUT=${out}/fits_mixed_direct.h5
+  "-DEXPECT=time_reference BJD - [(]bjdrefi [+] bjdreff[)] of each object [(]TDB[)]@@object 757076 status 0 cleaned 4 points [0-9]+ frequency 0[.]43[0-9]+ [^\n]* bjdref 2454833[+]0@@object 404 status 0 cleaned 4 points [0-9]+ frequency 1[.]6[0-9]+ [^\n]* bjdref 2457000[+]0"
+  "-DARGS2=period|-i|${out}/fits_mixed.h5|-o|${out}/fits_mixed_catalog.h5|--overwrite|--pmin|0.2|--pmax|5"
+  -DOUT2=${out}/fits_mixed_catalog.h5 -P ${PROJECT_SOURCE_DIR}/tests/cli/expect_product.cmake)
+set_tests_properties(period_fits_mixed_missions PROPERTIES FIXTURES_REQUIRED "fits;fits_mixed_catalog"
+                     ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi" TIMEOUT 300)
 astrosweep_add_mpi_run(period_ida_auto_grid NP 1
   COMMAND ${exe} period -i ${lc}/ztf_243ida_r.csv -o ${out}/ida_auto.h5 --overwrite --model standard)
 

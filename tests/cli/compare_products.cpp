@@ -24,9 +24,10 @@ namespace {
 std::vector<std::string> datasets_of(hid_t file) {
   std::vector<std::string> names;
   for (const char* n :
-       {"objects/id", "objects/status", "objects/n_points", "objects/n_nonfinite", "objects/n_bad_errors",
-        "objects/n_flagged", "objects/t_ref", "objects/baseline", "objects/best_frequency", "objects/best_period",
-        "objects/best_power", "objects/fap", "peaks/frequency", "peaks/power", "periodogram/power",
+       {"objects/id", "objects/status", "objects/cleaned", "objects/n_points", "objects/n_nonfinite",
+        "objects/n_bad_errors", "objects/n_flagged", "objects/bjdrefi", "objects/bjdreff", "objects/t_ref",
+        "objects/baseline", "objects/best_frequency", "objects/best_period", "objects/best_power", "objects/fap",
+        "peaks/frequency", "peaks/power", "periodogram/power",
         // scfind products
         "mask", "kernel_pairs/fwhm_xy", "kernel_pairs/width_z", "kernel_pairs/noise",
         // fdas products (series/source is provenance, compared with the attributes)

@@ -18,15 +18,24 @@ struct Cadence {
   int quality;
 };
 
-// A minimal SPOC-like light-curve file: primary header with TICID and BJDREFI/F, then a
+// Where a mission's times count from: TESS's BTJD (BJD - 2457000), Kepler's BKJD (BJD - 2454833).
+struct Mission {
+  const char* id_key;
+  long bjdrefi;
+  double bjdreff;
+};
+constexpr Mission tess{"TICID", 2457000, 0.0};
+constexpr Mission kepler{"KEPLERID", 2454833, 0.0};
+
+// A minimal SPOC-like light-curve file: primary header with TICID (KEPLERID) and BJDREFI/F, then a
 // LIGHTCURVE binary table.
 void write_light_curve(const std::string& path, long ticid, const std::vector<Cadence>& rows, bool with_pdcsap = true,
-                       bool with_err = true) {
+                       bool with_err = true, const Mission& mission = tess) {
   int status = 0;
   fitsfile* f = nullptr;
   fits_create_file(&f, ("!" + path).c_str(), &status);
   fits_create_img(f, 8, 0, nullptr, &status);
-  fits_write_key(f, TLONG, "TICID", &ticid, "TESS input catalog id", &status);
+  fits_write_key(f, TLONG, mission.id_key, &ticid, "target id", &status);
   std::vector<std::string> names{"TIME", "QUALITY"};
   if (with_pdcsap) names.push_back("PDCSAP_FLUX");
   if (with_pdcsap && with_err) names.push_back("PDCSAP_FLUX_ERR");
@@ -41,8 +50,8 @@ void write_light_curve(const std::string& path, long ticid, const std::vector<Ca
   char extname[] = "LIGHTCURVE";
   fits_create_tbl(f, BINARY_TBL, 0, static_cast<int>(names.size()), ttype.data(), tform.data(), nullptr, extname,
                   &status);
-  long refi = 2457000;
-  double reff = 0.0;
+  long refi = mission.bjdrefi;
+  double reff = mission.bjdreff;
   fits_write_key(f, TLONG, "BJDREFI", &refi, nullptr, &status);
   fits_write_key(f, TDOUBLE, "BJDREFF", &reff, nullptr, &status);
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -88,6 +97,46 @@ TEST(FitsLightCurves, SectorsOfOneTargetMergeInTimeOrder) {
   EXPECT_EQ(r.block.counts[0], 3u);
   EXPECT_DOUBLE_EQ(r.block.t[0], 1000.0);
   EXPECT_DOUBLE_EQ(r.block.t[2], 2000.5);
+}
+
+// Kepler and TESS files in one input: each object keeps the day its times count from (they are
+// 2,167 days apart), exactly, and the common label says the references are per object.
+TEST(FitsLightCurves, MixedMissionsKeepEachObjectsTimeReference) {
+  test::TempDir dir;
+  constexpr Mission k2_odd{"KEPLERID", 2454833, 0.25};  // a fractional BJDREFF is kept exactly
+  write_light_curve(dir.path("kplr_a.fits"), 8462852, {{120.0, 1, 1, 0}, {121.0, 2, 1, 0}}, true, true, kepler);
+  write_light_curve(dir.path("tess_b.fits"), 8462852 + 1, {{1400.0, 3, 1, 0}}, true, true, tess);
+  write_light_curve(dir.path("k2_c.fits"), 7, {{2000.0, 3, 1, 0}}, true, true, k2_odd);
+  const auto r = read_fits_light_curves(expand_fits_inputs({dir.path("")}), {});
+  ASSERT_EQ(r.block.n_objects(), 3u);
+  ASSERT_TRUE(r.block.has_time_references());
+  // Files in name order: k2_c, kplr_a, tess_b.
+  EXPECT_EQ(r.block.bjdrefi, (std::vector<std::int64_t>{2454833, 2454833, 2457000}));
+  EXPECT_EQ(r.block.bjdreff, (std::vector<double>{0.25, 0.0, 0.0}));
+  EXPECT_DOUBLE_EQ(r.block.t[1], 120.0);  // times as the files give them: relative to their own day
+  EXPECT_NE(r.time_reference.find("of each object"), std::string::npos) << r.time_reference;
+  const auto index = index_of(r.block, r.time_reference);
+  EXPECT_TRUE(index.has_time_references);
+
+  // One mission: the label names the day, as before; the columns are there all the same.
+  const auto one = read_fits_light_curves({dir.path("kplr_a.fits")}, {});
+  EXPECT_NE(one.time_reference.find("BJD - 2454833.000000 (TDB)"), std::string::npos) << one.time_reference;
+  EXPECT_EQ(one.block.bjdrefi, (std::vector<std::int64_t>{2454833}));
+}
+
+// A KEPLERID and a TICID that coincide are two stars; merging their cadences would put times of
+// two references in one light curve.
+TEST(FitsLightCurves, OneIdWithTwoTimeReferencesIsAnError) {
+  test::TempDir dir;
+  write_light_curve(dir.path("a.fits"), 42, {{120.0, 1, 1, 0}}, true, true, kepler);
+  write_light_curve(dir.path("b.fits"), 42, {{1400.0, 3, 1, 0}}, true, true, tess);
+  try {
+    read_fits_light_curves({dir.path("a.fits"), dir.path("b.fits")}, {});
+    FAIL() << "cadences of two time references were merged";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("different references"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("2454833"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FitsLightCurves, FallsBackToSapFluxAndHonoursFluxColumn) {

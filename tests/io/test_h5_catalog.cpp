@@ -145,5 +145,49 @@ TEST(H5Catalog, CountsCannotPromiseRowsThatAreNotThere) {
   expect_catalog_error(third, {"/objects/n_flagged and /objects/id have different lengths"});
 }
 
+// Objects of two missions keep their own BJD references through the catalog, read by ranges;
+// a catalog without them (written before they existed, or from CSV) has one root label.
+TEST(H5Catalog, PerObjectTimeReferencesRoundTrip) {
+  test::TempDir dir;
+  LightCurveBlock block;
+  block.append(7, {120.0, 121.0}, {1, 2}, {0.1, 0.1});
+  block.append(8, {1400.0, 1401.0, 1402.0}, {1, 2, 3}, {0.1, 0.1, 0.1});
+  block.bjdrefi = {2454833, 2457000};
+  block.bjdreff = {0.25, 0.0};
+  const auto path = dir.path("mixed.h5");
+  write_h5_catalog(path, block, "BJD - (bjdrefi + bjdreff) of each object (TDB)", {"fits", "a\nb", 0, "0"});
+  H5Catalog catalog(path, MPI_COMM_WORLD);
+  const auto index = catalog.read_index();
+  EXPECT_TRUE(index.has_time_references);
+  const auto second = catalog.read(1, 1, 2, 3);
+  EXPECT_EQ(second.bjdrefi, (std::vector<std::int64_t>{2457000}));
+  EXPECT_EQ(second.bjdreff, (std::vector<double>{0.0}));
+  const auto both = catalog.read(0, 2, 0, 5);
+  EXPECT_EQ(both.bjdreff, (std::vector<double>{0.25, 0.0}));
+
+  const auto plain = small_catalog(dir);
+  EXPECT_FALSE(H5Catalog(plain, MPI_COMM_WORLD).read_index().has_time_references);
+  EXPECT_FALSE(H5Catalog(plain, MPI_COMM_WORLD).read(0, 1, 0, 3).has_time_references());
+}
+
+TEST(H5Catalog, HalfATimeReferenceIsAnError) {
+  test::TempDir dir;
+  const auto path = small_catalog(dir);
+  {
+    h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    const hsize_t two = 2;
+    h5::Id space(H5Screate_simple(1, &two, nullptr));
+    h5::Id ds(H5Dcreate2(file.get(), "objects/bjdrefi", H5T_NATIVE_INT64, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT));
+    ASSERT_TRUE(ds.valid());
+  }
+  try {
+    H5Catalog catalog(path, MPI_COMM_WORLD);
+    FAIL() << "bjdrefi without bjdreff was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/objects/bjdrefi and /objects/bjdreff"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace astrosweep::io

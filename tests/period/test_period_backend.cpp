@@ -129,9 +129,32 @@ TEST(PeriodBackend, UncomputableObjectsGetAStatusNotACrash) {
   EXPECT_EQ(r[2].n_nonfinite, 3u);
   EXPECT_TRUE(r[3].status & status_too_few_points);
   for (int i = 0; i < 4; ++i) EXPECT_TRUE(std::isnan(r[i].best_frequency));
-  EXPECT_TRUE(r[4].status & status_bad_errors_removed);
+  EXPECT_EQ(r[4].cleaned, cleaned_bad_errors);
+  EXPECT_EQ(r[4].status, status_ok);
   EXPECT_EQ(r[4].n_points, 4u);
   EXPECT_TRUE(std::isfinite(r[4].best_frequency));
+}
+
+// A real TESS/Kepler object has NaN fluxes and flagged cadences removed, and a valid result: the
+// cleaning goes to `cleaned`, and `status` stays 0 so that keeping status == 0 keeps it.
+TEST(PeriodBackend, CleanedObjectIsValid) {
+  io::LightCurveBlock block;
+  std::vector<double> t, y, dy;
+  for (int j = 0; j < 200; ++j) {
+    t.push_back(0.13 * j);
+    y.push_back(j % 50 == 7 ? std::nan("") : std::sin(2 * M_PI * t.back() / 1.7));
+    dy.push_back(0.1);
+  }
+  block.append(1, t, y, dy, /*flagged=*/12);
+  block.append(2, t, std::vector<double>(t.size(), 1.0), dy);  // constant: cleaned nothing, not valid
+  const auto r = run(block, paper_grid(Model::generalized, Precision::fp64));
+  EXPECT_EQ(r[0].status, status_ok);
+  EXPECT_EQ(r[0].cleaned, cleaned_nonfinite | cleaned_flagged);
+  EXPECT_EQ(r[0].n_nonfinite, 4u);
+  EXPECT_EQ(r[0].n_flagged, 12u);
+  EXPECT_TRUE(std::isfinite(r[0].best_frequency));
+  EXPECT_EQ(r[1].status, status_zero_variance);
+  EXPECT_EQ(r[1].cleaned, cleaned_nothing);
 }
 
 // Absurd magnitudes: every result is finite or carries a bit saying why not, in every precision.

@@ -73,6 +73,7 @@ void expect_same(const Outcome& cpu, const Outcome& gpu, const PeriodConfig& c, 
     const auto& b = gpu.results[i];
     const std::string where = what + " object " + std::to_string(a.id);
     EXPECT_EQ(a.status, b.status) << where;
+    EXPECT_EQ(a.cleaned, b.cleaned) << where;
     EXPECT_EQ(a.n_points, b.n_points) << where;
     if (std::isnan(a.best_power)) {
       EXPECT_TRUE(std::isnan(b.best_power)) << where;
@@ -120,7 +121,8 @@ void compare(const io::LightCurveBlock& block, const PeriodConfig& c, const std:
              std::uint64_t device_budget = 0) {
   const auto cpu = run(BackendKind::cpu, block, c, rows);
   const auto gpu = run(BackendKind::cuda, block, c, rows, device_budget);
-  expect_same(cpu, gpu, c, what + " " + to_string(c.model) + " " + to_string(c.precision) + " " + to_string(c.normalization));
+  expect_same(cpu, gpu, c,
+              what + " " + to_string(c.model) + " " + to_string(c.precision) + " " + to_string(c.normalization));
 }
 
 TEST_F(CudaBackend, RealCatalogsInEveryModelAndPrecision) {
