@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/job.hpp"
 #include "io/catalog.hpp"
 #include "io/h5_catalog.hpp"
 #include "io/h5_timeseries.hpp"
+#include "io/output_lock.hpp"
 #include "io/output_path.hpp"
 #include "io/time_series_inputs.hpp"
 
@@ -68,6 +70,10 @@ int convert_command(const std::vector<std::string>& args, MPI_Comm /*comm: one p
   const auto format = vm["format"].as<std::string>();
   const auto arguments = vm["input"].as<std::vector<std::string>>();
   const auto output = vm["output"].as<std::string>();
+  // One convert per output (io/output_lock.hpp): held until this function returns.
+  io::check_output_path(output, true);  // the lock file's directory exists and is writable
+  io::OutputLock lock = io::OutputLock::acquire(output, command_line_text("convert", args));
+  if (!lock.held()) std::fprintf(stderr, "[astrosweep] convert: warning: %s\n", lock.unsupported().c_str());
   if (format == "tim" || format == "presto" ||
       (format == "auto" && io::looks_like_time_series(io::expand_input_lists(arguments)))) {
     io::check_output_path(output, vm["overwrite"].as<bool>());

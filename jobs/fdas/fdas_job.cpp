@@ -152,7 +152,7 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     prov.fft_length = bank.layout.fft_length;
     prov.n_templates = bank.grid.n_z;
     rules.product_fingerprint = FdasProduct::fingerprint(options, prov);
-    rules.journal_fingerprint = run::with_input_mtimes(rules.product_fingerprint, inputs.source_paths());
+    rules.journal_fingerprint = io::with_input_files(rules.product_fingerprint, inputs.source_paths());
     if (inputs.lengths_differ()) run.log(inputs.length_note());
     prepare_accel_text(options, inputs);
   });

@@ -76,7 +76,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
                "drop --periodograms or narrow the grid");
     rules.product_fingerprint = PeriodProduct::fingerprint(n_objects, config, prov);
     // An HDF5 catalog's digest covers its index only, not the light curves: their files' times too.
-    rules.journal_fingerprint = run::with_input_mtimes(rules.product_fingerprint, prov.input.paths);
+    rules.journal_fingerprint = io::with_input_files(rules.product_fingerprint, prov.input.paths);
   });
   run::JournalledItems resume;  // rank 0
   const run::Start start = run.begin(rules, [&](const io::ResumePoint& point) {

@@ -1,7 +1,5 @@
 #include "scfind_resume.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 
 #include "core/error.hpp"
@@ -10,13 +8,7 @@
 namespace astrosweep::scfind {
 
 io::Fingerprint scfind_journal_fingerprint(const io::Fingerprint& product_fingerprint, const std::string& input_file) {
-  io::Fingerprint fp = product_fingerprint;
-  struct stat st {};
-  if (::stat(input_file.c_str(), &st) == 0) {
-    fp.emplace_back("input_bytes", std::to_string(st.st_size));
-    fp.emplace_back("input_mtime", std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec));
-  }
-  return fp;
+  return io::with_input_files(product_fingerprint, input_file);
 }
 
 JournalledPairs journalled_pairs(const io::ResumePoint& point, const std::string& product, std::uint64_t n_pairs) {

@@ -20,6 +20,8 @@ class PosixFile {
   PosixFile& operator=(const PosixFile&) = delete;
 
   [[nodiscard]] bool valid() const noexcept { return fd_ >= 0; }
+  /// The descriptor, for calls this class does not wrap (fcntl locks: io/output_lock.cpp).
+  [[nodiscard]] int fd() const noexcept { return fd_; }
   /// Writes all of `bytes` (at the end with O_APPEND); throws OutputError.
   void write_all(std::string_view bytes);
   /// fsync(2): what this process, or any other on this node, wrote to the file reaches the disk

@@ -1,6 +1,11 @@
 #include "io/resume_point.hpp"
 
+#include <sys/stat.h>
+
+#include <ctime>
 #include <filesystem>
+#include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 
@@ -8,13 +13,87 @@ namespace astrosweep::io {
 
 namespace {
 
+constexpr const char* kInputFileKey = "input_file ";  // with_input_files: "input_file 3"
+
 std::string joined(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) out += "\n    " + l;
   return out;
 }
 
+/// "2026-11-21 14:03:12.123456789 UTC".
+std::string utc_text(const timespec& t) {
+  std::tm utc{};
+  char seconds[32] = {};
+  if (::gmtime_r(&t.tv_sec, &utc) == nullptr || std::strftime(seconds, sizeof seconds, "%Y-%m-%d %H:%M:%S", &utc) == 0)
+    return std::to_string(t.tv_sec) + " s since 1970";
+  char nanoseconds[16];
+  std::snprintf(nanoseconds, sizeof nanoseconds, ".%09ld", static_cast<long>(t.tv_nsec));
+  return std::string(seconds) + nanoseconds + " UTC";
+}
+
+struct InputFile {
+  std::string path, bytes, modified;
+};
+InputFile input_file(const std::string& value) {  // with_input_files' value: path, size, time, a line each
+  InputFile f;
+  std::istringstream lines(value);
+  std::getline(lines, f.path);
+  std::getline(lines, f.bytes);
+  std::getline(lines, f.modified);
+  return f;
+}
+
+/// The journal's fingerprint differences, an input file's as "input 'PATH' changed: ...".
+std::vector<std::string> journal_differences(const Fingerprint& expected, const Fingerprint& found) {
+  std::vector<std::string> out;
+  auto value_in = [](const Fingerprint& fp, const std::string& key) -> std::optional<std::string> {
+    for (const auto& [k, v] : fp)
+      if (k == key) return v;
+    return std::nullopt;
+  };
+  for (const auto& line : fingerprint_differences(expected, found)) {
+    if (line.rfind(kInputFileKey, 0) != 0) {
+      out.push_back(line);
+      continue;
+    }
+    const std::string key = line.substr(0, line.find(": "));
+    const auto now = value_in(expected, key);
+    const auto before = value_in(found, key);
+    if (!now || !before) {  // the input lists differ: the product's fingerprint says how
+      const InputFile f = input_file(now ? *now : *before);
+      out.push_back("input '" + f.path + "': " +
+                    (now ? "not an input of the interrupted run" : "an input of the interrupted run, not of this one"));
+      continue;
+    }
+    const InputFile a = input_file(*now);
+    const InputFile b = input_file(*before);
+    std::string what;
+    if (a.path != b.path) what = "was '" + b.path + "' in the interrupted run";
+    if (a.bytes != b.bytes) what += (what.empty() ? "" : "; ") + b.bytes + " bytes before, " + a.bytes + " now";
+    if (a.modified != b.modified)
+      what += (what.empty() ? "" : "; ") + std::string("modified ") + b.modified + " before, " + a.modified + " now";
+    out.push_back("input '" + a.path + "' changed: " + what);
+  }
+  return out;
+}
+
 }  // namespace
+
+Fingerprint with_input_files(Fingerprint fingerprint, const std::string& paths) {
+  std::istringstream lines(paths);
+  std::set<std::string> seen;
+  std::string path;
+  std::size_t n = 0;
+  while (std::getline(lines, path)) {
+    if (path.empty() || !seen.insert(path).second) continue;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) continue;  // listed a moment ago: only a race removes it
+    fingerprint.emplace_back(kInputFileKey + std::to_string(n++),
+                             path + "\n" + std::to_string(st.st_size) + "\n" + utc_text(st.st_mtim));
+  }
+  return fingerprint;
+}
 
 ResumePoint find_resume_point(const std::string& product, const std::string& job, const std::string& entries,
                               const std::function<std::optional<ExistingProduct>(const std::string&)>& inspect,
@@ -56,7 +135,7 @@ ResumePoint find_resume_point(const std::string& product, const std::string& job
     return p;
   }
   if (!product_diff.empty()) refuse_other_run();
-  if (const auto diff = fingerprint_differences(journal_fingerprint, journal->fingerprint); !diff.empty())
+  if (const auto diff = journal_differences(journal_fingerprint, journal->fingerprint); !diff.empty())
     throw UsageError("--resume: the journal '" + journal_file + "' was written for other input:" + joined(diff),
                      "the input changed since the interrupted run (or was touched); resume with the same input, or "
                      "remove the product and its journal to start over");

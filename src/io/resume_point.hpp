@@ -25,6 +25,11 @@ struct ResumePoint {
   std::string note;                        ///< what was found, for the log (empty: nothing to say)
 };
 
+/// `fingerprint` and, for each file in `paths` (newline-separated; a file named twice counts
+/// once), its size and modification time, one entry each ("input_file N" = path, size, time): a
+/// rewritten or touched input refuses --resume, and the refusal names the file and what changed.
+Fingerprint with_input_files(Fingerprint fingerprint, const std::string& paths);
+
 /// Rank 0, before the product is opened. `job` names the product in messages ("period",
 /// "scfind"), `entries` what a journal entry records ("finished unit", "checkpoint"). `inspect`
 /// returns nullopt when the file is not a readable product of the job. Throws UsageError when the

@@ -1,10 +1,5 @@
 #include "run/journalled_items.hpp"
 
-#include <sys/stat.h>
-
-#include <set>
-#include <sstream>
-
 #include "core/error.hpp"
 
 namespace astrosweep::run {
@@ -27,21 +22,6 @@ JournalledItems journalled_items(const io::ResumePoint& point, const std::string
            noun + " done in " + std::to_string(d.units_done) + " units recorded in '" + journal_file + "'" +
            (journal.torn_tail ? " (an unfinished last record is dropped)" : "");
   return d;
-}
-
-io::Fingerprint with_input_mtimes(io::Fingerprint fingerprint, const std::string& paths) {
-  std::istringstream lines(paths);
-  std::set<std::string> seen;
-  std::string path, times;
-  while (std::getline(lines, path)) {
-    if (!seen.insert(path).second) continue;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) continue;  // listed a moment ago: only a race removes it
-    if (!times.empty()) times += ' ';
-    times.append(std::to_string(st.st_mtim.tv_sec)).append(".").append(std::to_string(st.st_mtim.tv_nsec));
-  }
-  fingerprint.emplace_back("input_mtimes", times);
-  return fingerprint;
 }
 
 }  // namespace astrosweep::run

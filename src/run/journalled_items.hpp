@@ -1,7 +1,7 @@
 #pragma once
 // --resume for jobs whose journal entries are finished work units of items (period's objects,
-// fdas's series): the items an interrupted run's journal records, and the journal's fingerprint
-// with the inputs' modification times (run/lifecycle.hpp decides how a run starts).
+// fdas's series): the items an interrupted run's journal records (run/lifecycle.hpp decides how a
+// run starts; io::with_input_files adds the inputs' sizes and times to the journal's fingerprint).
 
 #include <cstdint>
 #include <string>
@@ -22,9 +22,5 @@ struct JournalledItems {
 /// journal records. OutputError when an entry names items beyond `n_items`.
 JournalledItems journalled_items(const io::ResumePoint& point, const std::string& product, std::uint64_t n_items,
                                  const std::string& noun);
-
-/// `fingerprint` and the modification times of the files in `paths` (newline-separated; a file
-/// named twice counts once): a rewritten input refuses --resume.
-io::Fingerprint with_input_mtimes(io::Fingerprint fingerprint, const std::string& paths);
 
 }  // namespace astrosweep::run

@@ -17,6 +17,11 @@ Lifecycle::Lifecycle(std::string job, const CommonOptions& options, MPI_Comm par
   // Before anything takes long: a bad output path ends the run before its input is read. An
   // existing product is allowed with --resume: begin() decides whether it may be continued.
   mpi::on_root_then_share_failure(comm(), [&] {
+    // One run per output: the lock is taken before anything of the product or its journal is
+    // opened, and before "already exists" (a second run, however started, is told who writes).
+    io::check_output_path(options.output, true);  // the lock file's directory exists and is writable
+    lock_.emplace(io::OutputLock::acquire(options.output, options.command_line));
+    if (!lock_->held()) log("warning: " + lock_->unsupported());
     io::check_output_path(options.output, options.overwrite || options.resume);
     for (const auto& [path, option] : more_outputs) {
       AS_EXPECTS(path != options.output, UsageError, "the " + option + " output and the product have the same name",
@@ -81,6 +86,8 @@ void Lifecycle::finished() {
   } catch (const Error& e) {
     log(std::string("warning: ") + e.what());
   }
+  if (lock_) lock_->release();  // the lock file goes with the journal
+  lock_.reset();
 }
 
 void Lifecycle::print_summary(const std::string& header, const std::string& row, std::FILE* out) const {

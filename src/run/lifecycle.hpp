@@ -2,7 +2,7 @@
 // One run of a job, from the stop-signal handlers to the per-rank summary: what every job does
 // around its own compute loop, written once (docs/architecture.md, "The run lifecycle").
 //
-//   run::Lifecycle run("period", options.common, comm);   // handlers, communicator, output check
+//   run::Lifecycle run("period", options.common, comm);   // handlers, communicator, output lock and check
 //   ... the job reads its input and computes its fingerprints ...
 //   const run::Start start = run.begin(rules);            // --resume decision, journal, broadcast
 //   if (start.complete()) return;                         // "nothing to do" said, journal removed
@@ -25,6 +25,7 @@
 
 #include "core/mpi.hpp"
 #include "io/journal.hpp"
+#include "io/output_lock.hpp"
 #include "io/resume_point.hpp"
 #include "run/common_options.hpp"
 
@@ -49,9 +50,10 @@ struct Start {
 
 class Lifecycle {
  public:
-  /// Collective. Installs the stop-signal handlers, duplicates `parent`, and checks on rank 0 that
-  /// the product and `more_outputs` ((path, option) pairs) can be written: absent, or replaceable
-  /// with --overwrite, or the run's own with --resume.
+  /// Collective. Installs the stop-signal handlers, duplicates `parent`, and on rank 0 takes the
+  /// output's lock (io::OutputLock: another run writing it stops this one with exit code 4) and
+  /// checks that the product and `more_outputs` ((path, option) pairs) can be written: absent, or
+  /// replaceable with --overwrite, or the run's own with --resume.
   Lifecycle(std::string job, const CommonOptions& options, MPI_Comm parent,
             const std::vector<std::pair<std::string, std::string>>& more_outputs = {});
 
@@ -86,7 +88,8 @@ class Lifecycle {
                                 const std::string& recorded) const;
 
   /// After the product says complete: the journal has served (rank 0 removes it; a failure to is
-  /// a warning).
+  /// a warning), and rank 0 removes the lock file and releases the lock (a run that fails does so
+  /// as the lifecycle is destroyed; a killed one leaves the file, which locks nothing).
   void finished();
 
   /// Collective: rank 0 prints `header` and every rank's `row`, in rank order, to `out`; with
@@ -98,6 +101,7 @@ class Lifecycle {
   const CommonOptions& options_;
   mpi::Communicator comm_;
   std::string journal_file_;
+  std::optional<io::OutputLock> lock_;  ///< rank 0: one run per output; released last
   std::optional<io::Journal> journal_;
 };
 

@@ -12,6 +12,10 @@
 //   term      SIGTERM to every rank or to one: exit code 6, product incomplete, journal kept
 //   mismatch  interrupt with SIGTERM, then --resume with the --other arguments: exit code 2, the
 //             product untouched; the complete product refuses them too
+//   second-writer  while a run holds the output (its ranks stopped with SIGSTOP after its first
+//             journal entry, so it cannot end first), a second run with --resume and one with
+//             --overwrite are refused: exit code 4 naming the first run's host and pid, nothing
+//             touched; the first run, continued, completes (io/output_lock.hpp)
 // Every mode ends with a resume on --resume-np ranks (exit 0), compare_products against REF,
 // the journal gone, and one more --resume that must leave the complete product byte for byte
 // as it was (exit 0, "nothing to do").
@@ -358,6 +362,7 @@ void final_checks(const Options& o) {
   if (run_and_wait({o.compare, o.reference, o.product}) != 0)
     fail("the resumed product differs from the uninterrupted one");
   if (fs::exists(journal_of(o))) fail("the journal is still there after the product was completed");
+  if (fs::exists(o.product + ".lock")) fail("the lock file is still there after the product was completed");
   if (fs::exists(o.product + ".spool")) fail("the fdas spool is still there after the product was completed");
   // Resuming a complete product: nothing to do, nothing touched.
   const std::string before = read_text(o.product);
@@ -369,6 +374,43 @@ void final_checks(const Options& o) {
   if (read_text(o.product) != before || fs::last_write_time(o.product) != mtime)
     fail("resuming a complete product changed it");
   std::printf("resuming the complete product: exit code 0, untouched\n");
+}
+
+/// A second run on the output while the first holds it: refused, the first completes.
+void second_writer_checks(const Options& o) {
+  const int np = o.np.front();
+  Launch first(o, np, o.period_args, false, o.product + ".first.log");
+  // Its first journal entry: the lock is taken, the product created, the compute loop running.
+  while (journal_entries(o) < 1) {
+    if (first.poll()) fail("the first run ended before its first unit was journalled\n" + first.log());
+    std::this_thread::sleep_for(2ms);
+  }
+  auto ranks = first.ranks();
+  for (const auto& [rank, pid] : ranks) kill(pid, SIGSTOP);  // it holds the lock and cannot end meanwhile
+  if (first.poll() || !ranks.count(0)) fail("the first run ended before it was stopped\n" + first.log());
+  const std::string product = read_text(o.product);
+  const std::string journal = read_text(journal_of(o));
+  const std::string holder = "is being written by another run: host ";
+  const std::string rank0 = " pid " + std::to_string(ranks.at(0)) + " ";
+  for (const bool resume : {true, false}) {
+    std::vector<std::string> args = o.period_args;
+    if (!resume) args.emplace_back("--overwrite");
+    const std::string how = resume ? "--resume" : "--overwrite";
+    Launch second(o, 1, args, resume, o.product + ".second.log");
+    const int code = second.wait(120s, "a second run with " + how);
+    const std::string log = second.log();
+    if (code != 4 || log.find(holder) == std::string::npos || log.find(rank0) == std::string::npos ||
+        log.find("wait for it or choose another --output") == std::string::npos)
+      fail("a second run with " + how + " while the first runs: exit code " + std::to_string(code) +
+           ", expected 4 naming the first run's rank 0 (" + rank0 + ")\n" + log);
+    if (read_text(o.product) != product || read_text(journal_of(o)) != journal)
+      fail("the refused run with " + how + " changed the product or its journal");
+    std::printf("a second run with %s: exit code 4, the first run named, nothing touched\n", how.c_str());
+  }
+  for (const auto& [rank, pid] : ranks) kill(pid, SIGCONT);
+  const int code = first.wait(240s, "the first run, continued");
+  if (code != 0) fail("the first run, continued, ended with " + std::to_string(code) + "\n" + first.log());
+  std::printf("the first run, continued: exit code 0\n");
 }
 
 void mismatch_checks(const Options& o) {
@@ -427,7 +469,8 @@ Options parse(int argc, char** argv) {
       o.period_args.empty() || o.np.empty())
     fail("--mpiexec, --exe, --compare, --reference, --product and the period arguments are needed");
   if (o.mode == "mismatch" && o.other_args.empty()) fail("mismatch needs --other");
-  if (o.mode != "kill-all" && o.mode != "kill-one" && o.mode != "term" && o.mode != "mismatch")
+  if (o.mode != "kill-all" && o.mode != "kill-one" && o.mode != "term" && o.mode != "mismatch" &&
+      o.mode != "second-writer")
     fail("unknown mode " + o.mode);
   return o;
 }
@@ -440,6 +483,7 @@ int main(int argc, char** argv) {
     // No MPI here: this process forks mpiexec, and reads products with serial HDF5 only.
     fs::remove(o.product);
     fs::remove(journal_of(o));
+    fs::remove(o.product + ".lock");
     if (o.job == "fdas") fs::remove_all(o.product + ".spool");  // its candidates until the run ends
     if (o.job == "scfind") {  // its default FITS mask, beside the product, and its temporary name
       const fs::path product(o.product);
@@ -449,10 +493,13 @@ int main(int argc, char** argv) {
     }
     std::mt19937_64 rng(o.seed);
     std::printf("kill_and_resume %s, seed %llu\n", o.mode.c_str(), static_cast<unsigned long long>(o.seed));
-    const int rounds = o.mode == "mismatch" ? 1 : o.rounds;
+    const int rounds = o.mode == "mismatch" ? 1 : o.mode == "second-writer" ? 0 : o.rounds;
     for (int round = 0; round < rounds; ++round)
       if (!interrupted_round(o, round, rng)) break;
-    if (o.mode == "mismatch") {
+    if (o.mode == "second-writer") {
+      second_writer_checks(o);
+      final_checks(o);
+    } else if (o.mode == "mismatch") {
       if (!fs::exists(journal_of(o))) fail("the run finished before SIGTERM: make the work longer");
       mismatch_checks(o);
     } else {

@@ -72,5 +72,8 @@ astrosweep_add_resume_test(period_resume_sigterm_catalog MODE term CASE catalog 
 # complete product, neither touched. (d), a complete product resumed, ends every test above.
 astrosweep_add_resume_test(period_resume_other_parameters MODE mismatch CASE csv NP 2 RESUME_NP 2 SEED 41
                            OTHER --fmin 0.5 --fmax 24 --n-freq 600000 --top-k 3 --quiet)
+# (f) Two runs on one output (issue 17): while a run holds it, a second run with --resume or with
+# --overwrite is refused (exit code 4, naming the first); the first, stopped meanwhile, completes.
+astrosweep_add_resume_test(period_second_writer MODE second-writer CASE csv NP 2 RESUME_NP 1 SEED 51)
 astrosweep_add_failure_test(bad_resume_with_overwrite CODE 2 MATCH "--resume and --overwrite contradict"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 ${grid} --resume --overwrite)
