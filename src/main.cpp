@@ -17,6 +17,7 @@
 #include "core/job.hpp"
 #include "core/mpi.hpp"
 #include "core/mpi_launch.hpp"
+#include "core/text.hpp"
 #include "core/version.hpp"
 
 namespace {
@@ -101,8 +102,15 @@ int main(int argc, char** argv) {
                "the MPI library does not provide MPI_THREAD_MULTIPLE, which the work dispatcher needs",
                "use an MPI built with thread support (OpenMPI >= 3 and MPICH have it)");
     const astrosweep::Job* job = astrosweep::find_job(command);
-    if (job == nullptr)
-      throw astrosweep::UsageError("unknown command '" + command + "'", "run 'astrosweep --help' for the commands");
+    if (job == nullptr) {
+      std::vector<std::string> commands{"version", "help"};
+      for (const auto* j : astrosweep::registered_jobs()) commands.push_back(j->name);
+      // Every rank sees the same mistake: each exits with it (rank 0 says it), none is aborted.
+      throw astrosweep::mpi::SharedError(
+          astrosweep::ExitCode::usage,
+          "unknown command '" + command + "'" + astrosweep::did_you_mean(command, commands),
+          "run 'astrosweep --help' for the commands");
+    }
     AS_EXPECTS(!job->single_process || world_size() == 1, astrosweep::UsageError,
                job->name + " runs as a single process");
     astrosweep::affinity::settle(MPI_COMM_WORLD, job->name);

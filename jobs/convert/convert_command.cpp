@@ -59,7 +59,7 @@ int convert_command(const std::vector<std::string>& args, MPI_Comm /*comm: one p
     po::store(po::command_line_parser(args).options(desc).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string("convert: ") + e.what(), "see astrosweep convert --help");
+    throw UsageError("convert: " + option_error_text(e, desc), "see astrosweep convert --help");
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";

@@ -3,13 +3,14 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <map>
 #include <numbers>
 
 #include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/job.hpp"
 #include "core/mpi.hpp"
+#include "core/option_file.hpp"
 #include "core/text.hpp"
 #include "period_backend.hpp"
 #include "period_job.hpp"
@@ -120,14 +121,21 @@ PeriodOptions to_options(const po::variables_map& vm) {
 int period_command(const std::vector<std::string>& args, MPI_Comm comm) {
   const auto desc = period_options();
   // A parameter file (--config) is read after the command line, whose values therefore win.
-  auto read_config = [&desc](po::variables_map& vm) {
-    if (!vm.count("config")) return;
-    const auto path = vm["config"].as<std::string>();
-    std::ifstream in(path);
-    AS_EXPECTS(in.good(), InputError, "cannot read parameter file '" + path + "'", "check the path given to --config");
-    po::store(po::parse_config_file(in, desc), vm);
+  std::map<std::string, std::string> where;  // "FILE:LINE" of each value taken from it
+  auto read_config = [&desc, &where](po::variables_map& vm) {
+    if (vm.count("config")) where = store_option_file(vm["config"].as<std::string>(), desc, vm);
   };
-  auto options = parse_command_line<PeriodOptions>(args, desc, "period", comm, to_options, read_config);
+  // A bad value from the parameter file is reported with its file and line.
+  auto located_options = [&where](const po::variables_map& vm) {
+    try {
+      return to_options(vm);
+    } catch (const UsageError& e) {
+      const std::string at = option_file_location(std::string(e.what()) + " " + e.hint(), where);
+      if (at.empty()) throw;
+      throw UsageError(at + ": " + e.what(), e.hint());
+    }
+  };
+  auto options = parse_command_line<PeriodOptions>(args, desc, "period", comm, located_options, read_config);
   if (!options) return 0;
   options->command_line = command_line_text("period", args);
   run_period_job(*options, comm);

@@ -60,7 +60,7 @@ ScfindOptions to_options(const po::variables_map& vm) {
     const auto file = read_sofia_parameter_file(path);
     values = file.values;
     where = file.where;
-    o.ignored_parameters = file.ignored;
+    o.unimplemented_parameters = file.not_implemented;
   }
   for (const ParameterKey& k : parameter_keys)
     if (vm.count(k.key)) {

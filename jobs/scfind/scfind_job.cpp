@@ -231,10 +231,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const int size = run.size();
   const bool talk = run.root();
   const bool summarise = talk && !options.quiet;
-  if (!options.ignored_parameters.empty()) {
-    std::string keys;
-    for (const auto& key : options.ignored_parameters) keys += (keys.empty() ? "" : ", ") + key;
-    run.log("parameter-file keys of later SoFiA-2 stages, not used by scfind: " + keys);
+  if (!options.unimplemented_parameters.empty()) {
+    std::string settings;
+    for (const auto& setting : options.unimplemented_parameters) settings += (settings.empty() ? "" : ", ") + setting;
+    run.log("warning: SoFiA-2 settings astrosweep scfind does not implement, not used: " + settings);
   }
 
   const io::CubeInfo info = shared_cube_info(options.input, comm);

@@ -21,8 +21,8 @@ struct ScfindOptions : run::CommonOptions {
   std::string fits_mask;            ///< FITS raw mask; empty: none
   double checkpoint_seconds = 600;  ///< make the mask durable at least this often; 0: after every pair
   ScfindParameters parameters;
-  std::size_t slabs_per_rank = 0;               ///< 0: the fewest that fit the memory budgets
-  std::vector<std::string> ignored_parameters;  ///< parameter-file keys of later SoFiA-2 stages
+  std::size_t slabs_per_rank = 0;                     ///< 0: the fewest that fit the memory budgets
+  std::vector<std::string> unimplemented_parameters;  ///< SoFiA-2 settings of --par not used (warned of)
 };
 
 struct ScfindSummary {

@@ -6,8 +6,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
+#include "sofia_defaults.hpp"
 
 namespace astrosweep::scfind {
 
@@ -31,13 +34,25 @@ std::string trim(const std::string& s) {
 // Keys whose value is taken.
 constexpr std::array used_keys{"input.data",       "scfind.enable",      "scfind.kernelsXY", "scfind.kernelsZ",
                                "scfind.threshold", "scfind.replacement", "scfind.statistic", "scfind.fluxRange",
-                               "output.directory", "output.filename",    "output.overwrite", "output.writeRawMask",
-                               "pipeline.threads", "pipeline.verbose",   "pipeline.pedantic"};
+                               "output.directory", "output.filename",    "output.overwrite"};
+
+// Keys that change nothing astrosweep does, whatever their value: messages (astrosweep has its own),
+// pedantry (astrosweep is always pedantic) and the raw mask (always written).
+constexpr std::array moot_keys{"pipeline.verbose", "pipeline.pedantic", "output.writeRawMask"};
 
 // Switches of steps before the S+C finder that change what it sees: refused when enabled.
 constexpr std::array refused_when_true{"flag.auto",         "contsub.enable",      "scaleNoise.enable",
                                        "scaleNoise.scfind", "rippleFilter.enable", "input.invert",
                                        "threshold.enable"};
+
+// Inputs that change what the S+C finder sees: refused when given.
+constexpr std::array refused_when_set{"flag.region", "flag.catalog", "input.region",      "input.mask",
+                                      "input.gain",  "input.noise",  "input.primaryBeam", "input.weights"};
+
+template <std::size_t N>
+bool listed(const std::array<const char*, N>& keys, const std::string& key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
 
 }  // namespace
 
@@ -63,23 +78,27 @@ SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
     const std::string key = trim(text.substr(0, eq));
     const std::string value = trim(text.substr(eq + 1));
     AS_EXPECTS(!key.empty(), InputError, path + ":" + std::to_string(number) + ": missing key before '='");
-    if (std::find(used_keys.begin(), used_keys.end(), key) != used_keys.end()) {
+    const std::string at = path + ":" + std::to_string(number);
+    if (!sofia_default(key)) {
+      std::vector<std::string> known;
+      for (const auto& d : sofia_defaults()) known.emplace_back(d.key);
+      throw UsageError(at + ": unknown parameter '" + shown(key) + "'" + did_you_mean(key, known),
+                       "astrosweep scfind reads SoFiA-2 v2.5 parameter files; docs/scfind.md lists the keys it uses");
+    }
+    if (listed(used_keys, key)) {
       file.values[key] = value;
-      file.where[key] = path + ":" + std::to_string(number);
-    } else if (std::find(refused_when_true.begin(), refused_when_true.end(), key) != refused_when_true.end()) {
+      file.where[key] = at;
+    } else if (listed(refused_when_true, key)) {
       const bool off = value.empty() || value == "false";
-      AS_EXPECTS(
-          off, UsageError,
-          path + ":" + std::to_string(number) + ": " + key + " = " + value + " is not supported by astrosweep scfind",
-          "set it to false (astrosweep reproduces SoFiA-2's raw mask of the cube as given; run that step "
-          "beforehand)");
-    } else if (key == "flag.region" || key == "flag.catalog" || key == "input.region" || key == "input.mask" ||
-               key == "input.gain" || key == "input.noise" || key == "input.primaryBeam" || key == "input.weights") {
-      AS_EXPECTS(value.empty(), UsageError,
-                 path + ":" + std::to_string(number) + ": " + key + " is not supported by astrosweep scfind",
+      AS_EXPECTS(off, UsageError, at + ": " + key + " = " + value + " is not supported by astrosweep scfind",
+                 "set it to false (astrosweep reproduces SoFiA-2's raw mask of the cube as given; run that step "
+                 "beforehand)");
+    } else if (listed(refused_when_set, key)) {
+      AS_EXPECTS(value.empty(), UsageError, at + ": " + key + " is not supported by astrosweep scfind",
                  "leave it empty; cut or flag the cube beforehand");
-    } else {
-      file.ignored.push_back(key);  // later stages (linker, reliability, parameters, other outputs)
+    } else if (!listed(moot_keys, key) && !is_default_or_off(key, value)) {
+      // Later stages (linker, reliability, parameterisation, other outputs) and pipeline.threads.
+      file.not_implemented.push_back(key + " = " + shown(value) + " (" + at + ")");
     }
   }
   AS_EXPECTS(in.eof(), InputError, "error while reading parameter file '" + path + "'");

@@ -17,6 +17,11 @@
 
 namespace astrosweep {
 
+/// What to tell the user about a Boost.Program_options error: for an option `description` does not
+/// have, "unknown option '--n-freqs' (did you mean '--n-freq'?)"; otherwise Boost's message.
+std::string option_error_text(const boost::program_options::error& e,
+                              const boost::program_options::options_description& description);
+
 /// Parses `args` against `description` and turns the result into the command's options with
 /// `to_options`; `before_notify` may add more values (a parameter file) after the command line,
 /// whose values win. Returns nullopt when --help was asked for (printed on rank 0).
@@ -34,7 +39,7 @@ std::optional<Options> parse_command_line(
       if (before_notify) before_notify(vm);
       po::notify(vm);
     } catch (const po::error& e) {
-      throw UsageError(command + ": " + e.what(), "see astrosweep " + command + " --help");
+      throw UsageError(command + ": " + option_error_text(e, description), "see astrosweep " + command + " --help");
     }
     if (vm.count("help")) {
       int rank = 0;

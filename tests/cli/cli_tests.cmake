@@ -112,8 +112,26 @@ astrosweep_add_failure_test(bad_output_directory CODE 4 MATCH "does not exist"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/no/such/dir/o.h5 ${grid})
 astrosweep_add_failure_test(bad_more_ranks_than_work NP 2 CODE 2 MATCH "more MPI ranks \\(2\\) than objects \\(1\\)"
   COMMAND period -i ${lc}/ztf_243ida_r.csv -o ${bad}/bad_more_ranks_than_work.h5 ${grid})
-astrosweep_add_failure_test(bad_unknown_option NP 2 CODE 2 MATCH "unrecognised option|unrecognized option"
+astrosweep_add_failure_test(bad_unknown_option NP 2 CODE 2 MATCH "unknown option '--frequency-max'"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_unknown_option.h5 --frequency-max 3)
+# A misspelt option, parameter-file name or command: the one meant is named.
+astrosweep_add_failure_test(bad_misspelt_option NP 2 CODE 2
+  MATCH "period: unknown option '--n-freqs' \\(did you mean '--n-freq'\\?\\)" COMMAND period --n-freqs 10)
+astrosweep_add_failure_test(bad_misspelt_command NP 2 CODE 2
+  MATCH "unknown command 'perod' \\(did you mean 'period'\\?\\)" COMMAND perod -i ${lc}/sdss_stripe82_z.csv)
+file(WRITE ${bad}/typo.conf "# a parameter file\nmodel = standard\nfmni = 0.5\n")
+astrosweep_add_failure_test(bad_config_misspelt_name NP 2 CODE 2
+  MATCH "typo.conf:3: unknown option 'fmni' \\(did you mean 'fmin'\\?\\)"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_config_misspelt_name.h5 --config ${bad}/typo.conf)
+file(WRITE ${bad}/bad_value.conf "model = standard\n\ntop-k = 0\n")
+astrosweep_add_failure_test(bad_config_value CODE 2 MATCH "bad_value.conf:3: --top-k must be between 1 and 1000"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_config_value.h5 ${grid} --config ${bad}/bad_value.conf)
+file(WRITE ${bad}/not_a_number.conf "fmin = low\n")
+astrosweep_add_failure_test(bad_config_not_a_number CODE 2 MATCH "not_a_number.conf:1: the argument \\('low'\\)"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_config_not_a_number.h5 --config ${bad}/not_a_number.conf)
+file(WRITE ${bad}/malformed.conf "model = standard\nfmin 0.5\n")
+astrosweep_add_failure_test(bad_config_malformed_line CODE 3 MATCH "malformed.conf:2: expected 'name = value'"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_config_malformed_line.h5 --config ${bad}/malformed.conf)
 # A failure on ranks after the catalog (MPI-IO) is open must stop the job, not hang in a collective
 # close: --backend cuda where no GPU can be used (a build without CUDA, or no visible device; the
 # devices are hidden here so the test means the same on a GPU machine). All three ranks exit 5.

@@ -133,6 +133,24 @@ astrosweep_add_failure_test(scfind_par_unsupported_step NP 1 CODE 2 MATCH "flag.
 file(WRITE ${scfind_bad}/malformed.par "scfind.enable = true\nscfind.threshold 5\n")
 astrosweep_add_failure_test(scfind_par_malformed_line NP 1 CODE 3 MATCH "malformed.par:2" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind --par ${scfind_bad}/malformed.par -i ${cubeA} -o ${scfind_bad}/scfind_par_malformed_line.h5 --overwrite)
+# A misspelt key is an error naming the file, the line and the key meant (it once ran silently at
+# the default threshold); a SoFiA-2 setting scfind does not implement is a warning, not an error.
+file(WRITE ${scfind_bad}/misspelt.par "input.data = ${cubeA}\nscfind.enable = true\nscfind.threshhold = 3.0\n")
+astrosweep_add_failure_test(scfind_par_misspelt_key NP 2 CODE 2
+  MATCH "misspelt.par:3: unknown parameter 'scfind.threshhold' \\(did you mean 'scfind.threshold'\\?\\)"
+  FILE ${scfind_bad}/misspelt.par COMMAND scfind --par ${scfind_bad}/misspelt.par -o ${scfind_bad}/scfind_par_misspelt_key.h5 --overwrite)
+astrosweep_add_failure_test(scfind_misspelt_option NP 1 CODE 2
+  MATCH "unknown option '--scfind.threshhold' \\(did you mean '--scfind.threshold'\\?\\)"
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_misspelt_option.h5 --overwrite --scfind.threshhold 3)
+file(WRITE ${scfind_bad}/later_stages.par
+  "input.data = ${cubeA}\nscfind.kernelsXY = 0\nscfind.kernelsZ = 0, 3\nlinker.enable = true\nlinker.radiusXY = 2\n"
+  "reliability.enable = false\noutput.writeMask = true\n")
+astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
+  COMMAND ${exe} scfind --par ${scfind_bad}/later_stages.par -o ${scfind_bad}/later_stages.h5 --no-fits-mask --overwrite
+          --quiet)
+# The warning, and the run goes on to write its product.
+set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: linker.radiusXY = 2 \\([^)]*later_stages.par:5\\), output.writeMask = true \\([^)]*later_stages.par:7\\).*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
