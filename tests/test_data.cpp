@@ -1,5 +1,8 @@
 #include "test_data.hpp"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +48,14 @@ std::vector<std::map<std::string, std::string>> read_table(const std::string& re
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::filesystem::path scratch_directory(const std::string& prefix) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("astrosweep_" + prefix + "_" + std::to_string(::getpid()) + "_" +
+                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 TempDir::TempDir() {

@@ -1,6 +1,7 @@
 #pragma once
 // Paths and loaders for the bundled test data (tests/data; provenance in its README files).
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,10 @@ Series object(const io::LightCurveBlock& block, std::size_t i);
 
 /// Rows of a reference CSV (tests/data/reference): `#` comments, then a header row.
 std::vector<std::map<std::string, std::string>> read_table(const std::string& relative);
+
+/// A fresh directory for the running gtest, named after it (temp/astrosweep_<prefix>_<pid>_<test>),
+/// so tests of one program run side by side; the fixture removes it.
+std::filesystem::path scratch_directory(const std::string& prefix);
 
 /// A temporary directory removed at destruction.
 class TempDir {

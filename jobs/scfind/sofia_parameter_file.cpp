@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/option_file.hpp"
 #include "core/text.hpp"
 #include "sofia_defaults.hpp"
 
@@ -57,13 +55,8 @@ bool listed(const std::array<const char*, N>& keys, const std::string& key) {
 }  // namespace
 
 SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
-  AS_EXPECTS(!std::filesystem::is_directory(path), InputError, "parameter file '" + path + "' is a directory",
-             "pass a SoFiA-2 parameter file (key = value lines)");
-  errno = 0;
-  std::ifstream in(path);
-  AS_EXPECTS(in.good(), InputError,
-             "cannot read parameter file '" + path + "'" + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""),
-             "check the path given to --par and that the file is readable");
+  std::ifstream in = open_parameter_file(path, "a SoFiA-2 parameter file (key = value lines)",
+                                         "check the path given to --par and that the file is readable");
   SofiaParameterFile file;
   std::string line;
   int number = 0;

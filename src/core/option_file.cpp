@@ -33,16 +33,21 @@ std::string shown(const std::string& text) {
 
 }  // namespace
 
-std::map<std::string, std::string> store_option_file(const std::string& path,
-                                                     const po::options_description& description, po::variables_map& vm,
-                                                     const std::vector<std::string>& excluded) {
+std::ifstream open_parameter_file(const std::string& path, const std::string& expected, const std::string& hint) {
   AS_EXPECTS(!std::filesystem::is_directory(path), InputError, "parameter file '" + path + "' is a directory",
-             "pass a file of 'name = value' lines");
+             "pass " + expected);
   errno = 0;
   std::ifstream in(path);
   AS_EXPECTS(in.good(), InputError,
              "cannot read parameter file '" + path + "'" + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""),
-             "check the path given to --config");
+             hint);
+  return in;
+}
+
+std::map<std::string, std::string> store_option_file(const std::string& path,
+                                                     const po::options_description& description, po::variables_map& vm,
+                                                     const std::vector<std::string>& excluded) {
+  std::ifstream in = open_parameter_file(path, "a file of 'name = value' lines", "check the path given to --config");
   std::vector<std::string> names;
   for (const auto& option : description.options())
     if (!option->long_name().empty() &&

@@ -4,11 +4,16 @@
 // option's.
 
 #include <boost/program_options.hpp>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace astrosweep {
+
+/// Opens a parameter file of `name = value` lines for reading: an InputError naming it when it is a
+/// directory (`expected`: what should be there) or cannot be read (`hint`: what to check).
+std::ifstream open_parameter_file(const std::string& path, const std::string& expected, const std::string& hint);
 
 /// Stores the values of the parameter file `path` in `vm`, except those the command line already
 /// gave (it wins). Names are the long names of `description`'s options other than `excluded`.

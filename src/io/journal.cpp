@@ -70,20 +70,21 @@ std::optional<JournalEntry> parse_entry(const std::string& line) {
 
 }  // namespace
 
+std::optional<std::string> fingerprint_value(const Fingerprint& fingerprint, const std::string& key) {
+  for (const auto& [k, v] : fingerprint)
+    if (k == key) return v;
+  return std::nullopt;
+}
+
 std::vector<std::string> fingerprint_differences(const Fingerprint& expected, const Fingerprint& found) {
   std::vector<std::string> out;
-  auto value_in = [](const Fingerprint& fp, const std::string& key) -> std::optional<std::string> {
-    for (const auto& [k, v] : fp)
-      if (k == key) return v;
-    return std::nullopt;
-  };
   auto shown = [](const std::optional<std::string>& v) { return v ? "'" + *v + "'" : std::string("(none)"); };
   for (const auto& [key, value] : expected) {
-    const auto other = value_in(found, key);
+    const auto other = fingerprint_value(found, key);
     if (other != value) out.push_back(key + ": " + shown(value) + " for this run, " + shown(other) + " before");
   }
   for (const auto& [key, value] : found)
-    if (!value_in(expected, key)) out.push_back(key + ": (none) for this run, " + shown(value) + " before");
+    if (!fingerprint_value(expected, key)) out.push_back(key + ": (none) for this run, " + shown(value) + " before");
   return out;
 }
 

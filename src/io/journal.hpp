@@ -26,6 +26,9 @@ namespace astrosweep::io {
 /// text; keys no newline and no " = ").
 using Fingerprint = std::vector<std::pair<std::string, std::string>>;
 
+/// The value of `key` in `fingerprint`; empty when it has none.
+std::optional<std::string> fingerprint_value(const Fingerprint& fingerprint, const std::string& key);
+
 /// "key: <expected> here, <found> there" for every key that differs or is on one side only.
 std::vector<std::string> fingerprint_differences(const Fingerprint& expected, const Fingerprint& found);
 

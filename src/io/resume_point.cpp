@@ -47,19 +47,14 @@ InputFile input_file(const std::string& value) {  // with_input_files' value: pa
 /// The journal's fingerprint differences, an input file's as "input 'PATH' changed: ...".
 std::vector<std::string> journal_differences(const Fingerprint& expected, const Fingerprint& found) {
   std::vector<std::string> out;
-  auto value_in = [](const Fingerprint& fp, const std::string& key) -> std::optional<std::string> {
-    for (const auto& [k, v] : fp)
-      if (k == key) return v;
-    return std::nullopt;
-  };
   for (const auto& line : fingerprint_differences(expected, found)) {
     if (line.rfind(kInputFileKey, 0) != 0) {
       out.push_back(line);
       continue;
     }
     const std::string key = line.substr(0, line.find(": "));
-    const auto now = value_in(expected, key);
-    const auto before = value_in(found, key);
+    const auto now = fingerprint_value(expected, key);
+    const auto before = fingerprint_value(found, key);
     if (!now || !before) {  // the input lists differ: the product's fingerprint says how
       const InputFile f = input_file(now ? *now : *before);
       out.push_back("input '" + f.path + "': " +

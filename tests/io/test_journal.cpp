@@ -1,13 +1,13 @@
 // The work journal: what a kill can leave of it (no file, a half-written header, a torn last entry,
 // a damaged entry) and what --resume then trusts.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "io/journal.hpp"
+#include "test_data.hpp"
 
 namespace astrosweep::io {
 namespace {
@@ -17,9 +17,7 @@ namespace fs = std::filesystem;
 class JournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("astrosweep_journal_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    dir_ = test::scratch_directory("journal");
     path_ = (dir_ / "product.h5.journal").string();
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "io/output_lock.hpp"
+#include "test_data.hpp"
 
 namespace astrosweep::io {
 namespace {
@@ -64,9 +65,7 @@ int refused_with(const std::string& product, const std::vector<std::string>& exp
 class OutputLockTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("astrosweep_lock_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    dir_ = test::scratch_directory("lock");
     product_ = (dir_ / "product.h5").string();
   }
   void TearDown() override {

@@ -2,13 +2,13 @@
 // is named, with its size and modification time before and now, one line per changed file
 // (io::with_input_files, io::find_resume_point).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "core/error.hpp"
 #include "io/resume_point.hpp"
+#include "test_data.hpp"
 
 namespace astrosweep::io {
 namespace {
@@ -18,9 +18,7 @@ namespace fs = std::filesystem;
 class ResumePointTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("astrosweep_resume_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    dir_ = test::scratch_directory("resume");
     product_ = (dir_ / "product.h5").string();
     a_ = (dir_ / "a.csv").string();
     b_ = (dir_ / "b.csv").string();
