@@ -827,6 +827,9 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    # Printed paths piped into `head` end quietly, as other command-line tools do, not in a traceback.
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         sys.exit(main())
     except ToolError as e:
