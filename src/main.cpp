@@ -48,14 +48,16 @@ int world_size() {
   return size;
 }
 
+// "astrosweep: <name><where>: <what>" and its hint line: every error the user sees.
+void print_error(const astrosweep::Error& e, const std::string& where = {}) {
+  std::fprintf(stderr, "astrosweep: %s%s: %s\n", astrosweep::exit_code_name(e.code()), where.c_str(), e.what());
+  if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
+  std::fflush(stderr);
+}
+
 int report(const astrosweep::Error& e, bool shared) {
   const int rank = world_rank();
-  if (!shared || rank == 0) {
-    std::string where = (!shared && world_size() > 1) ? " (rank " + std::to_string(rank) + ")" : "";
-    std::fprintf(stderr, "astrosweep: %s%s: %s\n", astrosweep::exit_code_name(e.code()), where.c_str(), e.what());
-    if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
-    std::fflush(stderr);
-  }
+  if (!shared || rank == 0) print_error(e, (!shared && world_size() > 1) ? " (rank " + std::to_string(rank) + ")" : "");
   // An error only this rank saw: the others may wait on it forever, so stop them. A failed write
   // stops even a single rank there: finalising would have HDF5 close a file it cannot write,
   // which crashes HDF5 1.10 (the product stays "incomplete" either way).
@@ -85,14 +87,13 @@ int main(int argc, char** argv) {
   // Checked before MPI_Init, which would abort with the MPI library's own message (and exit code 1,
   // "internal error"). Every task prints nothing but task 0.
   if (const auto problem = astrosweep::mpi::launch_problem()) {
+    const astrosweep::RuntimeError e(*problem,
+                                     "start it with srun --mpi=pmix (srun --mpi=list shows what Slurm offers; or "
+                                     "SLURM_MPI_TYPE=pmix), or with mpirun inside the allocation; the scripts in "
+                                     "slurm/ choose for you (docs/slurm.md#mpi-start-up)");
     const char* task = std::getenv("SLURM_PROCID");
-    if (task == nullptr || std::string(task) == "0")
-      std::fprintf(stderr,
-                   "astrosweep: %s: %s\n  hint: start it with srun --mpi=pmix (srun --mpi=list shows what Slurm "
-                   "offers; or SLURM_MPI_TYPE=pmix), or with mpirun inside the allocation; the scripts in slurm/ "
-                   "choose for you (docs/slurm.md#mpi-start-up)\n",
-                   astrosweep::exit_code_name(astrosweep::ExitCode::runtime), problem->c_str());
-    return static_cast<int>(astrosweep::ExitCode::runtime);
+    if (task == nullptr || std::string(task) == "0") print_error(e);
+    return static_cast<int>(e.code());
   }
 
   std::optional<astrosweep::mpi::Session> session;

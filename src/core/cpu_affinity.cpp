@@ -55,6 +55,15 @@ CpuList share_of(const std::vector<CpuList>& cores, int rank, int n) {
   return cpus;
 }
 
+// Every CPU of `lists`, once, ascending.
+CpuList union_of(const std::vector<CpuList>& lists) {
+  CpuList all;
+  for (const auto& cpus : lists) all.insert(all.end(), cpus.begin(), cpus.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
 CpuList to_list(const cpu_set_t& set) {
   CpuList cpus;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
@@ -146,10 +155,7 @@ Plan plan(const NodeView& node) {
   }
   p.cpus = used[static_cast<std::size_t>(node.local_rank)];
 
-  CpuList all_used;
-  for (const auto& cpus : used) all_used.insert(all_used.end(), cpus.begin(), cpus.end());
-  std::sort(all_used.begin(), all_used.end());
-  all_used.erase(std::unique(all_used.begin(), all_used.end()), all_used.end());
+  const CpuList all_used = union_of(used);
   CpuList idle;
   std::set_difference(node.job_cpus.begin(), node.job_cpus.end(), all_used.begin(), all_used.end(),
                       std::back_inserter(idle));
@@ -193,11 +199,9 @@ Plan settle(MPI_Comm comm, const std::string& job) {
   node.local_rank = local_rank;
   // The CPUs the job may use here: what the launcher itself runs on (mpirun's daemon, slurmstepd
   // in the job's cgroup) and what any rank was given.
-  CpuList allowed = mask_of(getppid());
-  for (const auto& m : node.masks) allowed.insert(allowed.end(), m.begin(), m.end());
-  std::sort(allowed.begin(), allowed.end());
-  allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
-  node.job_cpus = std::move(allowed);
+  std::vector<CpuList> seen = node.masks;
+  seen.push_back(mask_of(getppid()));
+  node.job_cpus = union_of(seen);
   node.core_of = core_from_sysfs;
   node.user_threads = threads_from_environment();
   node.user_binds_threads = binds_threads();
