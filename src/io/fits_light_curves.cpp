@@ -52,6 +52,11 @@ TimeReference time_reference_of(const fits::File& f) {
   TimeReference ref;
   const auto refi = f.keyword_double("BJDREFI");
   if (!refi || !std::isfinite(*refi)) return ref;
+  // Beyond any Julian date (and beyond int64: the conversion below would be undefined).
+  AS_EXPECTS(
+      std::fabs(*refi) < 1e9, InputError,
+      "'" + f.path() + "': BJDREFI = " + std::to_string(*refi) + " is not a Julian date",
+      "check the file's header: BJDREFI is the integer part of the BJD reference (2454833 Kepler, 2457000 TESS)");
   ref.known = true;
   // A BJDREFI written with a fraction (2454833.5) keeps it: floor and remainder are both exact.
   const double whole = std::floor(*refi);
