@@ -2,12 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <vector>
 
+#include "core/cpu_affinity.hpp"
 #include "core/mpi.hpp"
+#include "device.hpp"
 #include "dist/work_plan.hpp"
 #include "period_product.hpp"
 #include "run/journalled_items.hpp"
@@ -24,8 +30,57 @@ struct SampleRow {
   double best_frequency, best_period, best_power, fap;
 };
 
-struct RankStats {
-  double units = 0, objects = 0, work = 0, compute_seconds = 0, write_seconds = 0;
+struct LaneStats {
+  double units = 0, objects = 0, work = 0, read_seconds = 0, search_seconds = 0, write_seconds = 0;
+  LaneStats& operator+=(const LaneStats& o) {
+    units += o.units;
+    objects += o.objects;
+    work += o.work;
+    read_seconds += o.read_seconds;
+    search_seconds += o.search_seconds;
+    write_seconds += o.write_seconds;
+    return *this;
+  }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point& t) {
+  const auto now = std::chrono::steady_clock::now();
+  const double s = std::chrono::duration<double>(now - t).count();
+  t = now;
+  return s;
+}
+
+/// --units-in-flight, with 0 resolved: two lanes on a GPU rank, so that one unit's host work
+/// (reading, preparing, selecting peaks, writing) overlaps the other's kernels; one on a CPU rank,
+/// whose threads are all busy computing anyway.
+int lanes_for(int units_in_flight, const BackendOptions& backend) {
+  if (units_in_flight > 0) return units_in_flight;
+  return resolve_backend(backend.kind) == BackendKind::cuda ? 2 : 1;
+}
+
+/// A lane's share of the rank's resources: its threads, host buffers and GPU memory.
+BackendOptions lane_share(BackendOptions o, int lanes) {
+  if (lanes == 1) return o;
+  const int threads = o.threads > 0 ? o.threads : affinity::default_threads();
+  o.threads = std::max(1, threads / lanes);
+  o.host_memory_budget /= static_cast<std::uint64_t>(lanes);
+  o.device_memory_budget /= static_cast<std::uint64_t>(lanes);
+  o.lanes = lanes;
+  return o;
+}
+
+/// Forwards periodogram rows to the product under the lock that serialises its HDF5 calls.
+class LockedSink final : public PeriodogramSink {
+ public:
+  LockedSink(std::unique_ptr<PeriodogramSink> sink, std::mutex& lock) : sink_(std::move(sink)), lock_(&lock) {}
+  void write(std::uint64_t object, std::uint64_t k0, std::uint64_t n, const void* values) override {
+    const std::scoped_lock hold(*lock_);
+    sink_->write(object, k0, n, values);
+  }
+
+ private:
+  std::unique_ptr<PeriodogramSink> sink_;
+  std::mutex* lock_;
 };
 
 std::string grid_rule(const GridRequest& r) {
@@ -104,13 +159,18 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   mpi::broadcast_string(comm, prov.time_reference);
   mpi::broadcast_value(comm, prov.time_references);
 
-  auto backend = make_period_backend(run.backend_options());
+  const int lanes = lanes_for(options.units_in_flight, run.backend_options());
+  std::vector<std::unique_ptr<PeriodBackend>> backends;
+  for (int lane = 0; lane < lanes; ++lane)
+    backends.push_back(make_period_backend(lane_share(run.backend_options(), lanes)));
+  const auto& backend = backends.front();
   char line[400];
   std::snprintf(line, sizeof line,
-                "%llu objects, grid %.8g..%.8g 1/d (N_f = %llu), %s %s %s, %zu work units on %d ranks, backend %s",
+                "%llu objects, grid %.8g..%.8g 1/d (N_f = %llu), %s %s %s, %zu work units on %d ranks, backend %s%s",
                 static_cast<unsigned long long>(n_objects), config.grid.f0, config.grid.last(),
                 static_cast<unsigned long long>(config.grid.n), to_string(config.model), to_string(config.precision),
-                to_string(config.normalization), units.size(), run.size(), backend->describe().c_str());
+                to_string(config.normalization), units.size(), run.size(), backend->describe().c_str(),
+                lanes > 1 ? (", " + std::to_string(lanes) + " units in flight per rank").c_str() : "");
   run.log(line);
 
   std::optional<PeriodProduct> product;
@@ -121,27 +181,37 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   }
   ProgressReporter progress("period", n_objects - resume.items_done, "objects", total_work, "pairs",
                             options.progress_interval);
-  RankStats stats;
+  // HDF5 (and CFITSIO) are not thread-safe builds: the lanes take turns at the catalog and the
+  // product; their kernels and host computing overlap.
+  std::mutex io_lock;
+  std::vector<LaneStats> lane_stats(static_cast<std::size_t>(lanes));
   std::vector<ObjectResult> sample;  // the first objects, for the result table
-  const auto finished = run::run_units(run, std::move(units), root ? &progress : nullptr, [&](const WorkUnit& unit) {
-    const auto t0 = std::chrono::steady_clock::now();
+  auto work = [&](const WorkUnit& unit, int lane) {
+    LaneStats& stats = lane_stats[static_cast<std::size_t>(lane)];
+    auto t = std::chrono::steady_clock::now();
+    std::unique_lock io(io_lock);
     const auto block = catalog.read(unit.first_item, unit.n_items, unit.first_row, unit.n_rows);
-    std::vector<ObjectResult> results(block.n_objects());
     auto sink = product->periodogram_sink(unit.first_item);
-    search_block(*backend, block, config, results, sink.get());
-    const auto t1 = std::chrono::steady_clock::now();
+    io.unlock();
+    stats.read_seconds += seconds_since(t);
+    std::vector<ObjectResult> results(block.n_objects());
+    std::unique_ptr<PeriodogramSink> locked;
+    if (sink) locked = std::make_unique<LockedSink>(std::move(sink), io_lock);
+    search_block(*backends[static_cast<std::size_t>(lane)], block, config, results, locked.get());
+    stats.search_seconds += seconds_since(t);
+    io.lock();
     product->write_results(unit.first_item, results);
     product->write_time_references(unit.first_item, block);
+    if (unit.first_item == 0)
+      sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
+    io.unlock();
     product->sync();  // durable before the unit is reported, hence journalled
-    const auto t2 = std::chrono::steady_clock::now();
+    stats.write_seconds += seconds_since(t);
     stats.units += 1;
     stats.objects += static_cast<double>(unit.n_items);
     stats.work += unit.cost;
-    stats.compute_seconds += std::chrono::duration<double>(t1 - t0).count();
-    stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
-    if (unit.first_item == 0)
-      sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
-  });
+  };
+  const auto finished = run::run_units(run, std::move(units), root ? &progress : nullptr, lanes, work);
   run::stop_if_interrupted(
       run, finished, n_units, resume, n_objects, "objects",
       [&] {
@@ -173,10 +243,18 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     }
   }
   if (root && !options.quiet) print_results(sample, n_objects);
-  char row[400];
-  std::snprintf(row, sizeof row, "%4d %6.0f %8.0f %11.4g %12.3f %9.3f  %s\n", run.rank(), stats.units, stats.objects,
-                stats.work, stats.compute_seconds, stats.write_seconds, backend->usage().c_str());
-  run.print_summary("rank  units  objects       pairs   compute[s]  write[s]  backend\n", row, stdout);
+  LaneStats stats;
+  std::string usage;
+  for (int lane = 0; lane < lanes; ++lane) {
+    stats += lane_stats[static_cast<std::size_t>(lane)];
+    const std::string u = backends[static_cast<std::size_t>(lane)]->usage();
+    usage += (usage.empty() || u.empty() ? "" : "; ") + u;
+  }
+  char row[200];
+  std::snprintf(row, sizeof row, "%4d %6.0f %8.0f %11.4g %8.3f %10.3f %9.3f  ", run.rank(), stats.units, stats.objects,
+                stats.work, stats.read_seconds, stats.search_seconds, stats.write_seconds);
+  run.print_summary("rank  units  objects       pairs  read[s]  search[s]  write[s]  backend (per unit in flight)\n",
+                    row + usage + "\n", stdout);
   if (root) std::printf("product: %s\n", options.output.c_str());
 }
 

@@ -13,6 +13,13 @@ std::string DeviceChoice::describe(const std::string& budget) const {
          " budget)";
 }
 
+namespace {
+/// The device this thread last chose (choose_device, DeviceScope), -1 before any: a thread the
+/// runtime never saw reports device 0 without holding it, and switching "back" to that device would
+/// open a context on a GPU the rank does not use.
+thread_local int thread_device = -1;
+}  // namespace
+
 int ranks_sharing_device(int index, int count, int node_local_size) noexcept {
   return std::max(1, (node_local_size - index + count - 1) / count);
 }
@@ -20,7 +27,8 @@ int ranks_sharing_device(int index, int count, int node_local_size) noexcept {
 std::uint64_t memory_budget(const BackendOptions& options, std::size_t free_bytes, int sharing) noexcept {
   return options.device_memory_budget > 0
              ? options.device_memory_budget
-             : static_cast<std::uint64_t>(free_memory_share * static_cast<double>(free_bytes) / sharing);
+             : static_cast<std::uint64_t>(free_memory_share * static_cast<double>(free_bytes) /
+                                          (sharing * std::max(1, options.lanes)));
 }
 
 DeviceChoice choose_device(const BackendOptions& options) {
@@ -30,6 +38,7 @@ DeviceChoice choose_device(const BackendOptions& options) {
              "check nvidia-smi and CUDA_VISIBLE_DEVICES, or use --backend cpu or auto");
   choice.index = options.node_local_rank % choice.count;
   AS_CUDA_TRY(cudaSetDevice(choice.index));
+  thread_device = choice.index;
   cudaDeviceProp prop{};
   AS_CUDA_TRY(cudaGetDeviceProperties(&prop, choice.index));
   choice.name = prop.name;
@@ -38,15 +47,17 @@ DeviceChoice choose_device(const BackendOptions& options) {
   return choice;
 }
 
-DeviceScope::DeviceScope(int device) {
-  AS_CUDA_TRY(cudaGetDevice(&previous_));
+DeviceScope::DeviceScope(int device) : previous_(thread_device) {
   if (previous_ == device) return;
   AS_CUDA_TRY(cudaSetDevice(device));
-  switched_ = true;
+  thread_device = device;
+  switched_ = previous_ >= 0;  // a thread that had chosen none keeps this one (a lane's own thread)
 }
 
 DeviceScope::~DeviceScope() {
-  if (switched_) (void)cudaSetDevice(previous_);
+  if (!switched_) return;
+  (void)cudaSetDevice(previous_);
+  thread_device = previous_;
 }
 
 }  // namespace astrosweep::cuda

@@ -31,7 +31,7 @@ struct DeviceChoice {
 int ranks_sharing_device(int index, int count, int node_local_size) noexcept;
 
 /// options.device_memory_budget when set, else free_memory_share of `free_bytes` split among the
-/// `sharing` ranks on the device.
+/// `sharing` ranks on the device and each rank's options.lanes.
 std::uint64_t memory_budget(const BackendOptions& options, std::size_t free_bytes, int sharing) noexcept;
 
 /// Picks device node_local_rank mod count, makes it this thread's current device, reads its name
@@ -41,9 +41,11 @@ std::uint64_t memory_budget(const BackendOptions& options, std::size_t free_byte
 /// it creates streams and events. Throws RuntimeError when no device is visible.
 DeviceChoice choose_device(const BackendOptions& options);
 
-/// Makes `device` this thread's current device for the scope, and the previous one current again
-/// at its end. It switches only when they differ: in a job never (choose_device left the rank's
-/// device current); in a process that holds backends on several devices, each call runs on its own.
+/// Makes `device` this thread's current device for the scope, and the device this thread chose
+/// before current again at its end. It switches only when they differ: in a job's main thread never
+/// (choose_device left the rank's device current); in a process that holds backends on several
+/// devices, each call runs on its own. A thread that had chosen no device (a lane's thread) keeps
+/// `device` afterwards rather than going back to the runtime's default device 0.
 class DeviceScope {
  public:
   explicit DeviceScope(int device);

@@ -23,6 +23,7 @@ struct BackendOptions {
   std::uint64_t device_memory_budget = 0;  ///< bytes of GPU memory a rank may use; 0: its share of free
   int node_local_rank = 0;                 ///< picks the GPU: node_local_rank mod device count
   int node_local_size = 1;                 ///< ranks on this node, which share its GPUs
+  int lanes = 1;  ///< backends this rank runs at once (units in flight), which share its GPU's free memory
 };
 
 }  // namespace astrosweep

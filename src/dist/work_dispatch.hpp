@@ -28,6 +28,7 @@ struct UnitReport {
   double work = 0;  ///< e.g. N_t x N_f pairs
   double seconds = 0;
   int signal = 0;  ///< the stop signal this rank received (interrupt::received()), 0 if none
+  int lane = 0;    ///< which of the rank's lanes asks (the reply goes to that lane)
 };
 
 /// Progress lines on stderr: items done, rate, ETA; at most one per interval. The job names itself,
@@ -59,15 +60,21 @@ class WorkDispatcher {
   /// is answered: where a job journals its finished units. Throwing stops the job (MPI_Abort).
   using FinishedHook = std::function<void(const WorkUnit&)>;
 
+  /// Largest number of lanes a rank may run (their reply tags are reserved).
+  static constexpr int max_lanes = 64;
+
   /// Collective over `comm`. On rank 0 starts the dispatcher thread over `units` (ids unique);
-  /// elsewhere idle.
-  WorkDispatcher(MPI_Comm comm, std::vector<WorkUnit> units, ProgressReporter* progress, FinishedHook on_finished = {});
+  /// elsewhere idle. `lanes` (1..max_lanes, may differ between ranks): the clients this rank runs.
+  WorkDispatcher(MPI_Comm comm, std::vector<WorkUnit> units, ProgressReporter* progress, FinishedHook on_finished = {},
+                 int lanes = 1);
   ~WorkDispatcher();
   WorkDispatcher(const WorkDispatcher&) = delete;
   WorkDispatcher& operator=(const WorkDispatcher&) = delete;
   /// The communicator clients must use.
   [[nodiscard]] MPI_Comm comm() const noexcept { return comm_.get(); }
-  /// Waits for the dispatcher to have sent every rank its stop (rank 0), no-op elsewhere.
+  /// This rank's lanes.
+  [[nodiscard]] int lanes() const noexcept { return lanes_; }
+  /// Waits for the dispatcher to have sent every lane of every rank its stop (rank 0), no-op elsewhere.
   void join();
   /// After join, on rank 0: how many units ranks reported finished (all of them unless a signal
   /// stopped the hand-out). 0 elsewhere.
@@ -81,17 +88,21 @@ class WorkDispatcher {
   FinishedHook on_finished_;
   std::unordered_map<std::uint64_t, std::size_t> position_;  ///< unit id -> index in units_
   std::uint64_t finished_ = 0;
+  int lanes_ = 1;
+  int clients_ = 0;  ///< lanes of all ranks (rank 0)
   std::thread thread_;
 };
 
 class WorkClient {
  public:
-  explicit WorkClient(const WorkDispatcher& dispatcher) : comm_(dispatcher.comm()) {}
+  /// The client of lane `lane` (0..dispatcher.lanes()-1); each lane uses its own, from one thread.
+  explicit WorkClient(const WorkDispatcher& dispatcher, int lane = 0);
   /// Reports `finished` and returns the next unit, or nothing when all work is handed out.
-  std::optional<WorkUnit> next(const UnitReport& finished);
+  std::optional<WorkUnit> next(UnitReport finished);
 
  private:
   MPI_Comm comm_;
+  int lane_;
 };
 
 }  // namespace astrosweep

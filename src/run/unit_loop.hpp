@@ -31,6 +31,14 @@ struct UnitsFinished {
 UnitsFinished run_units(Lifecycle& run, std::vector<WorkUnit> units, ProgressReporter* progress,
                         const std::function<void(const WorkUnit&)>& work);
 
+/// The same with `lanes` units in hand at once on this rank (1..WorkDispatcher::max_lanes; ranks
+/// may differ): lane 0 on the calling thread, the others on threads of their own, each asking for
+/// its next unit when it is done, so one lane's host work overlaps another's device work. `work`
+/// is called concurrently from the lanes with the lane's index: what it shares (an HDF5 file, a
+/// non-thread-safe library) it must guard itself.
+UnitsFinished run_units(Lifecycle& run, std::vector<WorkUnit> units, ProgressReporter* progress, int lanes,
+                        const std::function<void(const WorkUnit&, int lane)>& work);
+
 /// After run_units: when a stop signal ended the hand-out before all `n_units` were done, `close`
 /// closes the product (on every rank) and the run ends as interrupted (Lifecycle::interrupted, exit
 /// 6), counting the earlier runs' work in `resumed`: "7 of 20 units done (350 of 1000 objects)".

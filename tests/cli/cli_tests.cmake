@@ -23,6 +23,24 @@ foreach(prec fp64 fp32)
   endforeach()
 endforeach()
 
+# --- several units in flight per rank (lanes, each its own thread and backend) change nothing: the
+# same product from 1 rank with 3 lanes and from 2 ranks with 2, in both precisions ---
+foreach(prec fp64 fp32)
+  foreach(case "1;3" "2;2")
+    list(GET case 0 np)
+    list(GET case 1 lanes)
+    astrosweep_add_mpi_run(period_sdss_${prec}_np${np}_lanes${lanes} NP ${np}
+      FIXTURES_SETUP products_${prec}_lanes
+      COMMAND ${exe} period -i ${lc}/sdss_stripe82_z.csv -o ${out}/sdss_${prec}_np${np}_lanes${lanes}.h5 --overwrite
+              --precision ${prec} --units-in-flight ${lanes} ${sdss_grid})
+    add_test(NAME products_identical_${prec}_np1_np${np}_lanes${lanes}
+             COMMAND compare_products ${out}/sdss_${prec}_np1.h5 ${out}/sdss_${prec}_np${np}_lanes${lanes}.h5)
+    set_tests_properties(products_identical_${prec}_np1_np${np}_lanes${lanes} PROPERTIES
+                         FIXTURES_REQUIRED "products_${prec};products_${prec}_lanes"
+                         ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi")
+  endforeach()
+endforeach()
+
 # --- the product describes itself: units and a description on every dataset, the periodogram's
 # frequency axis a dimension scale (h5py: power.dims[1][0]) ---
 add_test(NAME period_product_describes_itself
@@ -123,6 +141,8 @@ file(WRITE ${bad}/typo.conf "# a parameter file\nmodel = standard\nfmni = 0.5\n"
 astrosweep_add_failure_test(bad_config_misspelt_name NP 2 CODE 2
   MATCH "typo.conf:3: unknown option 'fmni' \\(did you mean 'fmin'\\?\\)"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_config_misspelt_name.h5 --config ${bad}/typo.conf)
+astrosweep_add_failure_test(bad_units_in_flight CODE 2 MATCH "--units-in-flight must be between 0 [(]automatic[)] and 8"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_units_in_flight.h5 ${grid} --units-in-flight 9)
 file(WRITE ${bad}/bad_value.conf "model = standard\n\ntop-k = 0\n")
 astrosweep_add_failure_test(bad_config_value CODE 2 MATCH "bad_value.conf:3: --top-k must be between 1 and 1000"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_config_value.h5 ${grid} --config ${bad}/bad_value.conf)

@@ -9,10 +9,12 @@ set(resume_grid --fmin 0.5 --fmax 24 --n-freq 600000 --top-k 4 --progress-interv
 # Periodograms kept (fp32, 136 x 150000 values): the rows the backend streams while it computes.
 set(resume_grid_periodograms --fmin 0.5 --fmax 24 --n-freq 150000 --precision fp32 --periodograms --progress-interval
     1000 --quiet)
+# Three units in flight per rank (lanes): a stop finds several units in hand on each rank.
+set(resume_grid_lanes ${resume_grid} --units-in-flight 3)
 
 # The uninterrupted products: one per case (name, input, grid).
 set(resume_cases "csv|${lc}/sdss_stripe82_z.csv|resume_grid" "catalog|${out}/sdss_catalog.h5|resume_grid"
-    "periodograms|${lc}/sdss_stripe82_z.csv|resume_grid_periodograms")
+    "periodograms|${lc}/sdss_stripe82_z.csv|resume_grid_periodograms" "lanes|${lc}/sdss_stripe82_z.csv|resume_grid_lanes")
 foreach(case ${resume_cases})
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 name)
@@ -67,6 +69,10 @@ astrosweep_add_resume_test(period_resume_kill_one_catalog MODE kill-one CASE cat
 # (c) SIGTERM to every rank or to one: exit code 6, product incomplete with its journal; resume.
 astrosweep_add_resume_test(period_resume_sigterm_csv MODE term CASE csv NP 1,3 RESUME_NP 2 SEED 31 ROUNDS 2)
 astrosweep_add_resume_test(period_resume_sigterm_catalog MODE term CASE catalog NP 2,3 RESUME_NP 1 SEED 32 ROUNDS 2
+                           HEAVY)
+# (a) and (c) with three units in flight per rank.
+astrosweep_add_resume_test(period_resume_sigterm_lanes MODE term CASE lanes NP 2,1 RESUME_NP 3 SEED 33 ROUNDS 2)
+astrosweep_add_resume_test(period_resume_kill_all_lanes MODE kill-all CASE lanes NP 3,1 RESUME_NP 2 SEED 14 ROUNDS 2
                            HEAVY)
 # (e) --resume with other parameters: exit code 2 naming what differs, for an incomplete and a
 # complete product, neither touched. (d), a complete product resumed, ends every test above.
