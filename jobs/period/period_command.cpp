@@ -58,8 +58,8 @@ po::options_description period_options() {
       "automatic grid: multiple of the average Nyquist frequency");
   po::options_description flight("Work in flight");
   flight.add_options()("units-in-flight", po::value<int>()->default_value(0),
-                       "work units a rank works on at once, each on its own thread (0: 2 on a GPU rank, so that one "
-                       "unit's reading, preparing and writing overlap another's kernels; 1 on a CPU rank)");
+                       "work units a rank works on at once, each on its own thread (0: 3 on a GPU rank, so that the "
+                       "units' reading, preparing and writing overlap the kernels; 1 on a CPU rank)");
   po::options_description more("Parameters");
   more.add_options()("config", po::value<std::string>(),
                      "parameter file: 'name = value' lines with the long option names")("help,h", "show this help");

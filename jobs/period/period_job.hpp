@@ -21,7 +21,7 @@ struct PeriodOptions : run::CommonOptions {
   io::CatalogOptions catalog;
   GridRequest grid;
   PeriodConfig config;      ///< grid filled in by the job
-  int units_in_flight = 0;  ///< work units a rank works on at once; 0: 2 on a GPU rank, 1 on a CPU rank
+  int units_in_flight = 0;  ///< work units a rank works on at once; 0: 3 on a GPU rank, 1 on a CPU rank
 };
 
 /// The most --units-in-flight a rank may ask for (each holds a backend with its share of the budgets).

@@ -29,7 +29,8 @@ inline constexpr std::int64_t catalog_format_version = 1;
 void write_h5_catalog(const std::string& path, const LightCurveBlock& block, const std::string& time_reference,
                       const InputIdentity& source);
 
-/// A catalog opened by every rank through MPI-IO; each rank reads only the rows it works on.
+/// A catalog each rank opens for itself (read-only; `comm` MPI_COMM_NULL: POSIX reads, or a
+/// communicator: MPI-IO); each rank reads only the rows it works on.
 class H5Catalog {
  public:
   H5Catalog(const std::string& path, MPI_Comm comm);
