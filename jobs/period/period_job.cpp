@@ -1,5 +1,6 @@
 #include "period_job.hpp"
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "run/journalled_items.hpp"
 #include "run/lifecycle.hpp"
 #include "run/unit_loop.hpp"
+#include "run/unit_timeline.hpp"
 
 namespace astrosweep::period {
 
@@ -187,26 +189,41 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   std::mutex io_lock;
   std::vector<LaneStats> lane_stats(static_cast<std::size_t>(lanes));
   std::vector<ObjectResult> sample;  // the first objects, for the result table
+  run::UnitTimeline timeline("period", run.rank(),
+                             "begin\tread_locked\tread\tsearched\twrite_locked\twritten\tdurable\tkernel_s");
+  const int lane_threads = lane_share(run.backend_options(), lanes).threads;
   auto work = [&](const WorkUnit& unit, int lane) {
+    // Parallel regions the lane's own code opens (not only its backend's) use its share of the cores.
+    if (lanes > 1) omp_set_num_threads(lane_threads);
     LaneStats& stats = lane_stats[static_cast<std::size_t>(lane)];
+    auto& lane_backend = *backends[static_cast<std::size_t>(lane)];
+    std::vector<double> marks{timeline.now()};
     auto t = std::chrono::steady_clock::now();
     std::unique_lock io(io_lock);
+    marks.push_back(timeline.now());
     const auto block = catalog.read(unit.first_item, unit.n_items, unit.first_row, unit.n_rows);
     auto sink = product->periodogram_sink(unit.first_item);
     io.unlock();
+    marks.push_back(timeline.now());
     stats.read_seconds += seconds_since(t);
     std::vector<ObjectResult> results(block.n_objects());
     std::unique_ptr<PeriodogramSink> locked;
     if (sink) locked = std::make_unique<LockedSink>(std::move(sink), io_lock);
-    search_block(*backends[static_cast<std::size_t>(lane)], block, config, results, locked.get());
+    search_block(lane_backend, block, config, results, locked.get());
+    marks.push_back(timeline.now());
     stats.search_seconds += seconds_since(t);
     io.lock();
+    marks.push_back(timeline.now());
     product->write_results(unit.first_item, results);
     product->write_time_references(unit.first_item, block);
     if (unit.first_item == 0)
       sample.assign(results.begin(), results.begin() + std::min<std::size_t>(results.size(), 10));
     io.unlock();
+    marks.push_back(timeline.now());
     product->sync();  // durable before the unit is reported, hence journalled
+    marks.push_back(timeline.now());
+    marks.push_back(lane_backend.last_kernel_seconds());
+    timeline.record(lane, unit.id, unit.n_items, marks);
     stats.write_seconds += seconds_since(t);
     stats.units += 1;
     stats.objects += static_cast<double>(unit.n_items);
@@ -224,6 +241,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
 
   product->finish();
   run.finished();
+  timeline.write();
   // The result table shows the catalog's first objects, whichever rank computed them.
   int holder = sample.empty() ? run.size() : run.rank();
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &holder, 1, MPI_INT, MPI_MIN, comm));
