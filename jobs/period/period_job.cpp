@@ -188,6 +188,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   // product; their kernels and host computing overlap.
   std::mutex io_lock;
   std::vector<LaneStats> lane_stats(static_cast<std::size_t>(lanes));
+  std::vector<io::LightCurveBlock> lane_blocks(static_cast<std::size_t>(lanes));  // buffers reused unit after unit
   std::vector<ObjectResult> sample;  // the first objects, for the result table
   run::UnitTimeline timeline("period", run.rank(),
                              "begin\tread_locked\tread\tsearched\twrite_locked\twritten\tdurable\tkernel_s");
@@ -201,7 +202,8 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     auto t = std::chrono::steady_clock::now();
     std::unique_lock io(io_lock);
     marks.push_back(timeline.now());
-    const auto block = catalog.read(unit.first_item, unit.n_items, unit.first_row, unit.n_rows);
+    io::LightCurveBlock& block = lane_blocks[static_cast<std::size_t>(lane)];
+    catalog.read(unit.first_item, unit.n_items, unit.first_row, unit.n_rows, block);
     auto sink = product->periodogram_sink(unit.first_item);
     io.unlock();
     marks.push_back(timeline.now());

@@ -181,25 +181,28 @@ Catalog::~Catalog() = default;
 
 LightCurveBlock Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
                               std::uint64_t n_rows) const {
-  if (h5_) return h5_->read(first_object, n_objects, first_row, n_rows);
+  LightCurveBlock block;
+  read(first_object, n_objects, first_row, n_rows, block);
+  return block;
+}
+
+void Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row, std::uint64_t n_rows,
+                   LightCurveBlock& into) const {
+  if (h5_) return h5_->read(first_object, n_objects, first_row, n_rows, into);
   const auto& m = *memory_;
   AS_ASSERT(first_object + n_objects <= m.n_objects() && first_row + n_rows <= m.t.size());
-  LightCurveBlock b;
-  auto slice = [](const auto& v, std::uint64_t first, std::uint64_t n) {
-    return std::decay_t<decltype(v)>(v.begin() + static_cast<std::ptrdiff_t>(first),
-                                     v.begin() + static_cast<std::ptrdiff_t>(first + n));
+  auto slice = [](const auto& v, std::uint64_t first, std::uint64_t n, auto& out) {
+    if (v.empty()) return out.clear();
+    out.assign(v.begin() + static_cast<std::ptrdiff_t>(first), v.begin() + static_cast<std::ptrdiff_t>(first + n));
   };
-  b.ids = slice(m.ids, first_object, n_objects);
-  b.counts = slice(m.counts, first_object, n_objects);
-  b.n_flagged = slice(m.n_flagged, first_object, n_objects);
-  b.t = slice(m.t, first_row, n_rows);
-  b.y = slice(m.y, first_row, n_rows);
-  if (m.has_errors()) b.dy = slice(m.dy, first_row, n_rows);
-  if (m.has_time_references()) {
-    b.bjdrefi = slice(m.bjdrefi, first_object, n_objects);
-    b.bjdreff = slice(m.bjdreff, first_object, n_objects);
-  }
-  return b;
+  slice(m.ids, first_object, n_objects, into.ids);
+  slice(m.counts, first_object, n_objects, into.counts);
+  slice(m.n_flagged, first_object, n_objects, into.n_flagged);
+  slice(m.t, first_row, n_rows, into.t);
+  slice(m.y, first_row, n_rows, into.y);
+  slice(m.dy, first_row, n_rows, into.dy);
+  slice(m.bjdrefi, first_object, n_objects, into.bjdrefi);
+  slice(m.bjdreff, first_object, n_objects, into.bjdreff);
 }
 
 }  // namespace astrosweep::io

@@ -56,6 +56,10 @@ class Catalog {
   /// Rows of objects [first_object, first_object + n_objects) = rows [first_row, first_row + n_rows).
   [[nodiscard]] LightCurveBlock read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
                                      std::uint64_t n_rows) const;
+  /// The same into `into`, whose buffers are reused: a rank reading unit after unit then neither
+  /// faults in nor zeroes fresh memory for each (a third of a TESS-like unit's reading time).
+  void read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row, std::uint64_t n_rows,
+            LightCurveBlock& into) const;
 
  private:
   InputFormat format_ = InputFormat::automatic;

@@ -173,18 +173,38 @@ InputIdentity H5Catalog::identity(const CatalogIndex& index) const {
 LightCurveBlock H5Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
                                 std::uint64_t n_rows) const {
   LightCurveBlock block;
-  block.ids = h5::read_rows<std::int64_t>(ids_.get(), first_object, n_objects);
-  block.counts = h5::read_rows<std::uint64_t>(counts_.get(), first_object, n_objects);
-  block.n_flagged = n_flagged_.valid() ? h5::read_rows<std::uint32_t>(n_flagged_.get(), first_object, n_objects)
-                                       : std::vector<std::uint32_t>(n_objects, 0);
-  block.t = h5::read_rows<double>(t_.get(), first_row, n_rows);
-  block.y = h5::read_rows<double>(y_.get(), first_row, n_rows);
-  if (dy_.valid()) block.dy = h5::read_rows<double>(dy_.get(), first_row, n_rows);
-  if (bjdrefi_.valid()) {
-    block.bjdrefi = h5::read_rows<std::int64_t>(bjdrefi_.get(), first_object, n_objects);
-    block.bjdreff = h5::read_rows<double>(bjdreff_.get(), first_object, n_objects);
-  }
+  read(first_object, n_objects, first_row, n_rows, block);
   return block;
+}
+
+void H5Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row, std::uint64_t n_rows,
+                     LightCurveBlock& into) const {
+  // resize() keeps a vector's memory when it shrinks or stays: only growth allocates and zeroes.
+  auto rows = [](hid_t dataset, auto& v, std::uint64_t first, std::uint64_t n) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    h5::column_length(dataset);
+    v.resize(n);
+    h5::read_rows(dataset, h5::native_type<T>(), first, n, v.data());
+  };
+  rows(ids_.get(), into.ids, first_object, n_objects);
+  rows(counts_.get(), into.counts, first_object, n_objects);
+  if (n_flagged_.valid())
+    rows(n_flagged_.get(), into.n_flagged, first_object, n_objects);
+  else
+    into.n_flagged.assign(n_objects, 0);
+  rows(t_.get(), into.t, first_row, n_rows);
+  rows(y_.get(), into.y, first_row, n_rows);
+  if (dy_.valid())
+    rows(dy_.get(), into.dy, first_row, n_rows);
+  else
+    into.dy.clear();
+  if (bjdrefi_.valid()) {
+    rows(bjdrefi_.get(), into.bjdrefi, first_object, n_objects);
+    rows(bjdreff_.get(), into.bjdreff, first_object, n_objects);
+  } else {
+    into.bjdrefi.clear();
+    into.bjdreff.clear();
+  }
 }
 
 }  // namespace astrosweep::io

@@ -43,6 +43,9 @@ class H5Catalog {
   /// Objects [first_object, first_object + n_objects) whose rows are [first_row, first_row + n_rows).
   [[nodiscard]] LightCurveBlock read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
                                      std::uint64_t n_rows) const;
+  /// The same into `into`, reusing its buffers.
+  void read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row, std::uint64_t n_rows,
+            LightCurveBlock& into) const;
 
  private:
   std::string path_;

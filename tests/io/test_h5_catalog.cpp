@@ -170,6 +170,38 @@ TEST(H5Catalog, PerObjectTimeReferencesRoundTrip) {
   EXPECT_FALSE(H5Catalog(plain, MPI_COMM_WORLD).read(0, 1, 0, 3).has_time_references());
 }
 
+// A rank reads unit after unit into one block: what a read leaves must be exactly the unit, whatever
+// the block held before (more rows, errors and time references of another catalog).
+TEST(H5Catalog, ReadIntoAReusedBlockGivesTheFreshRead) {
+  test::TempDir dir;
+  LightCurveBlock block;
+  block.append(7, {120.0, 121.0}, {1, 2}, {0.1, 0.1});
+  block.append(8, {1400.0, 1401.0, 1402.0}, {1, 2, 3}, {0.1, 0.1, 0.1});
+  block.bjdrefi = {2454833, 2457000};
+  block.bjdreff = {0.25, 0.0};
+  const auto mixed = dir.path("mixed.h5");
+  write_h5_catalog(mixed, block, "BJD - (bjdrefi + bjdreff) of each object (TDB)", {"fits", "a", 0, "0"});
+  const auto plain = small_catalog(dir);
+  H5Catalog with_refs(mixed, MPI_COMM_NULL), without(plain, MPI_COMM_NULL);
+  LightCurveBlock reused;
+  with_refs.read(0, 2, 0, 5, reused);
+  with_refs.read(1, 1, 2, 3, reused);
+  const auto fresh = with_refs.read(1, 1, 2, 3);
+  EXPECT_EQ(reused.ids, fresh.ids);
+  EXPECT_EQ(reused.t, fresh.t);
+  EXPECT_EQ(reused.dy, fresh.dy);
+  EXPECT_EQ(reused.bjdrefi, fresh.bjdrefi);
+  without.read(0, 1, 0, 3, reused);
+  const auto plain_fresh = without.read(0, 1, 0, 3);
+  EXPECT_EQ(reused.ids, plain_fresh.ids);
+  EXPECT_EQ(reused.counts, plain_fresh.counts);
+  EXPECT_EQ(reused.t, plain_fresh.t);
+  EXPECT_EQ(reused.y, plain_fresh.y);
+  EXPECT_EQ(reused.dy, plain_fresh.dy);
+  EXPECT_EQ(reused.n_flagged, plain_fresh.n_flagged);
+  EXPECT_FALSE(reused.has_time_references());
+}
+
 TEST(H5Catalog, HalfATimeReferenceIsAnError) {
   test::TempDir dir;
   const auto path = small_catalog(dir);
