@@ -30,6 +30,8 @@ po::options_description scfind_options() {
   output.add_options()("fits-mask", po::value<std::string>(),
                        "FITS raw mask (uint8, input header); default: the product's name with _mask-raw.fits")(
       "no-fits-mask", po::bool_switch(), "write no FITS mask")(
+      "mask-compression", po::value<std::string>()->default_value("deflate"),
+      "the product's mask: deflate (compressed chunks, level 1) or none (plain, a byte per voxel)")(
       "checkpoint-minutes", po::value<double>()->default_value(10),
       "make the mask durable at least this often, so a killed run resumes from there (0: after every pair)");
   po::options_description sc("Smooth and clip (SoFiA-2 names and defaults; these override --par)");
@@ -107,6 +109,11 @@ ScfindOptions to_options(const po::variables_map& vm) {
   // is the later word, so a parameter file written for SoFiA-2 can be resumed as it is.
   if (values.count("output.overwrite") && parse_bool("output.overwrite", values["output.overwrite"]) && !o.resume)
     o.overwrite = true;
+  const std::string compression = vm["mask-compression"].as<std::string>();
+  AS_EXPECTS(compression == "deflate" || compression == "none", UsageError,
+             "--mask-compression: '" + compression + "' is not deflate or none",
+             "deflate compresses the product's mask (the default); none writes it plain");
+  o.mask_compression = compression == "deflate" ? MaskCompression::deflate : MaskCompression::none;
   const double minutes = vm["checkpoint-minutes"].as<double>();
   AS_EXPECTS(minutes >= 0, UsageError, "--checkpoint-minutes must be >= 0");
   o.checkpoint_seconds = minutes * 60;

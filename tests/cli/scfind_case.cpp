@@ -2,6 +2,8 @@
 //   scfind_case par CASES NAME OUT.par          writes a SoFiA-2 parameter file for the case
 //   scfind_case check CASES NAME PRODUCT.h5 [MASK.fits]
 //   scfind_case bad-cubes DIR GOOD.fits x        writes malformed cubes into DIR
+//   scfind_case mask-storage PRODUCT.h5 deflate|none
+//                                                checks how the product stores /mask
 // `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
 // and the noise of every kernel pair with SoFiA-2's (as doubles, exactly).
 
@@ -159,10 +161,27 @@ int make_bad_cubes(const std::string& dir, const std::string& good) {
   return 0;
 }
 
+// The product's /mask is deflate-compressed (and smaller than a byte per voxel) or plain, as asked.
+int mask_storage(const std::string& product, const std::string& expected) {
+  namespace h5 = astrosweep::h5;
+  h5::silence_library_errors();
+  h5::Id file = h5::open_file(product, h5::Access::read);
+  h5::Id mask = h5::open_dataset(file.get(), "mask");
+  std::uint64_t voxels = 1;
+  for (auto d : h5::dims(mask.get())) voxels *= d;
+  const bool filtered = h5::is_filtered(mask.get());
+  const std::uint64_t stored = h5::storage_size(mask.get());
+  std::printf("%s: /mask %s, %llu bytes stored for %llu voxels\n", product.c_str(), filtered ? "deflate" : "plain",
+              static_cast<unsigned long long>(stored), static_cast<unsigned long long>(voxels));
+  if (expected == "deflate") return filtered && stored < voxels / 4 ? 0 : 1;
+  return !filtered && stored == voxels ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
+    if (argc == 4 && std::string(argv[1]) == "mask-storage") return mask_storage(argv[2], argv[3]);
     if (argc < 5) {
       std::fprintf(stderr, "usage: scfind_case par|check CASES NAME OUT|PRODUCT [FITS]\n");
       return 2;
