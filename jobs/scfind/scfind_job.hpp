@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/cube.hpp"
 #include "run/common_options.hpp"
 #include "scfind_backend.hpp"
 #include "scfind_config.hpp"
@@ -24,7 +25,8 @@ enum class MaskCompression {
 /// The common options (output, resume, backend, ...: run/common_options.hpp) and scfind's own.
 struct ScfindOptions : run::CommonOptions {
   std::string input;      ///< FITS cube, or HDF5 file[:/dataset]
-  std::string fits_mask;  ///< FITS raw mask; empty: none
+  std::string fits_mask;  ///< FITS raw mask; empty: none (SoFiA-2's default)
+  io::FitsCompression fits_mask_compression = io::FitsCompression::none;
   MaskCompression mask_compression = MaskCompression::deflate;
   double checkpoint_seconds = 600;  ///< make the mask durable at least this often; 0: after every pair
   ScfindParameters parameters;

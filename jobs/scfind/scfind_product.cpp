@@ -126,7 +126,9 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
     // of zeros parallel HDF5 writes at creation (deflate: about a thousandth of a byte per voxel).
     // A disk that fills while the compressed mask is written ends the run with exit code 4 too.
     io::check_output_space(options.output, compressed_ ? voxels / 1000 : voxels, comm);
-    if (!options.fits_mask.empty()) io::check_output_space(options.fits_mask, voxels, comm);
+    if (!options.fits_mask.empty())
+      io::check_output_space(options.fits_mask,
+                             options.fits_mask_compression == io::FitsCompression::none ? voxels : voxels / 1000, comm);
     create(options.output, pairs, options.command_line);
   }
   files_->durable = io::PosixFile(options.output, O_RDWR);
@@ -238,7 +240,7 @@ void ScfindProduct::write_mask(std::size_t z0, std::span<const std::uint8_t> mas
   if (!options_.fits_mask.empty()) {
     // Created only now: the writer lays out NAME.part and renames it when whole (io/cube.hpp), and
     // the path was checked when the run started.
-    if (!files_->fits) files_->fits.emplace(options_.fits_mask, cube_, comm_, true);
+    if (!files_->fits) files_->fits.emplace(options_.fits_mask, cube_, comm_, true, options_.fits_mask_compression);
     files_->fits->write_channels(z0, mask);
   }
 }

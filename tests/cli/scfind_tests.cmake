@@ -93,11 +93,17 @@ foreach(case IN LISTS scfind_cases)
   endif()
 endforeach()
 
-# --- the product's mask compressed (deflate, the default) or plain: the same content ---
-# The runs above write compressed masks; these write the same case plain on 1, 2 and 3 ranks and
-# compare dataset by dataset (compare_products reads the content, whatever the storage).
+# --- masks compressed and plain: the same content ---
+# The runs above write the product's mask compressed (deflate, the default) and the FITS mask plain
+# (the case's output.writeRawMask = true). These write the same case the other way round on 1, 2
+# and 3 ranks, the FITS mask tile-compressed with RICE_1 or GZIP_1, and compare: the products
+# dataset by dataset (compare_products reads the content, whatever the storage), the FITS masks
+# read back with CFITSIO.
 set(plain_case a_A_mad_full)
-foreach(np 1 2 3)
+foreach(run "1;rice;RICE_1" "2;gzip;GZIP_1" "3;rice;RICE_1")
+  list(GET run 0 np)
+  list(GET run 1 fits_compression)
+  list(GET run 2 zcmptype)
   set(labels scfind)
   if(np EQUAL 2)
     set(labels "scfind;heavy")
@@ -106,15 +112,28 @@ foreach(np 1 2 3)
   astrosweep_add_mpi_run(${name} NP ${np} LABELS "${labels}" FIXTURES_REQUIRED scfind_par_${plain_case}
     FIXTURES_SETUP scfind_run_${name}
     COMMAND ${exe} scfind --par ${scfind_out}/${plain_case}.par -i ${scfind_out}/A.fits -o ${scfind_out}/${name}.h5
-            --overwrite --quiet --threads 1 --no-fits-mask --mask-compression none)
+            --overwrite --quiet --threads 1 --mask-compression none --fits-mask ${scfind_out}/${name}_${fits_compression}.fits
+            --fits-mask-compression ${fits_compression})
   add_test(NAME ${name}_same_as_compressed
            COMMAND compare_products ${scfind_out}/${name}.h5 ${scfind_out}/${plain_case}_np${np}.h5)
   add_test(NAME ${name}_storage COMMAND scfind_case mask-storage ${scfind_out}/${name}.h5 none)
   add_test(NAME scfind_compressed_mask_np${np}_storage
            COMMAND scfind_case mask-storage ${scfind_out}/${plain_case}_np${np}.h5 deflate)
-  set_tests_properties(${name}_same_as_compressed ${name}_storage scfind_compressed_mask_np${np}_storage PROPERTIES
+  add_test(NAME scfind_fits_mask_${fits_compression}_np${np}_same_as_plain
+           COMMAND scfind_case fits-masks ${scfind_out}/${plain_case}_np${np}_mask-raw.fits
+                   ${scfind_out}/${name}_${fits_compression}.fits ${zcmptype})
+  set_tests_properties(${name}_same_as_compressed ${name}_storage scfind_compressed_mask_np${np}_storage
+                       scfind_fits_mask_${fits_compression}_np${np}_same_as_plain PROPERTIES
                        FIXTURES_REQUIRED "scfind_run_${name};scfind_run_${plain_case}_np${np}" LABELS "${labels}")
 endforeach()
+# SoFiA-2's default: no FITS raw mask unless asked for (--fits-mask, output.writeRawMask = true).
+astrosweep_add_mpi_run(scfind_no_fits_mask_by_default NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
+  FIXTURES_SETUP scfind_run_no_fits_mask_by_default
+  COMMAND ${exe} scfind -i ${scfind_out}/A.fits -o ${scfind_out}/no_fits_mask.h5 --overwrite --quiet --threads 1)
+add_test(NAME scfind_no_fits_mask_by_default_absent
+         COMMAND scfind_case absent ${scfind_out}/no_fits_mask_mask-raw.fits)
+set_tests_properties(scfind_no_fits_mask_by_default_absent PROPERTIES
+                     FIXTURES_REQUIRED scfind_run_no_fits_mask_by_default LABELS scfind)
 
 # --- bad inputs and usage: each fails with its exit code and a message saying what is wrong ---
 set(scfind_bad ${scfind_out}/bad)
@@ -148,6 +167,10 @@ astrosweep_add_failure_test(scfind_bad_statistic NP 1 CODE 2 MATCH "statistic" F
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_bad_statistic.h5 --overwrite --scfind.statistic median)
 astrosweep_add_failure_test(scfind_bad_kernel_list NP 1 CODE 2 MATCH "kernelsZ" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_bad_kernel_list.h5 --overwrite --scfind.kernelsZ 0,three)
+astrosweep_add_failure_test(scfind_fits_compression_without_fits_mask NP 1 CODE 2
+  MATCH "--fits-mask-compression rice, but no FITS mask" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_fits_compression_without_fits_mask.h5 --overwrite
+  --fits-mask-compression rice)
 astrosweep_add_failure_test(scfind_bad_mask_compression NP 1 CODE 2 MATCH "--mask-compression: 'zstd'"
   FIXTURES_REQUIRED scfind_bad COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_bad_mask_compression.h5 --overwrite
   --mask-compression zstd)

@@ -85,10 +85,22 @@ std::vector<double> input_values(std::size_t n) {
   return v;
 }
 
-// The mask as CFITSIO reads it: an unscaled byte cube with the input's WCS and our bytes.
-void check_mask_file(const std::string& path, int naxis, std::size_t nz_total, bool wcs) {
+// The mask as CFITSIO reads it: an unscaled byte cube with the input's WCS and our bytes; a
+// tile-compressed one (`compression`: ZCMPTYPE) in extension 1 behind an empty primary HDU.
+void check_mask_file(const std::string& path, int naxis, std::size_t nz_total, bool wcs,
+                     const std::string& compression = {}) {
+  SCOPED_TRACE(path);
   fits::File f(path, fits::Name::disk_file);
   int status = 0, bitpix = 0, n = 0;
+  if (!compression.empty()) {
+    fits_get_img_dim(f.get(), &n, &status);
+    EXPECT_EQ(n, 0);  // the primary HDU holds no data
+    fits_movabs_hdu(f.get(), 2, nullptr, &status);
+    ASSERT_EQ(status, 0);
+    EXPECT_TRUE(fits_is_compressed_image(f.get(), &status));
+    EXPECT_EQ(f.keyword("ZCMPTYPE"), compression);
+    EXPECT_EQ(f.keyword("ZTILE3"), "1");  // a tile per channel
+  }
   LONGLONG naxes[4] = {};
   fits_get_img_paramll(f.get(), 4, &bitpix, &n, naxes, &status);
   ASSERT_EQ(status, 0);
@@ -114,6 +126,7 @@ void check_mask_file(const std::string& path, int naxis, std::size_t nz_total, b
   for (std::size_t z = 0; z < nz_total; ++z)
     for (std::size_t i = 0; i < plane; ++i)
       ASSERT_EQ(data[z * plane + i], expected_byte(z, i)) << "channel " << z << " voxel " << i;
+  if (!compression.empty()) return;
   // The data unit padded with zeros to a whole number of 2880-byte blocks.
   LONGLONG header_start = 0, data_start = 0, data_end = 0;
   fits_get_hduaddrll(f.get(), &header_start, &data_start, &data_end, &status);
@@ -148,6 +161,65 @@ TEST(FitsMaskWriter, RanksWriteInterleavedChannels) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) check_mask_file(output, 3, nz, true);
+}
+
+// Tile-compressed masks: rank 0 writes what every rank sends it, whatever order the channels come
+// in (a rank streams its slabs from the top of the cube down), with the header of the plain mask;
+// three axes for a cube with a degenerate fourth.
+TEST(FitsMaskWriter, TileCompressedMasksHoldTheSameChannels) {
+  SharedDir dir;
+  const auto info = shared_fits_input(dir, "input.fits", {nx, ny, nz});
+  const auto stokes = shared_fits_input(dir, "stokes.fits", {nx, ny, 3, 1});
+  CubeInfo h5_like;
+  h5_like.format = CubeFormat::hdf5;
+  h5_like.nx = nx;
+  h5_like.ny = ny;
+  h5_like.nz = nz;
+  for (const auto& [compression, name] :
+       {std::pair{FitsCompression::rice, "RICE_1"}, std::pair{FitsCompression::gzip, "GZIP_1"}}) {
+    const std::string tag = name;
+    {
+      FitsMaskWriter writer(dir.path(tag + ".fits"), info, MPI_COMM_WORLD, false, compression);
+      for (std::size_t r = rounds(nz); r-- > 0;) {  // top down
+        const auto [z0, z1] = interleaved(r, nz);
+        writer.write_channels(z0, channels(z0, z1));
+      }
+      writer.close();
+    }
+    {
+      FitsMaskWriter writer(dir.path(tag + "_stokes.fits"), stokes, MPI_COMM_WORLD, false, compression);
+      write_interleaved(writer, 3);
+      writer.close();
+    }
+    {
+      FitsMaskWriter writer(dir.path(tag + "_h5.fits"), h5_like, MPI_COMM_WORLD, false, compression);
+      write_interleaved(writer, nz);
+      writer.close();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+      check_mask_file(dir.path(tag + ".fits"), 3, nz, true, tag);
+      check_mask_file(dir.path(tag + "_stokes.fits"), 3, 3, true, tag);  // CFITSIO compresses up to 3-D
+      check_mask_file(dir.path(tag + "_h5.fits"), 3, nz, false, tag);
+      EXPECT_FALSE(std::filesystem::exists(dir.path(tag + ".fits.part")));
+    }
+  }
+}
+
+// Stopped before close(): no compressed mask under its own name, and no temporary file either.
+TEST(FitsMaskWriter, UnfinishedTileCompressedMaskIsRemoved) {
+  SharedDir dir;
+  const auto info = shared_fits_input(dir, "input.fits", {nx, ny, nz});
+  const auto output = dir.path("partial_rice.fits");
+  {
+    FitsMaskWriter writer(output, info, MPI_COMM_WORLD, false, FitsCompression::rice);
+    write_interleaved(writer, nz);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    EXPECT_FALSE(std::filesystem::exists(output));
+    EXPECT_FALSE(std::filesystem::exists(output + ".part"));
+  }
 }
 
 TEST(FitsMaskWriter, DegenerateStokesAxisIsKept) {
