@@ -84,6 +84,9 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (open == Open::resume) {
+    // The checkpoint's mask first: without it there is nothing to continue, and the product stays
+    // as it was.
+    files_->labels.emplace(options.output, voxels, CheckpointLabels::Open::resume, comm);
     // What the interrupted run's product holds that this run needs: the command line that created
     // it (a resumed product keeps the first run's) and the noise of the pairs its checkpoints made
     // durable. The rest is made anew, so nothing a killed write left in /mask or in the HDF5
@@ -101,6 +104,7 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
     // at any moment leaves a readable product with the checkpoint's noise.
     const std::string product = final_name(options.output);
     const std::string part = product + ".part";
+    io::check_output_space(part, compressed_ ? voxels / 1000 : voxels, comm);  // as for a new product, below
     create(part, pairs, command_line);
     write_noise(std::span<const double>(resumed_noise_).first(rank == 0 ? resumed_noise_.size() : 0));
     files_->mask = h5::Id();
@@ -117,7 +121,6 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
     files_->file = h5::open_file(options.output, h5::Access::read_write, comm);
     files_->mask = h5::open_dataset(files_->file.get(), "mask");
     files_->noise = h5::open_dataset(files_->file.get(), "kernel_pairs/noise");
-    files_->labels.emplace(options.output, voxels, CheckpointLabels::Open::resume, comm);
   } else {
     // Labels an older run left (one killed after its product was complete) belong to no journal.
     mpi::on_root_then_share_failure(comm, [&] { remove_checkpoint_labels(options.output); });

@@ -41,7 +41,7 @@ File::File(const std::string& path, Name name) : path_(path) {
   }
 }
 
-File::File(const std::string& path, CreateNew) : path_(path) {
+File::File(const std::string& path, CreateNew /*tag*/) : path_(path) {
   int status = 0;
   errno = 0;
   fits_create_diskfile(&fptr_, path.c_str(), &status);

@@ -23,7 +23,7 @@ class File {
   explicit File(const std::string& path, Name name = Name::extended_syntax);
   /// Creates `path` (literally, no extended syntax), which must not exist; throws OutputError
   /// naming it and CFITSIO's reason.
-  File(const std::string& path, CreateNew);
+  File(const std::string& path, CreateNew /*tag*/);
   ~File();
   File(const File&) = delete;
   File& operator=(const File&) = delete;
