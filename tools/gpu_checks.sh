@@ -62,7 +62,7 @@ if want scfind-bench; then
     shift 2
     echo "== $name: mpirun -np $np astrosweep scfind $*" | tee -a "$log"
     /usr/bin/time -v mpirun --bind-to none -x LD_LIBRARY_PATH -np "$np" "$exe" scfind -i "$cube" -o "$cubes/$name.h5" \
-      --overwrite "$@" 2>&1 | grep -vE "^\s+(Average|Exit|Socket|Signals|Swaps|File system|Voluntary|Involuntary|Page size|Minor|Major|Percent|System time|User time)" |
+      --fits-mask "$cubes/${name}_mask-raw.fits" --overwrite "$@" 2>&1 | grep -vE "^\s+(Average|Exit|Socket|Signals|Swaps|File system|Voluntary|Involuntary|Page size|Minor|Major|Percent|System time|User time)" |
       tee -a "$log"
   }
   same_as_first() {  # compares a run's FITS mask with gpu_np1's, then frees the disk it used

@@ -28,8 +28,14 @@ po::options_description scfind_options() {
       "product (HDF5): raw mask and noise per kernel pair; default from output.directory and output.filename in "
       "--par");
   output.add_options()("fits-mask", po::value<std::string>(),
-                       "FITS raw mask (uint8, input header); default: the product's name with _mask-raw.fits")(
-      "no-fits-mask", po::bool_switch(), "write no FITS mask")(
+                       "also write the raw mask as FITS (uint8, input header) at this path; default: none, or the "
+                       "product's name with _mask-raw.fits when --par sets output.writeRawMask = true (as SoFiA-2)")(
+      "no-fits-mask", po::bool_switch(), "write no FITS mask, whatever --par says")(
+      "fits-mask-compression", po::value<std::string>()->default_value("none"),
+      "the FITS mask: none (plain, as SoFiA-2 writes it), rice or gzip (CFITSIO tile-compressed image in extension 1, "
+      "which astropy and DS9 read; SoFiA-2 does not)")(
+      "mask-compression", po::value<std::string>()->default_value("deflate"),
+      "the product's mask: deflate (compressed chunks, level 1) or none (plain, a byte per voxel)")(
       "checkpoint-minutes", po::value<double>()->default_value(10),
       "make the mask durable at least this often, so a killed run resumes from there (0: after every pair)");
   po::options_description sc("Smooth and clip (SoFiA-2 names and defaults; these override --par)");
@@ -68,6 +74,7 @@ ScfindOptions to_options(const po::variables_map& vm) {
       where.erase(k.key);
     }
   // A bad value from the parameter file is reported with its file and line.
+  bool write_raw_mask = false;
   auto given_at = [&](const UsageError& e) -> UsageError {
     const std::string text = std::string(e.what()) + " " + e.hint();
     for (const auto& [key, at] : where)
@@ -79,6 +86,9 @@ ScfindOptions to_options(const po::variables_map& vm) {
       AS_EXPECTS(parse_bool("scfind.enable", values["scfind.enable"]), UsageError,
                  "scfind.enable is false: nothing to do", "set scfind.enable = true in the parameter file");
     o.parameters = parameters_from_text(values);
+    // SoFiA-2 writes its raw mask when output.writeRawMask = true, by default not.
+    if (values.count("output.writeRawMask"))
+      write_raw_mask = parse_bool("output.writeRawMask", values["output.writeRawMask"]);
   } catch (const UsageError& e) {
     throw given_at(e);
   }
@@ -98,15 +108,30 @@ ScfindOptions to_options(const po::variables_map& vm) {
   if (!vm["no-fits-mask"].as<bool>()) {
     if (vm.count("fits-mask")) {
       o.fits_mask = vm["fits-mask"].as<std::string>();
-    } else {
+    } else if (write_raw_mask) {
       std::filesystem::path path(o.output);
       o.fits_mask = (path.parent_path() / (path.stem().string() + "_mask-raw.fits")).string();
     }
   }
+  const std::string fits_compression = vm["fits-mask-compression"].as<std::string>();
+  AS_EXPECTS(fits_compression == "none" || fits_compression == "rice" || fits_compression == "gzip", UsageError,
+             "--fits-mask-compression: '" + fits_compression + "' is not none, rice or gzip",
+             "none writes the FITS mask plain, as SoFiA-2 does; rice or gzip tile-compress it");
+  o.fits_mask_compression = fits_compression == "rice"   ? io::FitsCompression::rice
+                            : fits_compression == "gzip" ? io::FitsCompression::gzip
+                                                         : io::FitsCompression::none;
+  AS_EXPECTS(o.fits_mask_compression == io::FitsCompression::none || !o.fits_mask.empty(), UsageError,
+             "--fits-mask-compression " + fits_compression + ", but no FITS mask is written",
+             "ask for one with --fits-mask PATH (or output.writeRawMask = true in --par)");
   // output.overwrite in the parameter file is SoFiA-2's --overwrite; a --resume on the command line
   // is the later word, so a parameter file written for SoFiA-2 can be resumed as it is.
   if (values.count("output.overwrite") && parse_bool("output.overwrite", values["output.overwrite"]) && !o.resume)
     o.overwrite = true;
+  const std::string compression = vm["mask-compression"].as<std::string>();
+  AS_EXPECTS(compression == "deflate" || compression == "none", UsageError,
+             "--mask-compression: '" + compression + "' is not deflate or none",
+             "deflate compresses the product's mask (the default); none writes it plain");
+  o.mask_compression = compression == "deflate" ? MaskCompression::deflate : MaskCompression::none;
   const double minutes = vm["checkpoint-minutes"].as<double>();
   AS_EXPECTS(minutes >= 0, UsageError, "--checkpoint-minutes must be >= 0");
   o.checkpoint_seconds = minutes * 60;

@@ -10,12 +10,14 @@
 #include <optional>
 #include <span>
 
+#include "checkpoint_labels.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/mpi.hpp"
 #include "core/text.hpp"
 #include "device.hpp"
 #include "io/cube.hpp"
+#include "io/h5.hpp"
 #include "noise.hpp"
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
@@ -30,7 +32,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Checkpoint labels are bytes: 1..255 pairs done (scfind_product.hpp).
+// Checkpoint labels are bytes: 1..255 pairs done (checkpoint_labels.hpp).
 constexpr std::size_t max_kernel_pairs = 255;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -279,7 +281,16 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     return done.note;
   });
   mpi::broadcast_value(comm, pairs_done);
-  if (start.complete()) return {};
+  // Checkpoint labels left by a run killed after it completed the product have served too.
+  auto remove_labels = [&] {
+    if (talk && !remove_checkpoint_labels(options.output))
+      run.log("warning: cannot remove the checkpoint labels '" + checkpoint_labels_path(options.output) +
+              "' (the product is complete without them): remove them yourself");
+  };
+  if (start.complete()) {
+    remove_labels();
+    return {};
+  }
   const bool resuming = start.resuming();
 
   const BackendOptions backend_options = run.backend_options();
@@ -288,8 +299,12 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const SlabPlan plan = plan_slabs(options, cube, halo, kind, *backend, comm, rank, size);
   const SlabLayout layout(cube, halo, size, plan.slabs_per_rank);
 
+  if (talk && options.mask_compression == MaskCompression::deflate && !h5::deflate_available())
+    run.log(
+        "warning: this HDF5 library cannot compress with deflate (built without zlib): the product's mask is "
+        "written plain, one byte per voxel");
   ScfindProduct product(options, info, pairs, resuming ? ScfindProduct::Open::resume : ScfindProduct::Open::create,
-                        comm);
+                        pairs_done, comm);
 
   // Each rank reads only its slabs' channels (and their halos).
   const auto t_read = Clock::now();
@@ -391,6 +406,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   }
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm));
   product.finish(noise_used, summary, meter.cadence());
+  remove_labels();
   run.finished();
   const double write_seconds = seconds_since(t_write);
 

@@ -9,16 +9,25 @@
 #include <string>
 #include <vector>
 
+#include "io/cube.hpp"
 #include "run/common_options.hpp"
 #include "scfind_backend.hpp"
 #include "scfind_config.hpp"
 
 namespace astrosweep::scfind {
 
+/// How the product's /mask is stored.
+enum class MaskCompression {
+  deflate,  ///< HDF5's deflate filter, level 1 (h5py and every HDF5 reader decompress it)
+  none,     ///< plain chunks, one byte per voxel
+};
+
 /// The common options (output, resume, backend, ...: run/common_options.hpp) and scfind's own.
 struct ScfindOptions : run::CommonOptions {
-  std::string input;                ///< FITS cube, or HDF5 file[:/dataset]
-  std::string fits_mask;            ///< FITS raw mask; empty: none
+  std::string input;      ///< FITS cube, or HDF5 file[:/dataset]
+  std::string fits_mask;  ///< FITS raw mask; empty: none (SoFiA-2's default)
+  io::FitsCompression fits_mask_compression = io::FitsCompression::none;
+  MaskCompression mask_compression = MaskCompression::deflate;
   double checkpoint_seconds = 600;  ///< make the mask durable at least this often; 0: after every pair
   ScfindParameters parameters;
   std::size_t slabs_per_rank = 0;                     ///< 0: the fewest that fit the memory budgets

@@ -1,14 +1,17 @@
 #pragma once
-// The scfind products: an HDF5 file with the raw mask (uint8, chunked, written with parallel
-// HDF5) and the noise of every kernel pair, and a FITS raw mask with the input's header.
+// The scfind products: an HDF5 file with the raw mask (uint8, chunked, deflate-compressed unless
+// --mask-compression none, written with parallel HDF5) and the noise of every kernel pair, and
+// optionally a FITS raw mask with the input's header.
 //
-// Resumable (docs/reliability.md): every dataset is created with its full size and the file's
-// metadata flushed at once, so later writes are raw data only and a killed run leaves a readable
-// file. While the run lasts, /mask holds checkpoint labels: the number of kernel pairs done at the
-// checkpoint that first saw a voxel in the mask (0: not in it). A checkpoint counts once its
-// journal entry "<pairs done> 0" is written, after every rank has made its labels durable; on
-// resume, labels above the last journalled count are ignored, so a checkpoint cut short changes
-// nothing. finish() writes the final 0/1 mask.
+// Resumable (docs/reliability.md): every dataset is created at once and the file's metadata
+// flushed, so a killed run leaves a readable file. While the run lasts, the checkpoint labels (the
+// number of kernel pairs done at the checkpoint that first saw a voxel in the mask; 0: not in it)
+// live beside the product (checkpoint_labels.hpp), and the product changes only by raw writes of
+// the noise table. A checkpoint counts once its journal entry "<pairs done> 0" is written, after
+// every rank has made its labels durable; on resume, labels above the last journalled count are
+// ignored, so a checkpoint cut short changes nothing. /mask is written once, by finish()'s caller:
+// the final 0/1 mask, compressed chunks and all. A resumed run writes the product anew (under a
+// temporary name, renamed over the old one), so nothing a killed final write left in it matters.
 
 #include <mpi.h>
 
@@ -34,10 +37,11 @@ class ScfindProduct {
  public:
   enum class Open { create, resume };
   /// Collective, on paths the run lifecycle has checked. create: the HDF5 product (the FITS mask
-  /// follows with the final mask); resume: the incomplete HDF5 product opened to continue, and the
-  /// FITS mask made afresh.
+  /// follows with the final mask), and any checkpoint labels of an older run removed. resume: the
+  /// incomplete product's command line and noise of kernel pairs [0, pairs_done) carried into a
+  /// product made anew, its checkpoint labels opened, and the FITS mask made afresh.
   ScfindProduct(const ScfindOptions& options, const io::CubeInfo& cube, const std::vector<KernelPair>& pairs, Open open,
-                MPI_Comm comm);
+                std::uint64_t pairs_done, MPI_Comm comm);
   ~ScfindProduct();
   ScfindProduct(const ScfindProduct&) = delete;
   ScfindProduct& operator=(const ScfindProduct&) = delete;
@@ -45,31 +49,40 @@ class ScfindProduct {
   /// Rank 0 alone: the product at `path` when it is a readable scfind product, else nullopt.
   static std::optional<io::ExistingProduct> inspect(const std::string& path);
 
-  /// Independent: checkpoint labels of channels [z0, z0 + labels.size() / plane) into /mask.
+  /// Checkpoint labels of channels [z0, z0 + labels.size() / plane) into the labels file. The
+  /// first call of a run is collective (it creates the file: every rank calls it the same number of
+  /// times, once per slab); later ones are independent.
   void write_labels(std::size_t z0, std::span<const std::uint8_t> labels);
-  /// Independent: the labels /mask holds for channels [z0, z1).
+  /// Independent, when resuming: the labels of channels [z0, z1).
   [[nodiscard]] std::vector<std::uint8_t> read_labels(std::size_t z0, std::size_t z1);
   /// Independent (one rank): the noise the clip used for kernel pairs [0, noise.size()).
   void write_noise(std::span<const double> noise);
-  /// Independent: the noise of kernel pairs [0, n) written by earlier checkpoints.
-  [[nodiscard]] std::vector<double> read_noise(std::size_t n);
+  /// The noise of kernel pairs [0, n) written by earlier checkpoints (n <= pairs_done of a resume).
+  [[nodiscard]] std::vector<double> read_noise(std::size_t n) const;
   /// Independent: returns once everything this rank wrote is durable (fsync).
   void sync();
+  /// Whether /mask is deflate-compressed.
+  [[nodiscard]] bool compressed() const noexcept { return compressed_; }
 
   /// Collective: this rank's final mask channels [z0, z0 + mask.size() / plane), 0/1, in both
-  /// files.
+  /// files; every rank calls it the same number of times (compressed chunks are written only
+  /// collectively).
   void write_mask(std::size_t z0, std::span<const std::uint8_t> mask);
   /// Collective: flushes and closes, leaving status="incomplete" (an interrupted run).
   void close();
-  /// Collective: the noise of every kernel pair, the counts; marks the product complete, closes.
+  /// Collective: the noise of every kernel pair, the counts; marks the product complete and closes
+  /// it. The checkpoint labels have served then: the job removes them (remove_checkpoint_labels).
   void finish(std::span<const double> noise, const ScfindSummary& summary, std::size_t cadence);
 
  private:
+  void create(const std::string& path, const std::vector<KernelPair>& pairs, const std::string& command_line);
   struct Files;
   std::unique_ptr<Files> files_;
   const ScfindOptions& options_;
   const io::CubeInfo& cube_;
   MPI_Comm comm_;
+  bool compressed_ = false;
+  std::vector<double> resumed_noise_;  ///< the noise of the pairs done before a resume
 };
 
 }  // namespace astrosweep::scfind

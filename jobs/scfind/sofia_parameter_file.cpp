@@ -32,11 +32,11 @@ std::string trim(const std::string& s) {
 // Keys whose value is taken.
 constexpr std::array used_keys{"input.data",       "scfind.enable",      "scfind.kernelsXY", "scfind.kernelsZ",
                                "scfind.threshold", "scfind.replacement", "scfind.statistic", "scfind.fluxRange",
-                               "output.directory", "output.filename",    "output.overwrite"};
+                               "output.directory", "output.filename",    "output.overwrite", "output.writeRawMask"};
 
-// Keys that change nothing astrosweep does, whatever their value: messages (astrosweep has its own),
-// pedantry (astrosweep is always pedantic) and the raw mask (always written).
-constexpr std::array moot_keys{"pipeline.verbose", "pipeline.pedantic", "output.writeRawMask"};
+// Keys that change nothing astrosweep does, whatever their value: messages (astrosweep has its own)
+// and pedantry (astrosweep is always pedantic).
+constexpr std::array moot_keys{"pipeline.verbose", "pipeline.pedantic"};
 
 // Switches of steps before the S+C finder that change what it sees: refused when enabled.
 constexpr std::array refused_when_true{"flag.auto",         "contsub.enable",      "scaleNoise.enable",

@@ -6,9 +6,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
+
+namespace astrosweep::fits {
+class File;
+}
 
 namespace astrosweep::io {
 
@@ -44,6 +49,12 @@ struct ChannelReadCounts {
 /// Only those channels are read from the file. Throws InputError when the file cannot be read.
 ChannelReadCounts read_cube_channels(const CubeInfo& info, std::size_t z0, std::size_t z1, std::span<float> out);
 
+/// How a FITS mask is stored. none: a plain image in the primary HDU, as SoFiA-2 writes it (every
+/// FITS reader, SoFiA-2 included, takes it). rice, gzip: CFITSIO's tile-compressed image (RICE_1,
+/// GZIP_1; one tile per channel) in extension 1 behind an empty primary HDU, which astropy, DS9
+/// and CFITSIO read as an image; SoFiA-2's own FITS reader does not.
+enum class FitsCompression { none, rice, gzip };
+
 /// A uint8 mask cube in FITS (BITPIX 8) with the input's header: WCS and other keywords kept,
 /// BITPIX set to 8, NAXIS1..3 set to the cube's shape, BSCALE/BZERO/BLANK/DATAMIN/DATAMAX/BUNIT
 /// (and CHECKSUM/DATASUM, which would be wrong) dropped; a minimal header for an HDF5 input. Rank
@@ -51,13 +62,16 @@ ChannelReadCounts read_cube_channels(const CubeInfo& info, std::size_t z0, std::
 /// its channels through MPI-IO into the data unit. The file is written as PATH.part and renamed to
 /// PATH by close(), so a mask under its own name is always complete; a writer destroyed without
 /// close() (an error) removes PATH.part. Construction, write_channels() and close() are collective
-/// over `comm`, which must outlive the writer.
+/// over `comm`, which must outlive the writer. Tile-compressed (FitsCompression rice, gzip): rank 0
+/// makes the file with CFITSIO and writes every rank's channels, which the other ranks send it a
+/// channel at a time (a CFITSIO file has one writer; compressing is then rank 0's work alone).
 class FitsMaskWriter {
  public:
   /// Throws, on every rank alike, an Error with ExitCode::output (an mpi::SharedError found by
   /// rank 0) when `path` exists (unless `overwrite`), is a directory, or cannot be created (missing
   /// or unwritable directory, no space); an OutputError when MPI-IO cannot open it.
-  FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite);
+  FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite,
+                 FitsCompression compression = FitsCompression::none);
   ~FitsMaskWriter();
   FitsMaskWriter(const FitsMaskWriter&) = delete;
   FitsMaskWriter& operator=(const FitsMaskWriter&) = delete;
@@ -66,14 +80,18 @@ class FitsMaskWriter {
   void write_channels(std::size_t z0, std::span<const std::uint8_t> mask);
   /// Collective; the file is complete (padded to 2880 bytes) and has its name afterwards.
   void close();
-  /// Byte offset of the data unit (the header's size, a multiple of 2880).
+  /// Byte offset of the data unit (the header's size, a multiple of 2880); plain masks only.
   [[nodiscard]] std::uint64_t data_offset() const noexcept { return data_offset_; }
 
  private:
+  void write_tiles(std::size_t z0, std::span<const std::uint8_t> mask);
+  FitsCompression compression_ = FitsCompression::none;
+  std::unique_ptr<fits::File> tiles_;  ///< rank 0, tile-compressed masks: the file CFITSIO writes
   std::string path_;
   std::string part_;  ///< the name while it is written
   bool completed_ = false;
   std::uint64_t data_offset_ = 0;
+  std::uint64_t nx_ = 0, ny_ = 0;
   std::uint64_t plane_ = 0;
   std::uint64_t nz_ = 0;
   MPI_Comm comm_ = MPI_COMM_NULL;

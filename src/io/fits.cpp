@@ -41,6 +41,20 @@ File::File(const std::string& path, Name name) : path_(path) {
   }
 }
 
+File::File(const std::string& path, CreateNew /*tag*/) : path_(path) {
+  int status = 0;
+  errno = 0;
+  fits_create_diskfile(&fptr_, path.c_str(), &status);
+  if (status != 0) {
+    const int error = errno;
+    fptr_ = nullptr;
+    fits_clear_errmsg();
+    throw OutputError(
+        "cannot create FITS file '" + path + "': " + (error != 0 ? std::strerror(error) : status_text(status)),
+        "check that the directory exists and is writable and that there is free space");
+  }
+}
+
 File::~File() {
   if (fptr_ != nullptr) {
     int status = 0;
@@ -53,6 +67,25 @@ void File::check(int status, const std::string& what) const {
   fits_clear_errmsg();
   throw InputError(path_ + ": " + what + ": " + status_text(status),
                    "the file may be truncated or corrupted; re-download it or remove it from the input");
+}
+
+void File::check_write(int status, const std::string& what) const {
+  if (status == 0) return;
+  const int error = errno;
+  fits_clear_errmsg();
+  const bool system = error == ENOSPC || error == EDQUOT || error == EFBIG || error == EIO;
+  throw OutputError(
+      path_ + ": " + what + ": " + status_text(status) + (system ? std::string(" (") + std::strerror(error) + ")" : ""),
+      "check the free space and quota of the output's file system (and 'ulimit -f')");
+}
+
+void File::close() {
+  if (fptr_ == nullptr) return;
+  int status = 0;
+  errno = 0;
+  fits_close_file(fptr_, &status);
+  fptr_ = nullptr;
+  check_write(status, "writing it out");
 }
 
 std::string File::hdu_name() const {

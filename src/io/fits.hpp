@@ -1,5 +1,5 @@
 #pragma once
-// RAII ownership of a CFITSIO file handle; the only place fits_open/close are called.
+// RAII ownership of a CFITSIO file handle; the only place fits_open/create/close are called.
 
 #include <fitsio.h>
 
@@ -13,10 +13,17 @@ namespace astrosweep::fits {
 /// literally as a file on disk (a user's path with brackets in it, a file we check the size of).
 enum class Name { extended_syntax, disk_file };
 
+/// Tag: make a new file to write (File(path, create_new)).
+struct CreateNew {};
+inline constexpr CreateNew create_new{};
+
 class File {
  public:
   /// Opens read-only; throws InputError naming the path and CFITSIO's reason.
   explicit File(const std::string& path, Name name = Name::extended_syntax);
+  /// Creates `path` (literally, no extended syntax), which must not exist; throws OutputError
+  /// naming it and CFITSIO's reason.
+  File(const std::string& path, CreateNew /*tag*/);
   ~File();
   File(const File&) = delete;
   File& operator=(const File&) = delete;
@@ -26,6 +33,12 @@ class File {
 
   /// Throws InputError "<path>: <what>: <cfitsio text>" when status is non-zero.
   void check(int status, const std::string& what) const;
+  /// For a file being written: throws OutputError "<path>: <what>: <cfitsio text>" when status is
+  /// non-zero (a full disk, a quota, 'ulimit -f').
+  void check_write(int status, const std::string& what) const;
+  /// Closes the file now, writing out what CFITSIO still holds; throws OutputError when that fails.
+  /// The handle is empty afterwards (the destructor then does nothing).
+  void close();
   /// Header keyword of the current HDU, if present (a value that is not valid FITS: InputError).
   [[nodiscard]] std::optional<std::string> keyword(const std::string& name) const;
   /// A numeric keyword of the current HDU, if present; InputError naming the file, HDU and keyword

@@ -1,19 +1,25 @@
-// The FITS mask product, written in parallel: rank 0 lays out the file (header cards, zero-filled
-// data unit of the final size) with plain file I/O, then every rank writes its channels with
-// MPI-IO at their byte offsets. BITPIX 8 needs no byte swapping, so no FITS library is needed for
-// the data.
+// The FITS mask product. Plain, written in parallel: rank 0 lays out the file (header cards,
+// zero-filled data unit of the final size) with plain file I/O, then every rank writes its channels
+// with MPI-IO at their byte offsets; BITPIX 8 needs no byte swapping, so no FITS library is needed
+// for the data. Tile-compressed: CFITSIO writes the file on rank 0, which receives the other
+// ranks' channels one at a time.
+#include <fitsio.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <set>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "io/cube.hpp"
+#include "io/fits.hpp"
 
 namespace astrosweep::io {
 
@@ -42,8 +48,8 @@ std::string integer_card(const char* key, std::uint64_t value, const char* comme
 }
 
 // The input's cards with the data description changed to an unsigned-byte mask; keywords that
-// describe the input's values (scaling, blanks, range, unit, checksums) dropped.
-std::string mask_header(const CubeInfo& like) {
+// describe the input's values (scaling, blanks, range, unit, checksums) dropped; no END.
+std::vector<std::string> mask_cards(const CubeInfo& like) {
   static const std::set<std::string> dropped{"BSCALE",  "BZERO", "BLANK",    "DATAMIN",
                                              "DATAMAX", "BUNIT", "CHECKSUM", "DATASUM"};
   std::vector<std::string> cards;
@@ -71,6 +77,11 @@ std::string mask_header(const CubeInfo& like) {
         cards.push_back(card(c));
     }
   }
+  return cards;
+}
+
+std::string mask_header(const CubeInfo& like) {
+  std::vector<std::string> cards = mask_cards(like);
   cards.push_back(card("END"));
   std::string header;
   for (const auto& c : cards) header += c;
@@ -78,10 +89,25 @@ std::string mask_header(const CubeInfo& like) {
   return header;
 }
 
-// Rank 0 only: the file (under its temporary name `part`) with its header and a zero data unit of
-// the final size (sparse where the file system allows), so ranks can write anywhere in it.
-void lay_out_file(const std::string& path, const std::string& part, const std::string& header, std::uint64_t total,
-                  bool overwrite) {
+// Keywords CFITSIO writes itself for a tile-compressed image (the image's shape, the binary
+// table that holds the tiles), which a card copied from the input must not repeat.
+bool written_by_cfitsio(const std::string& key) {
+  static const std::set<std::string> keys{"SIMPLE",   "BITPIX",   "NAXIS",    "EXTEND",   "XTENSION", "PCOUNT",
+                                          "GCOUNT",   "TFIELDS",  "THEAP",    "ZIMAGE",   "ZCMPTYPE", "ZBITPIX",
+                                          "ZSIMPLE",  "ZTENSION", "ZEXTEND",  "ZBLOCKED", "ZPCOUNT",  "ZGCOUNT",
+                                          "ZHECKSUM", "ZDATASUM", "ZQUANTIZ", "ZDITHER0", "END"};
+  if (keys.contains(key)) return true;
+  for (const std::string prefix : {"NAXIS", "TTYPE", "TFORM", "TUNIT", "TDIM", "ZNAXIS", "ZTILE", "ZNAME", "ZVAL"}) {
+    if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
+        std::all_of(key.begin() + static_cast<std::ptrdiff_t>(prefix.size()), key.end(),
+                    [](char c) { return c >= '0' && c <= '9'; }))
+      return true;
+  }
+  return false;
+}
+
+// Rank 0 only: whether the mask may be written to `path` (through its temporary name `part`).
+void check_output(const std::string& path, const std::string& part, bool overwrite) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path p(path);
@@ -100,6 +126,14 @@ void lay_out_file(const std::string& path, const std::string& part, const std::s
   AS_EXPECTS(!fs::exists(part, ec) || fs::is_regular_file(part, ec), OutputError,
              "'" + part + "' (the name of the mask while it is written) exists and is not a regular file",
              "remove it, or give the mask another name");
+}
+
+// Rank 0 only: the file (under its temporary name `part`) with its header and a zero data unit of
+// the final size (sparse where the file system allows), so ranks can write anywhere in it.
+void lay_out_file(const std::string& path, const std::string& part, const std::string& header, std::uint64_t total,
+                  bool overwrite) {
+  check_output(path, part, overwrite);
+  std::error_code ec;
   {
     std::ofstream out(part, std::ios::binary | std::ios::trunc);
     AS_EXPECTS(out, OutputError, "cannot create '" + part + "': " + std::strerror(errno),
@@ -108,7 +142,7 @@ void lay_out_file(const std::string& path, const std::string& part, const std::s
     out.close();
     AS_EXPECTS(out, OutputError, "cannot write the header of '" + part + "'", "check the free space and quota");
   }
-  fs::resize_file(part, total, ec);
+  std::filesystem::resize_file(part, total, ec);
   AS_EXPECTS(!ec, OutputError, "cannot make '" + part + "' " + std::to_string(total) + " bytes long: " + ec.message(),
              "check the free space and quota");
 }
@@ -118,6 +152,30 @@ std::string mpi_error_text(int rc) {
   int length = 0;
   MPI_Error_string(rc, text, &length);
   return std::string(text, static_cast<std::size_t>(length));
+}
+
+// Rank 0 only: the tile-compressed image (under its temporary name `part`), one tile per channel,
+// with the input's cards; its tiles follow as the channels arrive.
+std::unique_ptr<fits::File> create_tiles(const std::string& path, const std::string& part, const CubeInfo& like,
+                                         FitsCompression compression, bool overwrite) {
+  check_output(path, part, overwrite);
+  std::error_code ec;
+  std::filesystem::remove(part, ec);  // a stopped run's
+  auto file = std::make_unique<fits::File>(part, fits::create_new);
+  fitsfile* f = file->get();
+  int status = 0;
+  fits_set_compression_type(f, compression == FitsCompression::rice ? RICE_1 : GZIP_1, &status);
+  // Three axes even for a cube with a degenerate fourth (NAXIS4 = 1): CFITSIO compresses images of
+  // at most three ("only 1D, 2D, or 3D images are currently supported"). Its WCS cards stay.
+  long tile[3] = {static_cast<long>(like.nx), static_cast<long>(like.ny), 1};
+  fits_set_tile_dim(f, 3, tile, &status);
+  LONGLONG naxes[3] = {static_cast<LONGLONG>(like.nx), static_cast<LONGLONG>(like.ny), static_cast<LONGLONG>(like.nz)};
+  fits_create_imgll(f, BYTE_IMG, 3, naxes, &status);
+  file->check_write(status, "creating the tile-compressed image");
+  for (const auto& c : mask_cards(like))
+    if (!written_by_cfitsio(keyword_of(c))) fits_write_record(f, c.c_str(), &status);
+  file->check_write(status, "writing the header");
+  return file;
 }
 
 // The file a mask written to `path` ends up in: through a symbolic link, its target (the rename
@@ -138,13 +196,25 @@ bool all_ranks(MPI_Comm comm, bool ok) {
 
 }  // namespace
 
-FitsMaskWriter::FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite)
-    : path_(final_name(path)),
+FitsMaskWriter::FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite,
+                               FitsCompression compression)
+    : compression_(compression),
+      path_(final_name(path)),
       part_(path_ + ".part"),
+      nx_(like.nx),
+      ny_(like.ny),
       plane_(static_cast<std::uint64_t>(like.nx) * like.ny),
       nz_(like.nz),
       comm_(comm) {
   AS_ASSERT(plane_ > 0 && nz_ > 0);
+  if (compression_ != FitsCompression::none) {
+    // Channels travel to rank 0 one at a time, counted in MPI's int.
+    AS_EXPECTS(plane_ <= static_cast<std::uint64_t>(std::numeric_limits<int>::max()), UsageError,
+               "a channel of " + std::to_string(plane_) + " voxels is too large for a tile-compressed FITS mask",
+               "write the FITS mask plain (--fits-mask-compression none)");
+    mpi::on_root_then_share_failure(comm, [&] { tiles_ = create_tiles(path_, part_, like, compression_, overwrite); });
+    return;
+  }
   const std::string header = mask_header(like);
   data_offset_ = header.size();
   const std::uint64_t total = data_offset_ + padded(plane_ * nz_);
@@ -164,6 +234,7 @@ FitsMaskWriter::~FitsMaskWriter() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized || completed_) return;
+  tiles_.reset();  // rank 0's CFITSIO file, closed by rank 0 alone
   if (file_ != MPI_FILE_NULL && !mpi::unwinding_in_parallel()) MPI_File_close(&file_);
   // Never closed: the mask is not complete, and rank 0 removes its temporary file (unlinking is
   // safe while other ranks still have it open). A run killed outright leaves NAME.part behind.
@@ -174,9 +245,13 @@ FitsMaskWriter::~FitsMaskWriter() {
 }
 
 void FitsMaskWriter::write_channels(std::size_t z0, std::span<const std::uint8_t> mask) {
-  AS_ASSERT(file_ != MPI_FILE_NULL);
   AS_ASSERT(mask.size() % plane_ == 0);
   AS_ASSERT(mask.empty() || z0 + mask.size() / plane_ <= nz_);
+  if (compression_ != FitsCompression::none) {
+    write_tiles(z0, mask);
+    return;
+  }
+  AS_ASSERT(file_ != MPI_FILE_NULL);
   // MPI counts are int: pieces of at most 1 GiB, and every rank must make the same number of
   // collective calls, so the largest rank's count sets it.
   constexpr std::uint64_t piece = std::uint64_t{1} << 30;
@@ -199,14 +274,76 @@ void FitsMaskWriter::write_channels(std::size_t z0, std::span<const std::uint8_t
                       "check the free space and quota of the output file system");
 }
 
+void FitsMaskWriter::write_tiles(std::size_t z0, std::span<const std::uint8_t> mask) {
+  // Rank 0 writes every rank's channels, in the order of the channels; the others send theirs one
+  // channel at a time, so no rank holds more than its own mask and a channel.
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &size);
+  const std::uint64_t mine[2] = {z0, mask.size() / plane_};
+  std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(size));
+  AS_MPI_TRY(MPI_Gather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, 0, comm_));
+  constexpr int tag = 7;
+  const int count = static_cast<int>(plane_);
+  std::string failure;
+  if (rank == 0) {
+    std::vector<int> order(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) order[static_cast<std::size_t>(r)] = r;
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return all[2 * a] < all[2 * b]; });
+    std::vector<std::uint8_t> channel(plane_);
+    for (int r : order) {
+      const std::uint64_t first = all[2 * static_cast<std::size_t>(r)];
+      const std::uint64_t n = all[2 * static_cast<std::size_t>(r) + 1];
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const std::uint8_t* data = mask.data() + k * plane_;
+        if (r != 0) {
+          AS_MPI_TRY(MPI_Recv(channel.data(), count, MPI_BYTE, r, tag, comm_, MPI_STATUS_IGNORE));
+          data = channel.data();
+        }
+        if (!failure.empty()) continue;  // the other ranks' channels are still received
+        // One whole tile: CFITSIO compresses it and appends it, in whatever order tiles come.
+        const long z = static_cast<long>(first + k) + 1;
+        long first_pixel[3] = {1, 1, z};
+        long last_pixel[3] = {static_cast<long>(nx_), static_cast<long>(ny_), z};
+        int status = 0;
+        fits_write_subset(tiles_->get(), TBYTE, first_pixel, last_pixel, const_cast<std::uint8_t*>(data), &status);
+        try {
+          tiles_->check_write(status, "writing channel " + std::to_string(first + k));
+        } catch (const Error& e) {
+          failure = e.what();
+        }
+      }
+    }
+  } else {
+    for (std::uint64_t k = 0; k < mine[1]; ++k)
+      AS_MPI_TRY(MPI_Send(mask.data() + k * plane_, count, MPI_BYTE, 0, tag, comm_));
+  }
+  if (!all_ranks(comm_, failure.empty()))
+    throw OutputError(failure.empty() ? "writing the mask to '" + part_ + "' failed on rank 0" : failure,
+                      "check the free space and quota of the output file system");
+}
+
 void FitsMaskWriter::close() {
   if (completed_) return;
-  const int rc = file_ == MPI_FILE_NULL ? MPI_SUCCESS : MPI_File_close(&file_);
-  file_ = MPI_FILE_NULL;
-  if (!all_ranks(comm_, rc == MPI_SUCCESS))
-    throw OutputError("closing '" + part_ + "' failed" +
-                          (rc != MPI_SUCCESS ? ": " + mpi_error_text(rc) : std::string(" on another rank")),
-                      "check the free space and quota of the output file system");
+  if (compression_ != FitsCompression::none) {
+    std::string failure;
+    try {
+      if (tiles_) tiles_->close();
+    } catch (const Error& e) {
+      failure = e.what();
+    }
+    tiles_.reset();
+    if (!all_ranks(comm_, failure.empty()))
+      throw OutputError(failure.empty() ? "closing '" + part_ + "' failed on rank 0" : failure,
+                        "check the free space and quota of the output file system");
+  } else {
+    const int rc = file_ == MPI_FILE_NULL ? MPI_SUCCESS : MPI_File_close(&file_);
+    file_ = MPI_FILE_NULL;
+    if (!all_ranks(comm_, rc == MPI_SUCCESS))
+      throw OutputError("closing '" + part_ + "' failed" +
+                            (rc != MPI_SUCCESS ? ": " + mpi_error_text(rc) : std::string(" on another rank")),
+                        "check the free space and quota of the output file system");
+  }
   // Complete: the mask takes its name (replacing an older file only now, with --overwrite).
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);

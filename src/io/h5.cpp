@@ -232,7 +232,7 @@ Id create_dataset(hid_t loc, const std::string& name, hid_t type, const std::vec
 }
 
 Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& d,
-                          const std::vector<std::uint64_t>& chunk_dims) {
+                          const std::vector<std::uint64_t>& chunk_dims, std::optional<unsigned> deflate_level) {
   AS_ASSERT(!d.empty() && chunk_dims.size() == d.size());
   // HDF5 refuses chunks larger than a fixed-size dataset's extent, and empty ones.
   std::vector<hsize_t> chunk(d.size());
@@ -240,8 +240,32 @@ Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const 
     chunk[i] = std::clamp<hsize_t>(chunk_dims[i], 1, std::max<hsize_t>(d[i], 1));
   Id dcpl = storage_properties();
   check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), "H5Pset_chunk");
+  if (deflate_level) {
+    AS_ASSERT(*deflate_level >= 1 && *deflate_level <= 9);
+    // A filtered chunk is stored as what it compresses to, so it cannot be allocated at its full
+    // size up front and written in place later: HDF5's defaults for chunked datasets instead.
+    check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_DEFAULT), "H5Pset_alloc_time");
+    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_IFSET), "H5Pset_fill_time");
+    check(H5Pset_deflate(dcpl.get(), *deflate_level), "H5Pset_deflate");
+  }
   return create_with(loc, name, type, d, dcpl.get());
 }
+
+bool deflate_available() {
+  if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) return false;
+  unsigned config = 0;
+  if (H5Zget_filter_info(H5Z_FILTER_DEFLATE, &config) < 0) return false;
+  return (config & H5Z_FILTER_CONFIG_ENCODE_ENABLED) != 0;
+}
+
+bool is_filtered(hid_t dataset) {
+  Id dcpl(H5Dget_create_plist(dataset));
+  const int filters = H5Pget_nfilters(dcpl.get());
+  check(filters, "H5Pget_nfilters");
+  return filters > 0;
+}
+
+std::uint64_t storage_size(hid_t dataset) { return H5Dget_storage_size(dataset); }
 
 Id create_growing_dataset(hid_t loc, const std::string& name, hid_t type, std::uint64_t chunk_rows) {
   Id dcpl(H5Pcreate(H5P_DATASET_CREATE));

@@ -65,9 +65,21 @@ bool exists(hid_t loc, const std::string& path);
 Id create_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& dims);
 /// A chunked dataset of any rank (chunk_dims one entry per dimension, each clamped to 1..dims),
 /// its storage allocated at creation and never filled, like create_dataset. Collective in a file
-/// opened through MPI-IO.
+/// opened through MPI-IO. With `deflate_level` (1..9) every chunk is compressed with HDF5's deflate
+/// filter (zlib, which h5py and every HDF5 build read); check deflate_available() first. Parallel
+/// HDF5 writes such a dataset only collectively (Transfer::collective, every rank calling). Each
+/// chunk takes what it compresses to: parallel HDF5 1.10 stores every chunk at creation as
+/// compressed zeros (about a thousandth of its size) and stores it anew when it is written.
 Id create_chunked_dataset(hid_t loc, const std::string& name, hid_t type, const std::vector<std::uint64_t>& dims,
-                          const std::vector<std::uint64_t>& chunk_dims);
+                          const std::vector<std::uint64_t>& chunk_dims,
+                          std::optional<unsigned> deflate_level = std::nullopt);
+/// Whether this HDF5 library can compress with deflate (built with zlib, encoder enabled).
+bool deflate_available();
+/// Whether `dataset` has a filter (compression) on its chunks: parallel HDF5 then writes it only
+/// collectively.
+bool is_filtered(hid_t dataset);
+/// Bytes the dataset's data take in the file (compressed chunks as stored).
+std::uint64_t storage_size(hid_t dataset);
 /// A one-dimensional dataset that grows (unlimited extent, chunks of `chunk_rows`), created empty,
 /// for a file written as its rows arrive (a serial file only). Storage is allocated as rows are
 /// appended; no timestamps.

@@ -51,6 +51,29 @@ void PosixFile::write_all(std::string_view bytes) {
   }
 }
 
+void PosixFile::write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("writing", path_);
+    bytes = bytes.subspan(static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
+void PosixFile::read_at(std::uint64_t offset, std::span<std::uint8_t> out) const {
+  while (!out.empty()) {
+    const ssize_t n = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw InputError("reading '" + path_ + "' failed: " +
+                           (n == 0 ? std::string("the file is too short") : std::string(std::strerror(errno))),
+                       "the file was cut short or changed by another program");
+    out = out.subspan(static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
 void PosixFile::sync() {
   while (::fsync(fd_) != 0)
     if (errno != EINTR) fail("fsync of", path_);

@@ -485,7 +485,9 @@ int main(int argc, char** argv) {
     fs::remove(journal_of(o));
     fs::remove(o.product + ".lock");
     if (o.job == "fdas") fs::remove_all(o.product + ".spool");  // its candidates until the run ends
-    if (o.job == "scfind") {  // its default FITS mask, beside the product, and its temporary name
+    if (o.job == "scfind") {  // its checkpoint labels, a FITS mask beside it, their temporary names
+      fs::remove(o.product + ".labels");
+      fs::remove(o.product + ".part");
       const fs::path product(o.product);
       const fs::path mask = product.parent_path() / (product.stem().string() + "_mask-raw.fits");
       fs::remove(mask);

@@ -2,11 +2,18 @@
 //   scfind_case par CASES NAME OUT.par          writes a SoFiA-2 parameter file for the case
 //   scfind_case check CASES NAME PRODUCT.h5 [MASK.fits]
 //   scfind_case bad-cubes DIR GOOD.fits x        writes malformed cubes into DIR
+//   scfind_case mask-storage PRODUCT.h5 deflate|none
+//                                                checks how the product stores /mask
+//   scfind_case fits-masks PLAIN.fits OTHER.fits RICE_1|GZIP_1
+//                                                checks that OTHER is tile-compressed and holds
+//                                                PLAIN's mask and WCS
+//   scfind_case absent PATH                      checks that no file PATH was written
 // `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
 // and the noise of every kernel pair with SoFiA-2's (as doubles, exactly).
 
 #include <fitsio.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -45,11 +52,13 @@ const std::string& one(const Block& b, const std::string& key) {
   return it->second;
 }
 
+// The mask as CFITSIO reads it, from the first HDU with an image (a tile-compressed one is in
+// extension 1).
 std::vector<std::uint8_t> read_fits_mask(const std::string& path, long dims[3]) {
   fitsfile* f = nullptr;
   int status = 0, naxis = 0;
   long d[4] = {1, 1, 1, 1};
-  fits_open_file(&f, path.c_str(), READONLY, &status);
+  fits_open_image(&f, path.c_str(), READONLY, &status);
   fits_get_img_dim(f, &naxis, &status);
   fits_get_img_size(f, 4, d, &status);
   for (int i = 0; i < 3; ++i) dims[i] = d[i];
@@ -159,10 +168,74 @@ int make_bad_cubes(const std::string& dir, const std::string& good) {
   return 0;
 }
 
+// A header keyword of the first image HDU of `path` ("" when absent).
+std::string fits_keyword(const std::string& path, const char* key) {
+  fitsfile* f = nullptr;
+  int status = 0;
+  char value[FLEN_VALUE] = {};
+  fits_open_image(&f, path.c_str(), READONLY, &status);
+  if (status != 0) throw std::runtime_error("cannot open " + path);
+  fits_read_key(f, TSTRING, key, value, nullptr, &status);
+  int closing = 0;
+  fits_close_file(f, &closing);
+  return status == 0 ? value : "";
+}
+
+int fits_masks(const std::string& plain, const std::string& other, const std::string& compression) {
+  int failures = 0;
+  if (!fits_keyword(plain, "ZCMPTYPE").empty()) {
+    std::printf("%s is compressed\n", plain.c_str());
+    ++failures;
+  }
+  if (fits_keyword(other, "ZCMPTYPE") != compression) {
+    std::printf("%s: ZCMPTYPE '%s', not %s\n", other.c_str(), fits_keyword(other, "ZCMPTYPE").c_str(),
+                compression.c_str());
+    ++failures;
+  }
+  for (const char* key : {"CTYPE1", "CTYPE2", "CTYPE3", "CRVAL3", "CDELT3", "CRPIX3", "CUNIT3"}) {
+    if (fits_keyword(plain, key) == fits_keyword(other, key)) continue;
+    std::printf("%s: '%s' against '%s'\n", key, fits_keyword(plain, key).c_str(), fits_keyword(other, key).c_str());
+    ++failures;
+  }
+  long dims[3] = {}, other_dims[3] = {};
+  const auto want = read_fits_mask(plain, dims);
+  const auto got = read_fits_mask(other, other_dims);
+  if (!std::equal(dims, dims + 3, other_dims) || got != want) {
+    std::printf("the masks differ\n");
+    ++failures;
+  }
+  std::printf("%s (%s) and %s (plain): %s\n", other.c_str(), compression.c_str(), plain.c_str(),
+              failures == 0 ? "the same mask and WCS" : "DIFFERENT");
+  return failures == 0 ? 0 : 1;
+}
+
+// The product's /mask is deflate-compressed (and smaller than a byte per voxel) or plain, as asked.
+int mask_storage(const std::string& product, const std::string& expected) {
+  namespace h5 = astrosweep::h5;
+  h5::silence_library_errors();
+  h5::Id file = h5::open_file(product, h5::Access::read);
+  h5::Id mask = h5::open_dataset(file.get(), "mask");
+  std::uint64_t voxels = 1;
+  for (auto d : h5::dims(mask.get())) voxels *= d;
+  const bool filtered = h5::is_filtered(mask.get());
+  const std::uint64_t stored = h5::storage_size(mask.get());
+  std::printf("%s: /mask %s, %llu bytes stored for %llu voxels\n", product.c_str(), filtered ? "deflate" : "plain",
+              static_cast<unsigned long long>(stored), static_cast<unsigned long long>(voxels));
+  if (expected == "deflate") return filtered && stored < voxels / 4 ? 0 : 1;
+  return !filtered && stored == voxels ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
+    if (argc == 4 && std::string(argv[1]) == "mask-storage") return mask_storage(argv[2], argv[3]);
+    if (argc == 5 && std::string(argv[1]) == "fits-masks") return fits_masks(argv[2], argv[3], argv[4]);
+    if (argc == 3 && std::string(argv[1]) == "absent") {
+      const bool there = std::filesystem::exists(argv[2]);
+      std::printf("%s: %s\n", argv[2], there ? "written" : "absent");
+      return there ? 1 : 0;
+    }
     if (argc < 5) {
       std::fprintf(stderr, "usage: scfind_case par|check CASES NAME OUT|PRODUCT [FITS]\n");
       return 2;

@@ -93,6 +93,48 @@ foreach(case IN LISTS scfind_cases)
   endif()
 endforeach()
 
+# --- masks compressed and plain: the same content ---
+# The runs above write the product's mask compressed (deflate, the default) and the FITS mask plain
+# (the case's output.writeRawMask = true). These write the same case the other way round on 1, 2
+# and 3 ranks, the FITS mask tile-compressed with RICE_1 or GZIP_1, and compare: the products
+# dataset by dataset (compare_products reads the content, whatever the storage), the FITS masks
+# read back with CFITSIO.
+set(plain_case a_A_mad_full)
+foreach(run "1;rice;RICE_1" "2;gzip;GZIP_1" "3;rice;RICE_1")
+  list(GET run 0 np)
+  list(GET run 1 fits_compression)
+  list(GET run 2 zcmptype)
+  set(labels scfind)
+  if(np EQUAL 2)
+    set(labels "scfind;heavy")
+  endif()
+  set(name scfind_plain_mask_np${np})
+  astrosweep_add_mpi_run(${name} NP ${np} LABELS "${labels}" FIXTURES_REQUIRED scfind_par_${plain_case}
+    FIXTURES_SETUP scfind_run_${name}
+    COMMAND ${exe} scfind --par ${scfind_out}/${plain_case}.par -i ${scfind_out}/A.fits -o ${scfind_out}/${name}.h5
+            --overwrite --quiet --threads 1 --mask-compression none --fits-mask ${scfind_out}/${name}_${fits_compression}.fits
+            --fits-mask-compression ${fits_compression})
+  add_test(NAME ${name}_same_as_compressed
+           COMMAND compare_products ${scfind_out}/${name}.h5 ${scfind_out}/${plain_case}_np${np}.h5)
+  add_test(NAME ${name}_storage COMMAND scfind_case mask-storage ${scfind_out}/${name}.h5 none)
+  add_test(NAME scfind_compressed_mask_np${np}_storage
+           COMMAND scfind_case mask-storage ${scfind_out}/${plain_case}_np${np}.h5 deflate)
+  add_test(NAME scfind_fits_mask_${fits_compression}_np${np}_same_as_plain
+           COMMAND scfind_case fits-masks ${scfind_out}/${plain_case}_np${np}_mask-raw.fits
+                   ${scfind_out}/${name}_${fits_compression}.fits ${zcmptype})
+  set_tests_properties(${name}_same_as_compressed ${name}_storage scfind_compressed_mask_np${np}_storage
+                       scfind_fits_mask_${fits_compression}_np${np}_same_as_plain PROPERTIES
+                       FIXTURES_REQUIRED "scfind_run_${name};scfind_run_${plain_case}_np${np}" LABELS "${labels}")
+endforeach()
+# SoFiA-2's default: no FITS raw mask unless asked for (--fits-mask, output.writeRawMask = true).
+astrosweep_add_mpi_run(scfind_no_fits_mask_by_default NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
+  FIXTURES_SETUP scfind_run_no_fits_mask_by_default
+  COMMAND ${exe} scfind -i ${scfind_out}/A.fits -o ${scfind_out}/no_fits_mask.h5 --overwrite --quiet --threads 1)
+add_test(NAME scfind_no_fits_mask_by_default_absent
+         COMMAND scfind_case absent ${scfind_out}/no_fits_mask_mask-raw.fits)
+set_tests_properties(scfind_no_fits_mask_by_default_absent PROPERTIES
+                     FIXTURES_REQUIRED scfind_run_no_fits_mask_by_default LABELS scfind)
+
 # --- bad inputs and usage: each fails with its exit code and a message saying what is wrong ---
 set(scfind_bad ${scfind_out}/bad)
 file(MAKE_DIRECTORY ${scfind_bad})
@@ -125,6 +167,13 @@ astrosweep_add_failure_test(scfind_bad_statistic NP 1 CODE 2 MATCH "statistic" F
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_bad_statistic.h5 --overwrite --scfind.statistic median)
 astrosweep_add_failure_test(scfind_bad_kernel_list NP 1 CODE 2 MATCH "kernelsZ" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_bad_kernel_list.h5 --overwrite --scfind.kernelsZ 0,three)
+astrosweep_add_failure_test(scfind_fits_compression_without_fits_mask NP 1 CODE 2
+  MATCH "--fits-mask-compression rice, but no FITS mask" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_fits_compression_without_fits_mask.h5 --overwrite
+  --fits-mask-compression rice)
+astrosweep_add_failure_test(scfind_bad_mask_compression NP 1 CODE 2 MATCH "--mask-compression: 'zstd'"
+  FIXTURES_REQUIRED scfind_bad COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_bad_mask_compression.h5 --overwrite
+  --mask-compression zstd)
 astrosweep_add_failure_test(scfind_negative_threshold NP 1 CODE 2 MATCH "threshold" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_negative_threshold.h5 --overwrite --scfind.threshold -1)
 file(WRITE ${scfind_bad}/flagging.par "input.data = ${cubeA}\nflag.region = 1, 2, 3, 4, 5, 6\n")
@@ -229,5 +278,21 @@ astrosweep_add_scfind_resume_test(scfind_resume_kill_all_streamed MODE kill-all 
                                   HEAVY EXTRA --slabs-per-rank 3)
 astrosweep_add_scfind_resume_test(scfind_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 55 ROUNDS 1
                                   OTHER --scfind.threshold 4)
+# Plain masks through the same checkpoints (the labels file), compared with the compressed reference.
+astrosweep_add_scfind_resume_test(scfind_resume_plain_mask MODE kill-all NP 3 RESUME_NP 2 SEED 56 ROUNDS 1 HEAVY
+                                  EXTRA --mask-compression none)
+# A disk that fills while the compressed mask is written (its size is known only then, so the
+# check before the run passes): exit code 4 naming the product, which is not left complete. A
+# random mask (threshold 0.7, one kernel pair) compresses to ~1.4 MB, above the file-size limit.
+foreach(np 2 3)
+  set(name scfind_full_disk_compressed_np${np})
+  astrosweep_add_failure_test(${name} NP ${np} FSIZE 1100000 CODE 4
+    MATCH "writing '[^']*${name}.h5[^']*' failed" FILE ${scfind_bad}/${name}.h5 PRODUCTS ${scfind_bad}/${name}.h5
+    FIXTURES_REQUIRED "scfind_resume_cube;scfind_bad"
+    COMMAND scfind -i ${resume_cube} -o ${scfind_bad}/${name}.h5 --no-fits-mask --quiet --threads 1 --scfind.kernelsXY 0
+            --scfind.kernelsZ 0 --scfind.threshold 0.7)
+  # Shared memory between the ranks is left out (its files would be limited too).
+  set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT OMPI_MCA_btl=self,tcp)
+endforeach()
 astrosweep_add_failure_test(scfind_resume_with_overwrite NP 1 CODE 2 MATCH "--resume and --overwrite contradict"
   FIXTURES_REQUIRED scfind_bad COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_resume_with_overwrite.h5 --resume --overwrite)

@@ -85,10 +85,22 @@ std::vector<double> input_values(std::size_t n) {
   return v;
 }
 
-// The mask as CFITSIO reads it: an unscaled byte cube with the input's WCS and our bytes.
-void check_mask_file(const std::string& path, int naxis, std::size_t nz_total, bool wcs) {
+// The mask as CFITSIO reads it: an unscaled byte cube with the input's WCS and our bytes; a
+// tile-compressed one (`compression`: ZCMPTYPE) in extension 1 behind an empty primary HDU.
+void check_mask_file(const std::string& path, int naxis, std::size_t nz_total, bool wcs,
+                     const std::string& compression = {}) {
+  SCOPED_TRACE(path);
   fits::File f(path, fits::Name::disk_file);
   int status = 0, bitpix = 0, n = 0;
+  if (!compression.empty()) {
+    fits_get_img_dim(f.get(), &n, &status);
+    EXPECT_EQ(n, 0);  // the primary HDU holds no data
+    fits_movabs_hdu(f.get(), 2, nullptr, &status);
+    ASSERT_EQ(status, 0);
+    EXPECT_TRUE(fits_is_compressed_image(f.get(), &status));
+    EXPECT_EQ(f.keyword("ZCMPTYPE"), compression);
+    EXPECT_EQ(f.keyword("ZTILE3"), "1");  // a tile per channel
+  }
   LONGLONG naxes[4] = {};
   fits_get_img_paramll(f.get(), 4, &bitpix, &n, naxes, &status);
   ASSERT_EQ(status, 0);
@@ -114,6 +126,7 @@ void check_mask_file(const std::string& path, int naxis, std::size_t nz_total, b
   for (std::size_t z = 0; z < nz_total; ++z)
     for (std::size_t i = 0; i < plane; ++i)
       ASSERT_EQ(data[z * plane + i], expected_byte(z, i)) << "channel " << z << " voxel " << i;
+  if (!compression.empty()) return;
   // The data unit padded with zeros to a whole number of 2880-byte blocks.
   LONGLONG header_start = 0, data_start = 0, data_end = 0;
   fits_get_hduaddrll(f.get(), &header_start, &data_start, &data_end, &status);
@@ -148,6 +161,65 @@ TEST(FitsMaskWriter, RanksWriteInterleavedChannels) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank() == 0) check_mask_file(output, 3, nz, true);
+}
+
+// Tile-compressed masks: rank 0 writes what every rank sends it, whatever order the channels come
+// in (a rank streams its slabs from the top of the cube down), with the header of the plain mask;
+// three axes for a cube with a degenerate fourth.
+TEST(FitsMaskWriter, TileCompressedMasksHoldTheSameChannels) {
+  SharedDir dir;
+  const auto info = shared_fits_input(dir, "input.fits", {nx, ny, nz});
+  const auto stokes = shared_fits_input(dir, "stokes.fits", {nx, ny, 3, 1});
+  CubeInfo h5_like;
+  h5_like.format = CubeFormat::hdf5;
+  h5_like.nx = nx;
+  h5_like.ny = ny;
+  h5_like.nz = nz;
+  for (const auto& [compression, name] :
+       {std::pair{FitsCompression::rice, "RICE_1"}, std::pair{FitsCompression::gzip, "GZIP_1"}}) {
+    const std::string tag = name;
+    {
+      FitsMaskWriter writer(dir.path(tag + ".fits"), info, MPI_COMM_WORLD, false, compression);
+      for (std::size_t r = rounds(nz); r-- > 0;) {  // top down
+        const auto [z0, z1] = interleaved(r, nz);
+        writer.write_channels(z0, channels(z0, z1));
+      }
+      writer.close();
+    }
+    {
+      FitsMaskWriter writer(dir.path(tag + "_stokes.fits"), stokes, MPI_COMM_WORLD, false, compression);
+      write_interleaved(writer, 3);
+      writer.close();
+    }
+    {
+      FitsMaskWriter writer(dir.path(tag + "_h5.fits"), h5_like, MPI_COMM_WORLD, false, compression);
+      write_interleaved(writer, nz);
+      writer.close();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+      check_mask_file(dir.path(tag + ".fits"), 3, nz, true, tag);
+      check_mask_file(dir.path(tag + "_stokes.fits"), 3, 3, true, tag);  // CFITSIO compresses up to 3-D
+      check_mask_file(dir.path(tag + "_h5.fits"), 3, nz, false, tag);
+      EXPECT_FALSE(std::filesystem::exists(dir.path(tag + ".fits.part")));
+    }
+  }
+}
+
+// Stopped before close(): no compressed mask under its own name, and no temporary file either.
+TEST(FitsMaskWriter, UnfinishedTileCompressedMaskIsRemoved) {
+  SharedDir dir;
+  const auto info = shared_fits_input(dir, "input.fits", {nx, ny, nz});
+  const auto output = dir.path("partial_rice.fits");
+  {
+    FitsMaskWriter writer(output, info, MPI_COMM_WORLD, false, FitsCompression::rice);
+    write_interleaved(writer, nz);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    EXPECT_FALSE(std::filesystem::exists(output));
+    EXPECT_FALSE(std::filesystem::exists(output + ".part"));
+  }
 }
 
 TEST(FitsMaskWriter, DegenerateStokesAxisIsKept) {
@@ -261,6 +333,54 @@ TEST(H5Hyperslab, CollectiveChannelWritesAndReads) {
   std::vector<std::uint8_t> own((z1 - z0) * plane);
   h5::read_hyperslab(ds.get(), H5T_NATIVE_UINT8, {z0, 0, 0}, {z1 - z0, ny, nx}, own.data());
   EXPECT_EQ(own, channels(z0, z1));
+}
+
+// A deflate-compressed dataset takes only collective writes in parallel HDF5: ranks writing
+// interleaved channel ranges (one with nothing in the last round) give the same bytes as a plain
+// dataset, in less space, and any rank reads them back on its own.
+TEST(H5Hyperslab, CompressedChannelsWrittenCollectively) {
+  ASSERT_TRUE(h5::deflate_available());
+  SharedDir dir;
+  const auto path = dir.path("compressed.h5");
+  constexpr std::size_t big_nz = 40, big_plane = 64 * 48;
+  auto sparse = [](std::size_t z0, std::size_t z1) {  // mostly zeros, as a mask is
+    std::vector<std::uint8_t> v((z1 - z0) * big_plane, 0);
+    for (std::size_t z = z0; z < z1; ++z)
+      v[(z - z0) * big_plane + (z * 131) % big_plane] = static_cast<std::uint8_t>(z);
+    return v;
+  };
+  std::uint64_t plain_size = 0, compressed_size = 0;
+  {
+    h5::Id file = h5::open_file(path, h5::Access::create_truncate, MPI_COMM_WORLD);
+    h5::Id plain = h5::create_chunked_dataset(file.get(), "plain", H5T_NATIVE_UINT8, {big_nz, 48, 64}, {1, 48, 64});
+    h5::Id packed =
+        h5::create_chunked_dataset(file.get(), "packed", H5T_NATIVE_UINT8, {big_nz, 48, 64}, {1, 16, 64}, 1U);
+    EXPECT_FALSE(h5::is_filtered(plain.get()));
+    EXPECT_TRUE(h5::is_filtered(packed.get()));
+    for (std::size_t r = 0; r < (big_nz + 2 * world_size() - 1) / (2 * world_size()); ++r) {
+      const std::size_t z0 = std::min(big_nz, (r * world_size() + world_rank()) * 2);
+      const std::size_t z1 = std::min(big_nz, z0 + 2);
+      const auto values = sparse(z0, z1);
+      for (hid_t ds : {plain.get(), packed.get()})
+        h5::write_hyperslab(ds, H5T_NATIVE_UINT8, {z0, 0, 0}, {z1 - z0, 48, 64}, values.data(),
+                            h5::Transfer::collective);
+    }
+    h5::flush(file.get());
+    plain_size = h5::storage_size(plain.get());
+    compressed_size = h5::storage_size(packed.get());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(plain_size, big_nz * big_plane);
+  EXPECT_LT(compressed_size * 10, plain_size) << "compressed " << compressed_size << " of " << plain_size;
+  if (world_rank() == 0) {  // serial HDF5, as h5py reads it
+    h5::Id file = h5::open_file(path, h5::Access::read);
+    for (const char* name : {"plain", "packed"}) {
+      h5::Id ds = h5::open_dataset(file.get(), name);
+      std::vector<std::uint8_t> whole(big_nz * big_plane);
+      h5::read_hyperslab(ds.get(), H5T_NATIVE_UINT8, {0, 0, 0}, {big_nz, 48, 64}, whole.data());
+      EXPECT_EQ(whole, sparse(0, big_nz)) << name;
+    }
+  }
 }
 
 }  // namespace

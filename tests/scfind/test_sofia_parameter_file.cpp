@@ -59,7 +59,7 @@ TEST(SofiaParameterFile, UnimplementedSettingsAreListedNotRefused) {
                                  "reliability.threshold = 0.90\n"             // the default, written otherwise
                                  "parameter.enable = false\n"                 // off
                                  "output.writeMask = true\n"                  // listed
-                                 "output.writeRawMask = true\n"               // what scfind writes anyway
+                                 "output.writeRawMask = true\n"               // taken: the FITS raw mask
                                  "pipeline.threads = 4\n"                     // listed: --threads is scfind's
                                  "dilation.threshold =\n");                   // empty: off
   const SofiaParameterFile file = read_sofia_parameter_file(path);
@@ -67,7 +67,8 @@ TEST(SofiaParameterFile, UnimplementedSettingsAreListedNotRefused) {
   EXPECT_EQ(file.not_implemented[0], "linker.radiusXY = 2 (" + path + ":2)");
   EXPECT_EQ(file.not_implemented[1], "output.writeMask = true (" + path + ":7)");
   EXPECT_EQ(file.not_implemented[2], "pipeline.threads = 4 (" + path + ":9)");
-  EXPECT_TRUE(file.values.empty());
+  ASSERT_EQ(file.values.size(), 1u);
+  EXPECT_EQ(file.values.at("output.writeRawMask"), "true");
 }
 
 TEST(SofiaParameterFile, UsedKeysAreTakenWithWhereTheyCameFrom) {
