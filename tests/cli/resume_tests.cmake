@@ -11,10 +11,14 @@ set(resume_grid_periodograms --fmin 0.5 --fmax 24 --n-freq 150000 --precision fp
     1000 --quiet)
 # Three units in flight per rank (lanes): a stop finds several units in hand on each rank.
 set(resume_grid_lanes ${resume_grid} --units-in-flight 3)
+# On the CPU whatever the machine: on a GPU the whole run can end between the first journal entry
+# and the moment a test stops it (the second-writer test needs it running).
+set(resume_grid_cpu ${resume_grid} --backend cpu)
 
 # The uninterrupted products: one per case (name, input, grid).
 set(resume_cases "csv|${lc}/sdss_stripe82_z.csv|resume_grid" "catalog|${out}/sdss_catalog.h5|resume_grid"
-    "periodograms|${lc}/sdss_stripe82_z.csv|resume_grid_periodograms" "lanes|${lc}/sdss_stripe82_z.csv|resume_grid_lanes")
+    "periodograms|${lc}/sdss_stripe82_z.csv|resume_grid_periodograms" "lanes|${lc}/sdss_stripe82_z.csv|resume_grid_lanes"
+    "cpu|${lc}/sdss_stripe82_z.csv|resume_grid_cpu")
 foreach(case ${resume_cases})
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 name)
@@ -80,6 +84,6 @@ astrosweep_add_resume_test(period_resume_other_parameters MODE mismatch CASE csv
                            OTHER --fmin 0.5 --fmax 24 --n-freq 600000 --top-k 3 --quiet)
 # (f) Two runs on one output (issue 17): while a run holds it, a second run with --resume or with
 # --overwrite is refused (exit code 4, naming the first); the first, stopped meanwhile, completes.
-astrosweep_add_resume_test(period_second_writer MODE second-writer CASE csv NP 2 RESUME_NP 1 SEED 51)
+astrosweep_add_resume_test(period_second_writer MODE second-writer CASE cpu NP 2 RESUME_NP 1 SEED 51)
 astrosweep_add_failure_test(bad_resume_with_overwrite CODE 2 MATCH "--resume and --overwrite contradict"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/o.h5 ${grid} --resume --overwrite)
