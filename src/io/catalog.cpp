@@ -139,6 +139,13 @@ SerialRead read_serial(const ResolvedInputs& inputs, const CatalogOptions& optio
   return out;
 }
 
+ConvertedCatalog convert_to_catalog(const ResolvedInputs& inputs, const CatalogOptions& options,
+                                    const std::string& output, std::uint64_t block_rows) {
+  H5CatalogWriter writer(output);
+  writer.finish(stream_serial(inputs, options, writer, block_rows));
+  return {writer.n_objects(), writer.n_rows(), writer.has_errors()};
+}
+
 Catalog::Catalog(const CatalogOptions& options, MPI_Comm comm) {
   ResolvedInputs inputs;
   mpi::on_root_then_share_failure(comm, [&] { inputs = resolve_inputs(options); });

@@ -83,4 +83,14 @@ struct SerialRead {
 };
 SerialRead read_serial(const ResolvedInputs& inputs, const CatalogOptions& options);
 
+/// CSV or FITS inputs -> the HDF5 catalog `output`, streamed: `astrosweep convert`, holding a block
+/// of `block_rows` rows at a time (tests ask for small blocks; the product is the same).
+struct ConvertedCatalog {
+  std::uint64_t n_objects = 0;
+  std::uint64_t n_rows = 0;
+  bool has_errors = false;
+};
+ConvertedCatalog convert_to_catalog(const ResolvedInputs& inputs, const CatalogOptions& options,
+                                    const std::string& output, std::uint64_t block_rows = default_block_rows);
+
 }  // namespace astrosweep::io

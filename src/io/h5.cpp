@@ -291,6 +291,14 @@ std::uint64_t append_rows(hid_t dataset, hid_t type, std::uint64_t n_rows, const
   return d[0];
 }
 
+void truncate_rows(hid_t dataset, std::uint64_t n_rows) {
+  AS_ASSERT(dims(dataset).size() == 1 && dims(dataset)[0] >= n_rows);
+  const hsize_t length = n_rows;
+  errno = 0;
+  if (H5Dset_extent(dataset, &length) < 0)
+    throw OutputError("writing '" + name_of(dataset) + "' failed" + system_reason(errno), write_hint);
+}
+
 Id open_dataset(hid_t loc, const std::string& name) {
   hid_t id = H5Dopen2(loc, name.c_str(), H5P_DEFAULT);
   if (id < 0) throw InputError(name_of(loc) + ": HDF5 dataset '" + name + "' is missing");

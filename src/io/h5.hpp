@@ -87,6 +87,9 @@ Id create_growing_dataset(hid_t loc, const std::string& name, hid_t type, std::u
 /// Appends `n_rows` rows of `type` from `data` at the end of a dataset made by
 /// create_growing_dataset; returns the first row written. Throws OutputError naming the dataset.
 std::uint64_t append_rows(hid_t dataset, hid_t type, std::uint64_t n_rows, const void* data);
+/// Cuts a dataset made by create_growing_dataset to its first `n_rows` rows (a writer taking back
+/// what it appended). Throws OutputError naming the dataset.
+void truncate_rows(hid_t dataset, std::uint64_t n_rows);
 Id open_dataset(hid_t loc, const std::string& name);
 std::vector<std::uint64_t> dims(hid_t dataset);
 /// The length of a one-dimensional dataset of numbers (integers or floats: what read_rows<T>
