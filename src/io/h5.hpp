@@ -141,7 +141,8 @@ std::vector<T> read_all(hid_t loc, const std::string& name) {
 
 // Attributes (scalar). In parallel files, every rank must write the same attribute value. The
 // readers return nullopt for an absent attribute and for one that is not a single value of the
-// asked kind (a number for double/int, a fixed-length string for string).
+// asked kind (a number for double/int, a string for string: fixed-length as astrosweep writes
+// them, or variable-length as h5py does by default; ASCII or UTF-8, the bytes as stored).
 void set_attribute(hid_t loc, const std::string& name, const std::string& value);
 void set_attribute(hid_t loc, const std::string& name, double value);
 void set_attribute(hid_t loc, const std::string& name, std::int64_t value);

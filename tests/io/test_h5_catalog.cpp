@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -245,6 +246,62 @@ void expect_catalog_error(const std::string& path, const std::vector<std::string
   } catch (const InputError& e) {
     for (const auto& needle : needles) EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
+}
+
+// Writes `value` as the scalar string attribute `name` of `loc` (replacing one there): by default
+// as h5py writes a Python str, one variable-length UTF-8 string (H5T_VARIABLE, NULLTERM).
+void set_string_attribute(hid_t loc, const char* name, const std::string& value, bool variable = true,
+                          H5T_cset_t cset = H5T_CSET_UTF8) {
+  if (H5Aexists(loc, name) > 0) {
+    ASSERT_GE(H5Adelete(loc, name), 0);
+  }
+  h5::Id type(H5Tcopy(H5T_C_S1));
+  ASSERT_GE(H5Tset_size(type.get(), variable ? H5T_VARIABLE : std::max<std::size_t>(value.size(), 1)), 0);
+  ASSERT_GE(H5Tset_cset(type.get(), cset), 0);
+  h5::Id space(H5Screate(H5S_SCALAR));
+  h5::Id attr(H5Acreate2(loc, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  const char* text = value.c_str();
+  ASSERT_GE(H5Awrite(attr.get(), type.get(), variable ? static_cast<const void*>(&text) : text), 0);
+}
+
+// docs/formats.md accepts catalogs written by other tools; h5py writes str attributes as
+// variable-length UTF-8 strings, which were taken for missing (the catalog "not an astrosweep
+// light-curve catalog"). Both kinds, in either character set, are read, the bytes as stored.
+TEST(H5Catalog, VariableLengthStringAttributesAsH5pyWritesThem) {
+  test::TempDir dir;
+  const auto path = small_catalog(dir);
+  const std::string minus_label = "BJD \xe2\x88\x92 2457000";  // U+2212 MINUS SIGN, as UTF-8
+  {
+    h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    set_string_attribute(file.get(), "format", "astrosweep.lightcurves");
+    set_string_attribute(file.get(), "time_unit", "d");
+    set_string_attribute(file.get(), "time_reference", minus_label);
+    set_string_attribute(file.get(), "source_format", "csv");
+    set_string_attribute(file.get(), "source_paths", "");
+    set_string_attribute(file.get(), "source_digest", "0");
+  }
+  H5Catalog catalog(path, MPI_COMM_WORLD);
+  const auto index = catalog.read_index();
+  EXPECT_EQ(index.time_reference, minus_label);
+  EXPECT_EQ(index.ids, (std::vector<std::int64_t>{7, 8}));
+  CatalogOptions options;
+  options.inputs = {path};
+  Catalog opened(options, MPI_COMM_WORLD);
+  EXPECT_EQ(opened.format(), InputFormat::hdf5);
+  EXPECT_EQ(opened.index().time_reference, minus_label);
+
+  h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  EXPECT_EQ(h5::string_attribute(file.get(), "source_paths"), "");  // an empty variable-length string
+  set_string_attribute(file.get(), "vlen_ascii", "MJD", true, H5T_CSET_ASCII);
+  set_string_attribute(file.get(), "fixed_utf8", minus_label, false, H5T_CSET_UTF8);
+  set_string_attribute(file.get(), "fixed_ascii", "MJD", false, H5T_CSET_ASCII);
+  EXPECT_EQ(h5::string_attribute(file.get(), "vlen_ascii"), "MJD");
+  EXPECT_EQ(h5::string_attribute(file.get(), "fixed_utf8"), minus_label);
+  EXPECT_EQ(h5::string_attribute(file.get(), "fixed_ascii"), "MJD");
+  // Not a string, or not one: still no value of that kind.
+  EXPECT_EQ(h5::string_attribute(file.get(), "format_version"), std::nullopt);
+  EXPECT_EQ(h5::int_attribute(file.get(), "format"), std::nullopt);
+  EXPECT_EQ(h5::string_attribute(file.get(), "absent"), std::nullopt);
 }
 
 // A two-dimensional column was read into a vector of its first dimension's length (a heap
