@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
@@ -38,7 +39,8 @@ constexpr std::size_t read_bytes = std::size_t{4} << 20;
 
 // The line where each object's rows began, to name it when its id comes back after another
 // object. Ids that arrive in increasing order (a file sorted by id, the usual case) are kept in a
-// sorted vector, 16 bytes an object; the others in a hash map.
+// sorted deque, 16 bytes an object (a vector would double, and copy itself, as it grows); the
+// others in a hash map.
 class FirstLines {
  public:
   /// The line where `id` began, or 0 when it is new (it is then recorded as beginning at `line`).
@@ -54,7 +56,7 @@ class FirstLines {
   }
 
  private:
-  std::vector<std::pair<std::int64_t, std::size_t>> sorted_;
+  std::deque<std::pair<std::int64_t, std::size_t>> sorted_;
   std::unordered_map<std::int64_t, std::size_t> other_;
 };
 
