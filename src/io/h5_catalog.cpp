@@ -10,9 +10,11 @@ namespace astrosweep::io {
 
 namespace {
 
-// Rows per chunk of the growing datasets: 512 KiB of points (a rank reading its objects touches at
-// most one partial chunk at each end), 128 KiB of a per-object column.
-constexpr std::uint64_t point_chunk_rows = 1 << 16;
+// Rows per chunk of the growing datasets. Points: 2 MiB, more than HDF5's default chunk cache
+// (1 MiB), so a read of whole chunks goes straight into the reader's buffer as from a contiguous
+// dataset; 512 KiB chunks went through the cache and were read 1.5x slower (docs/performance.md).
+// A per-object column: 128 KiB.
+constexpr std::uint64_t point_chunk_rows = 1 << 18;
 constexpr std::uint64_t object_chunk_rows = 1 << 14;
 
 template <class T>
