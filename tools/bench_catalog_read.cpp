@@ -1,5 +1,6 @@
-// Benchmark of reading an HDF5 light-curve catalog the way a period rank does: the index, then
-// units of N consecutive objects (t, y, dy), one process, the file opened serially. Prints the
+// Benchmark of reading an HDF5 light-curve catalog the way a period lane does: the index, then
+// units of N consecutive objects (t, y, dy) into one block whose buffers are reused, one process,
+// the file opened serially. Prints the
 // time and GB/s of each pass (the first pass may read from disk, the next from the page cache),
 // and the best. Compares storage layouts: contiguous datasets, and convert's chunked ones.
 //   astrosweep_bench_catalog_read CATALOG.h5 [--unit N] [--repeat R]
@@ -40,11 +41,12 @@ int main(int argc, char** argv) {
     io::H5Catalog catalog(path, MPI_COMM_NULL);
     const auto index = catalog.read_index();
     std::uint64_t row = 0, bytes = 0;
+    io::LightCurveBlock block;
     for (std::uint64_t first = 0; first < index.n_objects(); first += unit) {
       const std::uint64_t n = std::min<std::uint64_t>(unit, index.n_objects() - first);
       std::uint64_t rows = 0;
       for (std::uint64_t i = first; i < first + n; ++i) rows += index.counts[i];
-      const auto block = catalog.read(first, n, row, rows);
+      catalog.read(first, n, row, rows, block);
       bytes += (block.t.size() + block.y.size() + block.dy.size()) * sizeof(double);
       row += rows;
     }
