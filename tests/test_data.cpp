@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +29,37 @@ Series object(const io::LightCurveBlock& block, std::size_t i) {
     return v.empty() ? std::vector<double>{} : std::vector<double>(v.begin() + row, v.begin() + row + n);
   };
   return {block.ids[i], slice(block.t), slice(block.y), slice(block.dy)};
+}
+
+namespace {
+template <class T>
+std::vector<std::uint64_t> bits(const std::vector<T>& v) {
+  std::vector<std::uint64_t> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = std::bit_cast<std::uint64_t>(static_cast<double>(v[i]));
+  return out;
+}
+}  // namespace
+
+void expect_same_light_curves(const io::LightCurveBlock& a, const io::LightCurveBlock& b) {
+  EXPECT_EQ(a.ids, b.ids);
+  EXPECT_EQ(a.counts, b.counts);
+  EXPECT_EQ(a.n_flagged, b.n_flagged);
+  EXPECT_EQ(bits(a.t), bits(b.t));
+  EXPECT_EQ(bits(a.y), bits(b.y));
+  EXPECT_EQ(bits(a.dy), bits(b.dy));
+  EXPECT_EQ(a.bjdrefi, b.bjdrefi);
+  EXPECT_EQ(bits(a.bjdreff), bits(b.bjdreff));
+}
+
+void RecordingSink::append(const io::LightCurveBlock& block) {
+  all.append_block(block);
+  block_rows.push_back(block.t.size());
+  block_objects.push_back(block.n_objects());
+}
+
+void RecordingSink::truncate(std::uint64_t n_objects) {
+  all.truncate(n_objects);
+  truncations.push_back(n_objects);
 }
 
 std::vector<std::map<std::string, std::string>> read_table(const std::string& relative) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/light_curve_sink.hpp"
 #include "io/light_curves.hpp"
 
 namespace astrosweep::test {
@@ -19,6 +20,22 @@ struct Series {
   std::vector<double> t, y, dy;
 };
 Series object(const io::LightCurveBlock& block, std::size_t i);
+
+/// gtest expectations that two blocks hold the same objects, bit for bit (NaN equal to NaN).
+void expect_same_light_curves(const io::LightCurveBlock& a, const io::LightCurveBlock& b);
+
+/// A sink that keeps what a streaming reader passed on, and how: the blocks' sizes, the
+/// truncations.
+class RecordingSink final : public io::LightCurveSink {
+ public:
+  void append(const io::LightCurveBlock& block) override;
+  void truncate(std::uint64_t n_objects) override;
+
+  io::LightCurveBlock all;                 ///< every object passed on and not taken back
+  std::vector<std::size_t> block_rows;     ///< rows of each block passed on
+  std::vector<std::size_t> block_objects;  ///< objects of each block passed on
+  std::vector<std::uint64_t> truncations;  ///< the n_objects of each truncate()
+};
 
 /// Rows of a reference CSV (tests/data/reference): `#` comments, then a header row.
 std::vector<std::map<std::string, std::string>> read_table(const std::string& relative);

@@ -8,7 +8,6 @@
 #include "core/error.hpp"
 #include "core/job.hpp"
 #include "io/catalog.hpp"
-#include "io/h5_catalog.hpp"
 #include "io/h5_timeseries.hpp"
 #include "io/output_lock.hpp"
 #include "io/output_path.hpp"
@@ -89,10 +88,10 @@ int convert_command(const std::vector<std::string>& args, MPI_Comm /*comm: one p
 
   const auto inputs = io::resolve_inputs(options);
   AS_EXPECTS(inputs.format != io::InputFormat::hdf5, UsageError, "the input is already an HDF5 catalog");
-  const auto read = io::read_serial(inputs, options);
-  io::write_h5_catalog(output, read.block, read.time_reference, read.identity);
-  std::printf("catalog: %s (%zu objects, %zu rows%s)\n", output.c_str(), read.block.n_objects(), read.block.t.size(),
-              read.block.has_errors() ? ", with dy" : "");
+  const auto written = io::convert_to_catalog(inputs, options, output);
+  std::printf("catalog: %s (%llu objects, %llu rows%s)\n", output.c_str(),
+              static_cast<unsigned long long>(written.n_objects), static_cast<unsigned long long>(written.n_rows),
+              written.has_errors ? ", with dy" : "");
   return 0;
 }
 

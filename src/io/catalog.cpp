@@ -112,23 +112,38 @@ ResolvedInputs resolve_inputs(const CatalogOptions& options) {
   return r;
 }
 
-SerialRead read_serial(const ResolvedInputs& inputs, const CatalogOptions& options) {
-  SerialRead out;
-  if (inputs.format == InputFormat::csv) {
-    auto csv = read_csv_light_curves(inputs.paths.front());
-    out.block = std::move(csv.block);
-    out.identity = std::move(csv.identity);
-  } else if (inputs.format == InputFormat::fits) {
-    auto fits = read_fits_light_curves(expand_fits_inputs(inputs.paths), options.fits);
-    out.block = std::move(fits.block);
-    out.identity = std::move(fits.identity);
-    out.time_reference = std::move(fits.time_reference);
-  } else {
-    throw InternalError("read_serial called for an HDF5 catalog");
-  }
+StreamedInput stream_serial(const ResolvedInputs& inputs, const CatalogOptions& options, LightCurveSink& sink,
+                            std::uint64_t block_rows) {
+  // Ids come out unique: the CSV reader refuses an id that comes back, the FITS reader merges
+  // files of one id into one object.
+  StreamedInput out;
+  if (inputs.format == InputFormat::csv)
+    out = stream_csv_light_curves(inputs.paths.front(), sink, block_rows);
+  else if (inputs.format == InputFormat::fits)
+    out = stream_fits_light_curves(expand_fits_inputs(inputs.paths), options.fits, sink, block_rows);
+  else
+    throw InternalError("stream_serial called for an HDF5 catalog");
   if (!options.time_reference.empty()) out.time_reference = options.time_reference;
+  return out;
+}
+
+SerialRead read_serial(const ResolvedInputs& inputs, const CatalogOptions& options) {
+  BlockCollector all;
+  auto streamed = stream_serial(inputs, options, all);
+  SerialRead out{all.take(), std::move(streamed.identity), std::move(streamed.time_reference)};
+  if (!streamed.has_time_references) {
+    out.block.bjdrefi.clear();
+    out.block.bjdreff.clear();
+  }
   require_unique_ids(out.block.ids, inputs.paths.front());
   return out;
+}
+
+ConvertedCatalog convert_to_catalog(const ResolvedInputs& inputs, const CatalogOptions& options,
+                                    const std::string& output, std::uint64_t block_rows) {
+  H5CatalogWriter writer(output);
+  writer.finish(stream_serial(inputs, options, writer, block_rows));
+  return {writer.n_objects(), writer.n_rows(), writer.has_errors()};
 }
 
 Catalog::Catalog(const CatalogOptions& options, MPI_Comm comm) {

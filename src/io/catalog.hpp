@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/fits_light_curves.hpp"
+#include "io/light_curve_sink.hpp"
 #include "io/light_curves.hpp"
 
 namespace astrosweep::io {
@@ -69,12 +70,27 @@ class Catalog {
   std::unique_ptr<H5Catalog> h5_;
 };
 
-/// Reads CSV or FITS inputs in this process alone (the converter and rank 0 use it).
+/// Reads CSV or FITS inputs in this process alone, passing the objects on to `sink` in blocks of
+/// about `block_rows` rows; options.time_reference, when given, replaces the input's label.
+StreamedInput stream_serial(const ResolvedInputs& inputs, const CatalogOptions& options, LightCurveSink& sink,
+                            std::uint64_t block_rows = default_block_rows);
+
+/// The same, every object in one block (rank 0 of a job on CSV or FITS inputs).
 struct SerialRead {
   LightCurveBlock block;
   InputIdentity identity;
   std::string time_reference;
 };
 SerialRead read_serial(const ResolvedInputs& inputs, const CatalogOptions& options);
+
+/// CSV or FITS inputs -> the HDF5 catalog `output`, streamed: `astrosweep convert`, holding a block
+/// of `block_rows` rows at a time (tests ask for small blocks; the product is the same).
+struct ConvertedCatalog {
+  std::uint64_t n_objects = 0;
+  std::uint64_t n_rows = 0;
+  bool has_errors = false;
+};
+ConvertedCatalog convert_to_catalog(const ResolvedInputs& inputs, const CatalogOptions& options,
+                                    const std::string& output, std::uint64_t block_rows = default_block_rows);
 
 }  // namespace astrosweep::io

@@ -1,11 +1,12 @@
 #include "io/csv_light_curves.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string_view>
 #include <unordered_map>
 
@@ -15,7 +16,9 @@ namespace astrosweep::io {
 
 namespace {
 
-std::string read_whole_file(const std::string& path) {
+// The file opened for reading, with the same messages for a missing, directory or unreadable input
+// as before it was read a piece at a time.
+std::ifstream open_input(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   AS_EXPECTS(fs::exists(path, ec), InputError, "input file '" + path + "' does not exist",
@@ -28,11 +31,34 @@ std::string read_whole_file(const std::string& path) {
   AS_EXPECTS(in.good(), InputError,
              "cannot read input file '" + path + "'" + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""),
              "check its permissions (it must be readable by the user running astrosweep)");
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  AS_EXPECTS(!in.bad(), InputError, "reading '" + path + "' failed");
-  return std::move(contents).str();
+  return in;
 }
+
+// Bytes read at a time: large enough that a read costs nothing next to parsing it.
+constexpr std::size_t read_bytes = std::size_t{4} << 20;
+
+// The line where each object's rows began, to name it when its id comes back after another
+// object. Ids that arrive in increasing order (a file sorted by id, the usual case) are kept in a
+// sorted deque, 16 bytes an object (a vector would double, and copy itself, as it grows); the
+// others in a hash map.
+class FirstLines {
+ public:
+  /// The line where `id` began, or 0 when it is new (it is then recorded as beginning at `line`).
+  std::size_t find_or_add(std::int64_t id, std::size_t line) {
+    if ((sorted_.empty() || id > sorted_.back().first) && !other_.contains(id)) {
+      sorted_.emplace_back(id, line);
+      return 0;
+    }
+    const auto at = std::lower_bound(sorted_.begin(), sorted_.end(), id, [](auto& e, auto v) { return e.first < v; });
+    if (at != sorted_.end() && at->first == id) return at->second;
+    const auto [it, inserted] = other_.emplace(id, line);
+    return inserted ? 0 : it->second;
+  }
+
+ private:
+  std::deque<std::pair<std::int64_t, std::size_t>> sorted_;
+  std::unordered_map<std::int64_t, std::size_t> other_;
+};
 
 bool is_separator(char c) { return c == ',' || c == ' ' || c == '\t' || c == '\r'; }
 
@@ -72,35 +98,29 @@ std::string shown(std::string_view field) {
 
 }  // namespace
 
-CsvRead read_csv_light_curves(const std::string& path) {
-  const std::string text = read_whole_file(path);
-  CsvRead result;
+StreamedInput stream_csv_light_curves(const std::string& path, LightCurveSink& sink, std::uint64_t block_rows) {
+  std::ifstream in = open_input(path);
+  StreamedInput result;
   result.identity.format = "csv";
   result.identity.paths = path;
-  result.identity.bytes = text.size();
   Fnv1a64 digest;
-  digest.update(text.data(), text.size());
-  result.identity.digest = digest.hex();
 
-  auto& block = result.block;
-  std::unordered_map<std::int64_t, std::size_t> first_line_of;  // id -> line where it began
+  ObjectBatcher out(sink, block_rows);
+  FirstLines first_line_of;
   int n_columns = 0;
   std::size_t line_no = 0;
   std::size_t object_rows = 0;
+  std::int64_t current_id = 0;
+  std::uint64_t n_objects = 0;
   auto where = [&](std::size_t line) { return path + ":" + std::to_string(line); };
 
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string_view line(text.data() + pos, eol - pos);
-    pos = eol + 1;
+  auto parse_line = [&](std::string_view line) {
     ++line_no;
     if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
 
     std::string_view f[5];
     const int n = split_fields(line, f);
-    if (n == 0) continue;
+    if (n == 0) return;
     if (n_columns == 0) {
       AS_EXPECTS(n == 3 || n == 4, InputError,
                  where(line_no) + ": expected 3 or 4 columns 'id, t, y[, dy]', found " + std::to_string(n),
@@ -126,27 +146,62 @@ CsvRead read_csv_light_curves(const std::string& path) {
                  "fix or remove the line (nan is accepted and counted as a non-finite value)");
     }
 
-    if (block.ids.empty() || block.ids.back() != id) {
-      auto [it, inserted] = first_line_of.emplace(id, line_no);
-      AS_EXPECTS(inserted, InputError,
+    auto& block = out.block();
+    if (n_objects == 0 || id != current_id) {
+      const std::size_t began = first_line_of.find_or_add(id, line_no);
+      AS_EXPECTS(began == 0, InputError,
                  where(line_no) + ": object id " + std::to_string(id) + " appears again; its rows began at line " +
-                     std::to_string(it->second) + " and another object came between",
+                     std::to_string(began) + " and another object came between",
                  "the rows of one object must be contiguous: sort the file by id (stable, keeping time order)");
-      if (!block.ids.empty()) block.counts.back() = object_rows;
+      if (n_objects > 0) {
+        block.counts.back() = object_rows;
+        out.object_done();  // the previous object is whole: the block may be passed on
+      }
       block.ids.push_back(id);
       block.counts.push_back(0);
       block.n_flagged.push_back(0);
+      current_id = id;
+      ++n_objects;
       object_rows = 0;
     }
     block.t.push_back(v[0]);
     block.y.push_back(v[1]);
     if (n_columns == 4) block.dy.push_back(v[2]);
     ++object_rows;
+  };
+
+  // Whole lines are parsed as they arrive; a line cut by the end of a read waits at the front of
+  // the buffer for the rest of it. Lines are counted as before: a last line without '\n' is one.
+  std::string buffer;
+  std::size_t start = 0;
+  for (;;) {
+    buffer.erase(0, start);
+    start = 0;
+    const std::size_t kept = buffer.size();
+    buffer.resize(kept + read_bytes);
+    in.read(buffer.data() + kept, static_cast<std::streamsize>(read_bytes));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    buffer.resize(kept + got);
+    AS_EXPECTS(!in.bad(), InputError, "reading '" + path + "' failed");
+    digest.update(buffer.data() + kept, got);
+    result.identity.bytes += got;
+    for (std::size_t eol; (eol = buffer.find('\n', start)) != std::string::npos; start = eol + 1)
+      parse_line(std::string_view(buffer.data() + start, eol - start));
+    if (got == 0) break;
   }
-  if (!block.ids.empty()) block.counts.back() = object_rows;
-  AS_EXPECTS(!block.ids.empty(), InputError, "input file '" + path + "' contains no data lines",
+  if (start < buffer.size()) parse_line(std::string_view(buffer.data() + start, buffer.size() - start));
+  AS_EXPECTS(n_objects > 0, InputError, "input file '" + path + "' contains no data lines",
              "expected rows 'id, t, y[, dy]'");
+  out.block().counts.back() = object_rows;
+  out.flush();
+  result.identity.digest = digest.hex();
   return result;
+}
+
+CsvRead read_csv_light_curves(const std::string& path) {
+  BlockCollector all;
+  auto streamed = stream_csv_light_curves(path, all, default_block_rows);
+  return {all.take(), std::move(streamed.identity)};
 }
 
 }  // namespace astrosweep::io

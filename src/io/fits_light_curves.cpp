@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "core/error.hpp"
 #include "io/fits.hpp"
@@ -232,14 +233,65 @@ std::vector<std::string> expand_fits_inputs(const std::vector<std::string>& inpu
   return files;
 }
 
-FitsRead read_fits_light_curves(const std::vector<std::string>& files, const FitsReadOptions& options) {
+namespace {
+
+// What is kept of an object while the files are read: 40-odd bytes and its first file.
+struct ObjectInfo {
+  std::int64_t id = 0;
+  std::size_t first_file = 0;
+  TimeReference reference;
+  std::uint32_t flagged = 0;
+};
+
+// Sectors/quarters may arrive in any order: the object's cadences sorted by time (stable for equal
+// times, NaN times last), appended to the block with its reference.
+void pass_on(ObjectBatcher& out, const ObjectInfo& info, const OneFile& rows) {
+  std::vector<std::size_t> order(rows.t.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+    if (std::isnan(rows.t[a])) return false;  // NaN times last: a strict weak order
+    return std::isnan(rows.t[b]) || rows.t[a] < rows.t[b];
+  });
+  std::vector<double> t(order.size()), y(order.size()), dy(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    t[k] = rows.t[order[k]];
+    y[k] = rows.y[order[k]];
+    dy[k] = rows.dy[order[k]];
+  }
+  auto& block = out.block();
+  block.append(info.id, t, y, dy, info.flagged);
+  block.bjdrefi.push_back(info.reference.days);
+  block.bjdreff.push_back(info.reference.known ? info.reference.fraction : std::nan(""));
+  out.object_done();
+}
+
+void append_rows(OneFile& to, const OneFile& from) {
+  to.t.insert(to.t.end(), from.t.begin(), from.t.end());
+  to.y.insert(to.y.end(), from.y.begin(), from.y.end());
+  to.dy.insert(to.dy.end(), from.dy.begin(), from.dy.end());
+}
+
+}  // namespace
+
+StreamedInput stream_fits_light_curves(const std::vector<std::string>& files, const FitsReadOptions& options,
+                                       LightCurveSink& sink, std::uint64_t block_rows) {
   AS_EXPECTS(!files.empty(), InputError, "no FITS light-curve files given");
-  FitsRead result;
+  StreamedInput result;
   result.identity.format = "fits";
   Fnv1a64 digest;
+  ObjectBatcher out(sink, block_rows);
   // Objects in order of first appearance; files of one target are merged.
-  std::vector<OneFile> objects;
+  std::vector<ObjectInfo> objects;
   std::map<std::int64_t, std::size_t> slot_of;
+  std::vector<std::size_t> object_of_file(files.size());
+  // The rows of the last object while its files come one after another.
+  OneFile current;
+  // The first object one of whose files came after another object's: it and the objects after it
+  // are read again once every file has been checked.
+  std::optional<std::size_t> gathered_later;
+
+  // Every file once, in the order given: the checks, the messages and the digest as they always
+  // were, whatever the files' order.
   for (std::size_t i = 0; i < files.size(); ++i) {
     OneFile one = read_one(files[i], options);
     std::error_code ec;
@@ -249,24 +301,56 @@ FitsRead read_fits_light_curves(const std::vector<std::string>& files, const Fit
     digest.update(one.y.data(), one.y.size() * sizeof(double));
     if (!one.has_id) one.id = static_cast<std::int64_t>(i);  // no TICID/KEPLERID: position in the list
     auto [it, inserted] = slot_of.emplace(one.id, objects.size());
+    const std::size_t slot = it->second;
+    object_of_file[i] = slot;
     if (inserted) {
-      objects.push_back(std::move(one));
+      if (!gathered_later && !objects.empty()) pass_on(out, objects.back(), current);
+      objects.push_back({one.id, i, one.reference, one.flagged});
+      if (!gathered_later) current = std::move(one);
       continue;
     }
-    OneFile& target = objects[it->second];
+    ObjectInfo& target = objects[slot];
     // Kepler and TESS count from different days (BJD 2454833 and 2457000): one object's cadences
     // must share a reference, and two missions' ids (KEPLERID, TICID) that coincide are two stars.
     AS_EXPECTS(one.reference == target.reference, InputError,
-               files[i] + " and " + target.path + " both hold object " + std::to_string(one.id) +
+               files[i] + " and " + files[target.first_file] + " both hold object " + std::to_string(one.id) +
                    " but their times count from different references (" + one.reference.label() + ", " +
                    target.reference.label() + ")",
                "a KEPLERID and a TICID that coincide are different stars: give the missions' files in separate runs");
-    target.t.insert(target.t.end(), one.t.begin(), one.t.end());
-    target.y.insert(target.y.end(), one.y.begin(), one.y.end());
-    target.dy.insert(target.dy.end(), one.dy.begin(), one.dy.end());
     target.flagged += one.flagged;
+    if (gathered_later) {
+      if (slot < *gathered_later) {  // an object passed on before the first one taken back
+        gathered_later = slot;
+        out.truncate(slot);
+      }
+      continue;
+    }
+    if (slot + 1 == objects.size()) {
+      append_rows(current, one);  // the object being gathered goes on
+      continue;
+    }
+    gathered_later = slot;
+    out.truncate(slot);
+    current = OneFile();
   }
+
+  if (!gathered_later) {
+    pass_on(out, objects.back(), current);
+  } else {
+    // Each remaining object from its files, in the order given; they were all read and checked.
+    const std::size_t first = *gathered_later;
+    std::vector<std::vector<std::size_t>> files_of(objects.size() - first);
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (object_of_file[i] >= first) files_of[object_of_file[i] - first].push_back(i);
+    for (std::size_t k = 0; k < files_of.size(); ++k) {
+      OneFile rows;
+      for (const std::size_t i : files_of[k]) append_rows(rows, read_one(files[i], options));
+      pass_on(out, objects[first + k], rows);
+    }
+  }
+  out.flush();
   result.identity.digest = digest.hex();
+
   // One label when every object counts from the same day (a one-mission input); otherwise each
   // object's reference is in /objects/bjdrefi + /objects/bjdreff and the label says so.
   const bool any_reference = std::any_of(objects.begin(), objects.end(), [](auto& o) { return o.reference.known; });
@@ -281,25 +365,17 @@ FitsRead read_fits_light_curves(const std::vector<std::string>& files, const Fit
                                           : "BJD - (bjdrefi + bjdreff) of each object (" +
                                                 (one_timesys ? known.reference.timesys : "TIMESYS differs") + ")";
   }
-  for (auto& o : objects) {
-    // Sectors/quarters may arrive in any order: sort cadences by time (stable for equal times).
-    std::vector<std::size_t> order(o.t.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
-      if (std::isnan(o.t[a])) return false;  // NaN times last: a strict weak order
-      return std::isnan(o.t[b]) || o.t[a] < o.t[b];
-    });
-    std::vector<double> t(order.size()), y(order.size()), dy(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      t[k] = o.t[order[k]];
-      y[k] = o.y[order[k]];
-      dy[k] = o.dy[order[k]];
-    }
-    result.block.append(o.id, t, y, dy, o.flagged);
-    if (any_reference) {
-      result.block.bjdrefi.push_back(o.reference.days);
-      result.block.bjdreff.push_back(o.reference.known ? o.reference.fraction : std::nan(""));
-    }
+  result.has_time_references = any_reference;
+  return result;
+}
+
+FitsRead read_fits_light_curves(const std::vector<std::string>& files, const FitsReadOptions& options) {
+  BlockCollector all;
+  auto streamed = stream_fits_light_curves(files, options, all, default_block_rows);
+  FitsRead result{all.take(), std::move(streamed.identity), std::move(streamed.time_reference)};
+  if (!streamed.has_time_references) {
+    result.block.bjdrefi.clear();
+    result.block.bjdreff.clear();
   }
   return result;
 }

@@ -4,9 +4,11 @@
 // missing) with its _ERR column, and QUALITY. Cadences with a non-zero QUALITY are dropped and
 // counted; non-finite values are kept so the job counts and drops them per object.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "io/light_curve_sink.hpp"
 #include "io/light_curves.hpp"
 
 namespace astrosweep::io {
@@ -25,10 +27,22 @@ struct FitsRead {
 /// Expands a mix of files and directories (directories: their *.fits, *.fit, *.fits.gz, sorted).
 std::vector<std::string> expand_fits_inputs(const std::vector<std::string>& inputs);
 
-/// Reads every file; files of the same target (TICID / KEPLERID) become one object, their cadences
-/// concatenated in time order, in order of first appearance; each object keeps its own BJD
-/// reference (block.bjdrefi/bjdreff), so Kepler and TESS files mix. Throws InputError naming the
-/// file, and for files of one object whose references differ.
+/// Reads every file, in the order given; files of the same target (TICID / KEPLERID) become one
+/// object, their cadences concatenated in time order, in order of first appearance; each object
+/// keeps its own BJD reference (block.bjdrefi/bjdreff), so Kepler and TESS files mix. Throws
+/// InputError naming the file, and for files of one object whose references differ.
+///
+/// Objects are passed on to `sink` in blocks of about `block_rows` rows (the blocks always carry
+/// bjdrefi/bjdreff; has_time_references says at the end whether they mean anything). While each
+/// object's files follow one another (Kepler names, one TESS sector) an object is passed on when
+/// the next one begins, so one object and one block are held. When a file of an object passed on
+/// earlier turns up later (TESS sectors listed sector by sector), that object and those after it
+/// are taken back (sink.truncate) and, once every file has been read and checked, passed on again
+/// whole, each read a second time from its files.
+StreamedInput stream_fits_light_curves(const std::vector<std::string>& files, const FitsReadOptions& options,
+                                       LightCurveSink& sink, std::uint64_t block_rows = default_block_rows);
+
+/// Every object in one block (the small-input path: `period` on FITS inputs).
 FitsRead read_fits_light_curves(const std::vector<std::string>& files, const FitsReadOptions& options);
 
 }  // namespace astrosweep::io

@@ -291,6 +291,14 @@ std::uint64_t append_rows(hid_t dataset, hid_t type, std::uint64_t n_rows, const
   return d[0];
 }
 
+void truncate_rows(hid_t dataset, std::uint64_t n_rows) {
+  AS_ASSERT(dims(dataset).size() == 1 && dims(dataset)[0] >= n_rows);
+  const hsize_t length = n_rows;
+  errno = 0;
+  if (H5Dset_extent(dataset, &length) < 0)
+    throw OutputError("writing '" + name_of(dataset) + "' failed" + system_reason(errno), write_hint);
+}
+
 Id open_dataset(hid_t loc, const std::string& name) {
   hid_t id = H5Dopen2(loc, name.c_str(), H5P_DEFAULT);
   if (id < 0) throw InputError(name_of(loc) + ": HDF5 dataset '" + name + "' is missing");
@@ -451,14 +459,41 @@ Id single_value_attribute(hid_t loc, const std::string& name, H5T_class_t type_c
 }
 }  // namespace
 
+namespace {
+// Owns the buffer HDF5 allocates for a variable-length string read into a char*.
+class VariableString {
+ public:
+  VariableString() = default;
+  ~VariableString() {
+    if (text_ != nullptr) H5free_memory(text_);
+  }
+  VariableString(const VariableString&) = delete;
+  VariableString& operator=(const VariableString&) = delete;
+  [[nodiscard]] char** out() noexcept { return &text_; }
+  [[nodiscard]] std::string value() const { return text_ == nullptr ? std::string() : std::string(text_); }
+
+ private:
+  char* text_ = nullptr;
+};
+}  // namespace
+
 std::optional<std::string> string_attribute(hid_t loc, const std::string& name) {
   const Id attr = single_value_attribute(loc, name, H5T_STRING);
   if (!attr.valid()) return std::nullopt;
   Id type(H5Aget_type(attr.get()));
-  if (H5Tis_variable_str(type.get()) > 0) return std::nullopt;
+  // Read in the attribute's own character set (h5py writes UTF-8, astrosweep ASCII): HDF5 does not
+  // convert strings between the two. The bytes are kept as they are.
+  Id mem(H5Tcopy(H5T_C_S1));
+  check(H5Tset_cset(mem.get(), H5Tget_cset(type.get())), "H5Tset_cset");
+  if (H5Tis_variable_str(type.get()) > 0) {
+    // h5py's default for str attributes: one variable-length string.
+    check(H5Tset_size(mem.get(), H5T_VARIABLE), "H5Tset_size");
+    VariableString text;
+    check(H5Aread(attr.get(), mem.get(), text.out()), "H5Aread");
+    return text.value();
+  }
   // One byte more than stored, so a NUL-terminated read never cuts the last character.
   std::string value(H5Tget_size(type.get()) + 1, '\0');
-  Id mem(H5Tcopy(H5T_C_S1));
   check(H5Tset_size(mem.get(), value.size()), "H5Tset_size");
   check(H5Aread(attr.get(), mem.get(), value.data()), "H5Aread");
   value.resize(value.find('\0') == std::string::npos ? value.size() : value.find('\0'));

@@ -87,6 +87,9 @@ Id create_growing_dataset(hid_t loc, const std::string& name, hid_t type, std::u
 /// Appends `n_rows` rows of `type` from `data` at the end of a dataset made by
 /// create_growing_dataset; returns the first row written. Throws OutputError naming the dataset.
 std::uint64_t append_rows(hid_t dataset, hid_t type, std::uint64_t n_rows, const void* data);
+/// Cuts a dataset made by create_growing_dataset to its first `n_rows` rows (a writer taking back
+/// what it appended). Throws OutputError naming the dataset.
+void truncate_rows(hid_t dataset, std::uint64_t n_rows);
 Id open_dataset(hid_t loc, const std::string& name);
 std::vector<std::uint64_t> dims(hid_t dataset);
 /// The length of a one-dimensional dataset of numbers (integers or floats: what read_rows<T>
@@ -138,7 +141,8 @@ std::vector<T> read_all(hid_t loc, const std::string& name) {
 
 // Attributes (scalar). In parallel files, every rank must write the same attribute value. The
 // readers return nullopt for an absent attribute and for one that is not a single value of the
-// asked kind (a number for double/int, a fixed-length string for string).
+// asked kind (a number for double/int, a string for string: fixed-length as astrosweep writes
+// them, or variable-length as h5py does by default; ASCII or UTF-8, the bytes as stored).
 void set_attribute(hid_t loc, const std::string& name, const std::string& value);
 void set_attribute(hid_t loc, const std::string& name, double value);
 void set_attribute(hid_t loc, const std::string& name, std::int64_t value);

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "io/h5.hpp"
+#include "io/light_curve_sink.hpp"
 #include "io/light_curves.hpp"
 
 namespace astrosweep::io {
@@ -25,7 +26,46 @@ namespace astrosweep::io {
 inline constexpr const char* catalog_format_name = "astrosweep.lightcurves";
 inline constexpr std::int64_t catalog_format_version = 1;
 
-/// Writes a whole catalog from one process (the converter).
+/// Writes a catalog block by block from one process (the converter): what it holds is the block
+/// being appended and, for inputs with per-object BJD references, 16 bytes an object (written at
+/// the end, when the input says whether they mean anything). The rows and the per-object columns
+/// grow as blocks arrive (chunked datasets); the root attributes are written by finish(). The file
+/// is written as PATH.part and renamed to PATH by finish(), so a conversion that fails leaves
+/// neither a partial catalog nor a changed PATH (an old one replaced with --overwrite stays until
+/// the new one is whole); a writer destroyed before finish() removes PATH.part.
+class H5CatalogWriter final : public LightCurveSink {
+ public:
+  /// Creates PATH.part (replacing a file there); OutputError when it cannot.
+  explicit H5CatalogWriter(const std::string& path);
+  ~H5CatalogWriter() override;
+  H5CatalogWriter(const H5CatalogWriter&) = delete;
+  H5CatalogWriter& operator=(const H5CatalogWriter&) = delete;
+
+  /// Appends whole objects; every block of a catalog has dy or none has (a block of objects
+  /// without rows may have none), and the same for bjdrefi/bjdreff.
+  void append(const LightCurveBlock& block) override;
+  void truncate(std::uint64_t n_objects) override;
+  /// Writes the root attributes and, when input.has_time_references, the objects' references;
+  /// closes the file and renames it to PATH (OutputError when that fails).
+  void finish(const StreamedInput& input);
+
+  [[nodiscard]] std::uint64_t n_objects() const noexcept { return n_objects_; }
+  [[nodiscard]] std::uint64_t n_rows() const noexcept { return n_rows_; }
+  [[nodiscard]] bool has_errors() const noexcept { return has_errors_; }
+
+ private:
+  std::string path_, part_;
+  h5::Id file_, objects_, points_;
+  h5::Id id_, offset_, count_, t_min_, t_max_, n_flagged_, t_, y_, dy_;
+  std::vector<std::int64_t> bjdrefi_;
+  std::vector<double> bjdreff_;
+  std::uint64_t n_objects_ = 0;
+  std::uint64_t n_rows_ = 0;
+  bool has_errors_ = false;
+  bool finished_ = false;
+};
+
+/// Writes a whole catalog from one block (H5CatalogWriter with one append).
 void write_h5_catalog(const std::string& path, const LightCurveBlock& block, const std::string& time_reference,
                       const InputIdentity& source);
 

@@ -22,6 +22,35 @@ void LightCurveBlock::append(std::int64_t id, const std::vector<double>& ot, con
   dy.insert(dy.end(), ody.begin(), ody.end());
 }
 
+void LightCurveBlock::append_block(const LightCurveBlock& other) {
+  AS_ASSERT(n_objects() == 0 || (other.has_time_references() == has_time_references() &&
+                                 (other.t.empty() || t.empty() || other.has_errors() == has_errors())));
+  ids.insert(ids.end(), other.ids.begin(), other.ids.end());
+  counts.insert(counts.end(), other.counts.begin(), other.counts.end());
+  n_flagged.insert(n_flagged.end(), other.n_flagged.begin(), other.n_flagged.end());
+  t.insert(t.end(), other.t.begin(), other.t.end());
+  y.insert(y.end(), other.y.begin(), other.y.end());
+  dy.insert(dy.end(), other.dy.begin(), other.dy.end());
+  bjdrefi.insert(bjdrefi.end(), other.bjdrefi.begin(), other.bjdrefi.end());
+  bjdreff.insert(bjdreff.end(), other.bjdreff.begin(), other.bjdreff.end());
+}
+
+void LightCurveBlock::truncate(std::size_t n) {
+  AS_ASSERT(n <= n_objects());
+  std::uint64_t rows = 0;
+  for (std::size_t i = 0; i < n; ++i) rows += counts[i];
+  ids.resize(n);
+  counts.resize(n);
+  n_flagged.resize(n);
+  t.resize(rows);
+  y.resize(rows);
+  if (has_errors()) dy.resize(rows);
+  if (has_time_references()) {
+    bjdrefi.resize(n);
+    bjdreff.resize(n);
+  }
+}
+
 CatalogIndex index_of(const LightCurveBlock& block, std::string time_reference) {
   CatalogIndex index;
   index.ids = block.ids;

@@ -29,6 +29,10 @@ struct LightCurveBlock {
   /// Appends one object; dy must be empty exactly when the block has no errors.
   void append(std::int64_t id, const std::vector<double>& ot, const std::vector<double>& oy,
               const std::vector<double>& ody, std::uint32_t flagged = 0);
+  /// Appends the objects of `other` (the same kind of block: with or without dy and references).
+  void append_block(const LightCurveBlock& other);
+  /// Keeps objects [0, n_objects) and their rows; the vectors keep their capacity.
+  void truncate(std::size_t n_objects);
 };
 
 /// What rank 0 needs to plan and to choose a frequency grid: per object, id, row count and the
@@ -57,6 +61,13 @@ struct InputIdentity {
   std::string paths;        ///< newline-separated
   std::uint64_t bytes = 0;  ///< total size of the input files
   std::string digest;       ///< FNV-1a 64 of the content read (hex), or of the index for HDF5
+};
+
+/// What a streaming reader knows once it has read all of its input (io/light_curve_sink.hpp).
+struct StreamedInput {
+  InputIdentity identity;
+  std::string time_reference;        ///< the input's label (FITS), or empty
+  bool has_time_references = false;  ///< the objects carry their own BJD reference (bjdrefi, bjdreff)
 };
 
 /// Incremental FNV-1a 64-bit hash: cheap, stable, enough to tell inputs apart (not cryptographic).

@@ -68,6 +68,10 @@ bad_input(bad_csv_directory CODE 3 MATCH "contains no FITS files" FILE ${c}/not-
   COMMAND period -i ${c}/not-fits -o @OUT@ ${grid})
 bad_input(bad_csv_unreadable AS_NOBODY CODE 3 MATCH "cannot read input file .*Permission denied" FILE ${c}/unreadable.csv
   COMMAND period -i ${c}/unreadable.csv -o @OUT@ ${grid})
+# convert writes the catalog as it reads (NAME.part, renamed when whole): a bad line leaves neither.
+bad_input(bad_csv_convert_truncated CODE 3 MATCH "truncated.csv:[0-9]+: expected 4 columns" FILE ${c}/truncated.csv
+  COMMAND convert -i ${c}/truncated.csv -o @OUT@
+  ABSENT ${bo}/bad_csv_convert_truncated.h5 ${bo}/bad_csv_convert_truncated.h5.part)
 # Objects a search cannot use are kept with their status bits and NaN results: only NaNs (1),
 # N_t = 1, 2, 3 (2, 3, 4: a sinusoid and a mean fit 3 points exactly), negative and zero errors
 # (5, 6: dropped by the generalized model, used by the standard one), constant data (8).

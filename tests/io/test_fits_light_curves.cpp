@@ -7,68 +7,19 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "io/fits_light_curve_fixtures.hpp"
 #include "io/fits_light_curves.hpp"
+#include "io/light_curve_sink.hpp"
 #include "test_data.hpp"
 
 namespace astrosweep::io {
 namespace {
 
-struct Cadence {
-  double t, flux, err;
-  int quality;
-};
-
-// Where a mission's times count from: TESS's BTJD (BJD - 2457000), Kepler's BKJD (BJD - 2454833).
-struct Mission {
-  const char* id_key;
-  long bjdrefi;
-  double bjdreff;
-};
-constexpr Mission tess{"TICID", 2457000, 0.0};
-constexpr Mission kepler{"KEPLERID", 2454833, 0.0};
-
-// A minimal SPOC-like light-curve file: primary header with TICID (KEPLERID) and BJDREFI/F, then a
-// LIGHTCURVE binary table.
-void write_light_curve(const std::string& path, long ticid, const std::vector<Cadence>& rows, bool with_pdcsap = true,
-                       bool with_err = true, const Mission& mission = tess) {
-  int status = 0;
-  fitsfile* f = nullptr;
-  fits_create_file(&f, ("!" + path).c_str(), &status);
-  fits_create_img(f, 8, 0, nullptr, &status);
-  fits_write_key(f, TLONG, mission.id_key, &ticid, "target id", &status);
-  std::vector<std::string> names{"TIME", "QUALITY"};
-  if (with_pdcsap) names.push_back("PDCSAP_FLUX");
-  if (with_pdcsap && with_err) names.push_back("PDCSAP_FLUX_ERR");
-  names.push_back("SAP_FLUX");
-  std::vector<char*> ttype, tform;
-  std::vector<std::string> forms;
-  for (auto& n : names) forms.push_back(n == "TIME" ? "1D" : n == "QUALITY" ? "1J" : "1E");
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    ttype.push_back(names[i].data());
-    tform.push_back(forms[i].data());
-  }
-  char extname[] = "LIGHTCURVE";
-  fits_create_tbl(f, BINARY_TBL, 0, static_cast<int>(names.size()), ttype.data(), tform.data(), nullptr, extname,
-                  &status);
-  long refi = mission.bjdrefi;
-  double reff = mission.bjdreff;
-  fits_write_key(f, TLONG, "BJDREFI", &refi, nullptr, &status);
-  fits_write_key(f, TDOUBLE, "BJDREFF", &reff, nullptr, &status);
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const auto row = static_cast<LONGLONG>(r + 1);
-    double t = rows[r].t;
-    float flux = static_cast<float>(rows[r].flux), err = static_cast<float>(rows[r].err);
-    int q = rows[r].quality;
-    int col = 1;
-    fits_write_col(f, TDOUBLE, col++, row, 1, 1, &t, &status);
-    fits_write_col(f, TINT, col++, row, 1, 1, &q, &status);
-    if (with_pdcsap) fits_write_col(f, TFLOAT, col++, row, 1, 1, &flux, &status);
-    if (with_pdcsap && with_err) fits_write_col(f, TFLOAT, col++, row, 1, 1, &err, &status);
-    fits_write_col(f, TFLOAT, col++, row, 1, 1, &flux, &status);
-  }
-  fits_close_file(f, &status);
-  ASSERT_EQ(status, 0) << "writing the fixture failed";
-}
+using test::Cadence;
+using test::kepler;
+using test::Mission;
+using test::tess;
+using test::write_light_curve;
 
 TEST(FitsLightCurves, DropsFlaggedCadencesAndKeepsNaNsForCounting) {
   test::TempDir dir;
@@ -97,6 +48,51 @@ TEST(FitsLightCurves, SectorsOfOneTargetMergeInTimeOrder) {
   EXPECT_EQ(r.block.counts[0], 3u);
   EXPECT_DOUBLE_EQ(r.block.t[0], 1000.0);
   EXPECT_DOUBLE_EQ(r.block.t[2], 2000.5);
+}
+
+// Streamed: while each target's files follow one another, an object is passed on when the next
+// begins (one object a block here); files of a target scattered over the list (TESS sectors
+// listed sector by sector) make the reader take back what it passed on from that target on and
+// pass it on again whole, read a second time. Either way the objects are those of one block.
+TEST(FitsLightCurves, StreamedObjectsAreWholeWhateverTheFilesOrder) {
+  test::TempDir dir;
+  write_light_curve(dir.path("s1_a.fits"), 7, {{1001.0, 1, 1, 0}, {1000.0, 2, 1, 0}});
+  write_light_curve(dir.path("s1_b.fits"), 8, {{1000.5, 3, 1, 0}, {1000.6, 3, 1, 128}});
+  write_light_curve(dir.path("s1_c.fits"), 9, {{1000.2, 4, 1, 0}});
+  write_light_curve(dir.path("s2_b.fits"), 8, {{2000.0, 5, 1, 0}});
+  write_light_curve(dir.path("s2_a.fits"), 7, {{2000.3, 6, 1, 0}, {2000.1, 7, 1, 0}});
+  write_light_curve(dir.path("s2_d.fits"), 10, {{2000.2, 8, 1, 0}});
+  const std::vector<std::string> scattered{dir.path("s1_a.fits"), dir.path("s1_b.fits"), dir.path("s1_c.fits"),
+                                           dir.path("s2_b.fits"), dir.path("s2_a.fits"), dir.path("s2_d.fits")};
+  const auto whole = read_fits_light_curves(scattered, {});
+  ASSERT_EQ(whole.block.ids, (std::vector<std::int64_t>{7, 8, 9, 10}));
+  EXPECT_EQ(whole.block.counts, (std::vector<std::uint64_t>{4, 2, 1, 1}));
+  EXPECT_EQ(whole.block.n_flagged, (std::vector<std::uint32_t>{0, 1, 0, 0}));
+  EXPECT_EQ(whole.block.t, (std::vector<double>{1000.0, 1001.0, 2000.1, 2000.3, 1000.5, 2000.0, 1000.2, 2000.2}));
+  for (const std::uint64_t block_rows : {std::uint64_t{1}, std::uint64_t{3}, default_block_rows}) {
+    test::RecordingSink sink;
+    const auto streamed = stream_fits_light_curves(scattered, {}, sink, block_rows);
+    test::expect_same_light_curves(sink.all, whole.block);
+    EXPECT_EQ(streamed.identity.digest, whole.identity.digest);
+    EXPECT_EQ(streamed.time_reference, whole.time_reference);
+    // s2_b takes back object 8 and those after it; s2_a then object 7 too. Passed on, or still
+    // waiting in the reader's block: only what reached the sink is taken back from it.
+    if (block_rows == 1) {
+      EXPECT_EQ(sink.truncations, (std::vector<std::uint64_t>{1, 0}));
+    }
+    if (block_rows == default_block_rows) {
+      EXPECT_TRUE(sink.truncations.empty());
+    }
+  }
+
+  // The same targets, each one's files together: nothing is taken back.
+  const std::vector<std::string> together{dir.path("s1_a.fits"), dir.path("s2_a.fits"), dir.path("s1_b.fits"),
+                                          dir.path("s2_b.fits"), dir.path("s1_c.fits"), dir.path("s2_d.fits")};
+  test::RecordingSink sink;
+  stream_fits_light_curves(together, {}, sink, 1);
+  EXPECT_TRUE(sink.truncations.empty());
+  EXPECT_EQ(sink.block_objects, (std::vector<std::size_t>{1, 1, 1, 1}));
+  test::expect_same_light_curves(sink.all, whole.block);
 }
 
 // Kepler and TESS files in one input: each object keeps the day its times count from (they are
