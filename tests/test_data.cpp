@@ -1,6 +1,7 @@
 #include "test_data.hpp"
 
 #include <gtest/gtest.h>
+#include <mpi.h>
 #include <unistd.h>
 
 #include <bit>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/mpi.hpp"
 #include "io/csv_light_curves.hpp"
 
 namespace astrosweep::test {
@@ -101,5 +103,26 @@ TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
 }
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+SharedDir::SharedDir() {
+  if (world_rank() == 0) dir_.emplace();
+  std::string base = dir_ ? dir_->path("") : std::string();
+  mpi::broadcast_string(MPI_COMM_WORLD, base);
+  base_ = base;
+}
+
+SharedDir::~SharedDir() { MPI_Barrier(MPI_COMM_WORLD); }
 
 }  // namespace astrosweep::test

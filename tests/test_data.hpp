@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,25 @@ class TempDir {
 
  private:
   std::string dir_;
+};
+
+/// This process's rank in MPI_COMM_WORLD and its size (MPI tests).
+int world_rank();
+int world_size();
+
+/// One temporary directory for every rank of MPI_COMM_WORLD: rank 0 makes it and removes it after
+/// every rank is done (collective construction and destruction).
+class SharedDir {
+ public:
+  SharedDir();
+  ~SharedDir();
+  SharedDir(const SharedDir&) = delete;
+  SharedDir& operator=(const SharedDir&) = delete;
+  [[nodiscard]] std::string path(const std::string& name) const { return base_ + name; }
+
+ private:
+  std::optional<TempDir> dir_;
+  std::string base_;
 };
 
 }  // namespace astrosweep::test

@@ -19,35 +19,9 @@
 namespace astrosweep::io {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
-// One temporary directory for all ranks: rank 0 makes it and removes it after everyone is done.
-class SharedDir {
- public:
-  SharedDir() {
-    if (world_rank() == 0) dir_.emplace();
-    std::string base = dir_ ? dir_->path("") : std::string();
-    mpi::broadcast_string(MPI_COMM_WORLD, base);
-    base_ = base;
-  }
-  ~SharedDir() { MPI_Barrier(MPI_COMM_WORLD); }
-  SharedDir(const SharedDir&) = delete;
-  SharedDir& operator=(const SharedDir&) = delete;
-  [[nodiscard]] std::string path(const std::string& name) const { return base_ + name; }
-
- private:
-  std::optional<test::TempDir> dir_;
-  std::string base_;
-};
+using test::SharedDir;
+using test::world_rank;
+using test::world_size;
 
 constexpr std::size_t nx = 7, ny = 5, nz = 11, plane = nx * ny, width = 2;
 

@@ -15,34 +15,17 @@
 namespace astrosweep::scfind {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using test::world_rank;
+using test::world_size;
 
-// A product path in a directory every rank sees: rank 0 makes it, removes it after everyone.
+// A product path in a directory every rank sees.
 class SharedProduct {
  public:
-  SharedProduct() {
-    if (world_rank() == 0) dir_.emplace();
-    std::string path = dir_ ? dir_->path("product.h5") : std::string();
-    mpi::broadcast_string(MPI_COMM_WORLD, path);
-    path_ = path;
-  }
-  ~SharedProduct() { MPI_Barrier(MPI_COMM_WORLD); }
-  SharedProduct(const SharedProduct&) = delete;
-  SharedProduct& operator=(const SharedProduct&) = delete;
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
  private:
-  std::optional<test::TempDir> dir_;
-  std::string path_;
+  test::SharedDir dir_;
+  std::string path_ = dir_.path("product.h5");
 };
 
 constexpr std::uint64_t plane = 6 * 5, nz = 10, voxels = plane * nz;
