@@ -360,8 +360,8 @@ TEST(H5Catalog, CountsCannotPromiseRowsThatAreNotThere) {
 
 // Objects of two missions keep their own BJD references through the catalog, read by ranges;
 // a catalog without them (written before they existed, or from CSV) has one root label.
-TEST(H5Catalog, PerObjectTimeReferencesRoundTrip) {
-  test::TempDir dir;
+// Two objects of two missions (Kepler's and TESS's BJD references) with errors.
+std::string two_mission_catalog(const test::TempDir& dir) {
   LightCurveBlock block;
   block.append(7, {120.0, 121.0}, {1, 2}, {0.1, 0.1});
   block.append(8, {1400.0, 1401.0, 1402.0}, {1, 2, 3}, {0.1, 0.1, 0.1});
@@ -369,7 +369,12 @@ TEST(H5Catalog, PerObjectTimeReferencesRoundTrip) {
   block.bjdreff = {0.25, 0.0};
   const auto path = dir.path("mixed.h5");
   write_h5_catalog(path, block, "BJD - (bjdrefi + bjdreff) of each object (TDB)", {"fits", "a\nb", 0, "0"});
-  H5Catalog catalog(path, MPI_COMM_WORLD);
+  return path;
+}
+
+TEST(H5Catalog, PerObjectTimeReferencesRoundTrip) {
+  test::TempDir dir;
+  H5Catalog catalog(two_mission_catalog(dir), MPI_COMM_WORLD);
   const auto index = catalog.read_index();
   EXPECT_TRUE(index.has_time_references);
   const auto second = catalog.read(1, 1, 2, 3);
@@ -387,13 +392,7 @@ TEST(H5Catalog, PerObjectTimeReferencesRoundTrip) {
 // the block held before (more rows, errors and time references of another catalog).
 TEST(H5Catalog, ReadIntoAReusedBlockGivesTheFreshRead) {
   test::TempDir dir;
-  LightCurveBlock block;
-  block.append(7, {120.0, 121.0}, {1, 2}, {0.1, 0.1});
-  block.append(8, {1400.0, 1401.0, 1402.0}, {1, 2, 3}, {0.1, 0.1, 0.1});
-  block.bjdrefi = {2454833, 2457000};
-  block.bjdreff = {0.25, 0.0};
-  const auto mixed = dir.path("mixed.h5");
-  write_h5_catalog(mixed, block, "BJD - (bjdrefi + bjdreff) of each object (TDB)", {"fits", "a", 0, "0"});
+  const auto mixed = two_mission_catalog(dir);
   const auto plain = small_catalog(dir);
   H5Catalog with_refs(mixed, MPI_COMM_NULL), without(plain, MPI_COMM_NULL);
   LightCurveBlock reused;
