@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -44,13 +43,6 @@ struct LaneStats {
     return *this;
   }
 };
-
-double seconds_since(std::chrono::steady_clock::time_point& t) {
-  const auto now = std::chrono::steady_clock::now();
-  const double s = std::chrono::duration<double>(now - t).count();
-  t = now;
-  return s;
-}
 
 /// --units-in-flight, with 0 resolved: three lanes on a GPU rank, so that the units' host work
 /// (reading, preparing, selecting peaks, writing) overlaps the kernels (10^5 TESS-like curves on an
@@ -199,7 +191,6 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     LaneStats& stats = lane_stats[static_cast<std::size_t>(lane)];
     auto& lane_backend = *backends[static_cast<std::size_t>(lane)];
     std::vector<double> marks{timeline.now()};
-    auto t = std::chrono::steady_clock::now();
     std::unique_lock io(io_lock);
     marks.push_back(timeline.now());
     io::LightCurveBlock& block = lane_blocks[static_cast<std::size_t>(lane)];
@@ -207,13 +198,11 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     auto sink = product->periodogram_sink(unit.first_item);
     io.unlock();
     marks.push_back(timeline.now());
-    stats.read_seconds += seconds_since(t);
     std::vector<ObjectResult> results(block.n_objects());
     std::unique_ptr<PeriodogramSink> locked;
     if (sink) locked = std::make_unique<LockedSink>(std::move(sink), io_lock);
     search_block(lane_backend, block, config, results, locked.get());
     marks.push_back(timeline.now());
-    stats.search_seconds += seconds_since(t);
     io.lock();
     marks.push_back(timeline.now());
     product->write_results(unit.first_item, results);
@@ -226,7 +215,10 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     marks.push_back(timeline.now());
     marks.push_back(lane_backend.last_kernel_seconds());
     timeline.record(lane, unit.id, unit.n_items, marks);
-    stats.write_seconds += seconds_since(t);
+    // marks: begin, read_locked, read, searched, write_locked, written, durable
+    stats.read_seconds += marks[2] - marks[0];
+    stats.search_seconds += marks[3] - marks[2];
+    stats.write_seconds += marks[6] - marks[3];
     stats.units += 1;
     stats.objects += static_cast<double>(unit.n_items);
     stats.work += unit.cost;
