@@ -1,0 +1,216 @@
+// The fast method (lomb_scargle_fast.hpp): strengths, transforms and power, piece by piece.
+
+#include "lomb_scargle_fast.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "core/error.hpp"
+#include "lomb_scargle.hpp"
+#include "lomb_scargle_power.hpp"
+
+namespace astrosweep::period {
+
+namespace {
+
+constexpr double two_pi = 2 * std::numbers::pi;
+
+/// Pieces are powers of two between these (or the whole grid when it is shorter than the
+/// largest): multiples of the backends' chunk of 2^15 frequencies, and grids of at most 2^19
+/// cells (8 MiB per sum in FP64) per thread.
+constexpr std::uint64_t min_piece = std::uint64_t{1} << 15;
+constexpr std::uint64_t max_piece = std::uint64_t{1} << 18;
+
+/// 2 pi frac(v), in [0, 2 pi): the phase of v cycles, exact for the large v of f t.
+double cycles_to_angle(double v) { return two_pi * (v - std::floor(v)); }
+
+/// 2 pi (v - round(v)), in [-pi, pi]: a position for the transforms.
+double cycles_to_position(double v) { return two_pi * (v - std::nearbyint(v)); }
+
+/// Seconds per operation on one core of the 2-core development VM (AMD EPYC, AVX2), measured with
+/// tools/bench_period --suite methods (docs/performance.md); the choice uses only their ratios.
+struct CostConstants {
+  double direct_pair;   // per point and frequency, the vectorised direct kernel
+  double spread_cell;   // per point and kernel cell, one sum
+  double point;         // per point and piece, one sum (phase and strength)
+  double fft_cell_log;  // per cell and log2(cells) of one transform
+  double power;         // per frequency: deconvolution and power
+};
+
+template <class T>
+CostConstants cost_constants(Model model) {
+  const bool mean = model == Model::generalized;
+  if constexpr (sizeof(T) == 4) return {mean ? 0.30e-9 : 0.25e-9, 4.0e-9, 30e-9, 0.6e-9, 25e-9};
+  return {mean ? 0.55e-9 : 0.45e-9, 4.5e-9, 35e-9, 1.0e-9, 30e-9};
+}
+
+int sums_count(Model model) { return model == Model::generalized ? 3 : 2; }
+
+/// Seconds of the transforms of one layout (per sum).
+template <class T>
+double layout_seconds(std::uint64_t n_points, std::uint64_t n_freq, std::uint64_t piece, const NufftShape& shape,
+                      const CostConstants& k) {
+  const auto cells = static_cast<double>(shape.grid);
+  const double per_piece = static_cast<double>(n_points) * (shape.width * k.spread_cell + k.point) +
+                           cells * std::log2(cells) * k.fft_cell_log;
+  return static_cast<double>((n_freq + piece - 1) / piece) * per_piece;
+}
+
+}  // namespace
+
+unsigned fast_sums_needed(Model model) {
+  return model == Model::generalized ? fast_sum_y | fast_sum_w | fast_sum_w2 : fast_sum_y | fast_sum_w2;
+}
+
+template <class T>
+FastLayout fast_layout(std::uint64_t n_points, const FrequencyGrid& grid) {
+  AS_ASSERT(grid.n > 0);
+  const CostConstants k = cost_constants<T>(Model::standard);  // the sums' count scales every layout alike
+  FastLayout best;
+  double best_seconds = std::numeric_limits<double>::infinity();
+  auto consider = [&](std::uint64_t piece) {
+    const NufftShape shape = nufft_shape(piece, fast_tolerance<T>());
+    const double seconds = layout_seconds<T>(n_points, grid.n, piece, shape, k);
+    if (seconds < best_seconds) {
+      best_seconds = seconds;
+      best = {piece, shape};
+    }
+  };
+  if (grid.n <= max_piece) consider(grid.n);
+  for (std::uint64_t piece = min_piece; piece <= max_piece && piece < grid.n; piece *= 2) consider(piece);
+  return best;
+}
+
+template <class T>
+double direct_seconds(std::uint64_t n_points, const FrequencyGrid& grid, Model model) {
+  return static_cast<double>(n_points) * static_cast<double>(grid.n) * cost_constants<T>(model).direct_pair;
+}
+
+template <class T>
+double fast_seconds(std::uint64_t n_points, const FrequencyGrid& grid, Model model) {
+  const CostConstants k = cost_constants<T>(model);
+  const FastLayout layout = fast_layout<T>(n_points, grid);
+  return sums_count(model) * layout_seconds<T>(n_points, grid.n, layout.piece, layout.shape, k) +
+         static_cast<double>(grid.n) * k.power;
+}
+
+template <class T>
+Method choose_method(Method requested, std::uint64_t n_points, const FrequencyGrid& grid, Model model) {
+  if (requested != Method::automatic) return requested;
+  return fast_seconds<T>(n_points, grid, model) < direct_seconds<T>(n_points, grid, model) ? Method::fast
+                                                                                           : Method::direct;
+}
+
+template <class T>
+FastSeries<T>::FastSeries(const PreparedSeries& s, const FrequencyGrid& grid)
+    : series(&s), layout(fast_layout<T>(s.n_used(), grid)) {
+  const std::size_t n = s.t.size();
+  x.resize(n);
+  x2.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    x[j] = cycles_to_position(grid.df * s.t[j]);
+    x2[j] = cycles_to_position(2 * grid.df * s.t[j]);
+    w_sum += s.w[j];
+  }
+}
+
+Nufft1<double>& FastWorkspace::transform(const NufftShape& shape) {
+  auto& slot = transforms_[{shape.modes, shape.width}];
+  if (!slot) slot = std::make_unique<Nufft1<double>>(shape);
+  return *slot;
+}
+
+template <class T>
+void fast_piece_sums(const FastSeries<T>& f, const FrequencyGrid& grid, std::uint64_t piece, unsigned which,
+                     FastWorkspace& ws, FastPieceSums& sums) {
+  const PreparedSeries& s = *f.series;
+  const std::size_t n = s.t.size();
+  const std::uint64_t modes = f.layout.piece;
+  const auto centre = static_cast<std::int64_t>(modes / 2);
+  // The piece's centre frequency: its phases, large, are reduced in double; the transform adds
+  // the small ones, (k - k_c) x_j.
+  const double f_centre = grid.at(piece * modes + static_cast<std::uint64_t>(centre));
+  Nufft1<double>& nufft = ws.transform(f.layout.shape);
+  if (which & (fast_sum_y | fast_sum_w)) {
+    const bool y = which & fast_sum_y, w = which & fast_sum_w;
+    ws.a.resize(n);
+    ws.b.resize(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      const double a = cycles_to_angle(f_centre * s.t[j]);
+      const double c = std::cos(a), sn = std::sin(a);
+      if (y) ws.a[j] = {s.w[j] * s.y[j] * c, s.w[j] * s.y[j] * sn};
+      if (w) ws.b[j] = {s.w[j] * c, s.w[j] * sn};
+    }
+    std::vector<std::span<const std::complex<double>>> in;
+    std::vector<std::span<std::complex<double>>> out;
+    if (y) {
+      sums.y.resize(modes);
+      in.emplace_back(ws.a);
+      out.emplace_back(sums.y);
+    }
+    if (w) {
+      sums.w.resize(modes);
+      in.emplace_back(ws.b);
+      out.emplace_back(sums.w);
+    }
+    nufft.execute(f.x, in, -centre, out);
+  }
+  if (which & fast_sum_w2) {
+    ws.a.resize(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      const double a = cycles_to_angle(2 * f_centre * s.t[j]);
+      ws.a[j] = {s.w[j] * std::cos(a), s.w[j] * std::sin(a)};
+    }
+    sums.w2.resize(modes);
+    nufft.execute(f.x2, std::span<const std::complex<double>>(ws.a), -centre, std::span<std::complex<double>>(sums.w2));
+  }
+}
+
+template <class T>
+void fast_piece_power(const FastSeries<T>& f, Model model, Normalization normalization, const FastPieceSums& sums,
+                      std::uint64_t first, std::span<T> out) {
+  const PreparedSeries& s = *f.series;
+  const bool fit_mean = model == Model::generalized;
+  AS_ASSERT(first + out.size() <= f.layout.piece);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::size_t k = first + i;
+    const std::complex<double> y = sums.y[k], w2 = sums.w2[k];
+    const std::complex<double> w = fit_mean ? sums.w[k] : std::complex<double>(0, 0);
+    const TrigSums m = sums_from_harmonics(w.real(), w.imag(), y.real(), y.imag(), w2.real(), w2.imag(), f.w_sum);
+    out[i] = static_cast<T>(
+        power_from_sums(m, fit_mean, degenerate_eps<T>(), static_cast<int>(normalization), s.yy, s.psd_scale));
+  }
+}
+
+template <class T>
+void lomb_scargle_fast(const FastSeries<T>& f, const FrequencyGrid& grid, Model model, Normalization normalization,
+                       std::uint64_t k_begin, std::span<T> out, FastWorkspace& ws) {
+  const std::uint64_t piece = f.layout.piece;
+  const std::uint64_t k_end = k_begin + out.size();
+  FastPieceSums sums;
+  for (std::uint64_t p = k_begin / piece; p * piece < k_end; ++p) {
+    fast_piece_sums(f, grid, p, fast_sums_needed(model), ws, sums);
+    const std::uint64_t lo = std::max(k_begin, p * piece), hi = std::min(k_end, (p + 1) * piece);
+    fast_piece_power(f, model, normalization, sums, lo - p * piece, out.subspan(lo - k_begin, hi - lo));
+  }
+}
+
+#define AS_FAST_INSTANTIATE(T)                                                                                        \
+  template FastLayout fast_layout<T>(std::uint64_t, const FrequencyGrid&);                                            \
+  template double direct_seconds<T>(std::uint64_t, const FrequencyGrid&, Model);                                      \
+  template double fast_seconds<T>(std::uint64_t, const FrequencyGrid&, Model);                                        \
+  template Method choose_method<T>(Method, std::uint64_t, const FrequencyGrid&, Model);                               \
+  template struct FastSeries<T>;                                                                                      \
+  template void fast_piece_sums<T>(const FastSeries<T>&, const FrequencyGrid&, std::uint64_t, unsigned,               \
+                                   FastWorkspace&, FastPieceSums&);                                                   \
+  template void fast_piece_power<T>(const FastSeries<T>&, Model, Normalization, const FastPieceSums&, std::uint64_t,  \
+                                    std::span<T>);                                                                    \
+  template void lomb_scargle_fast<T>(const FastSeries<T>&, const FrequencyGrid&, Model, Normalization, std::uint64_t, \
+                                     std::span<T>, FastWorkspace&);
+AS_FAST_INSTANTIATE(float)
+AS_FAST_INSTANTIATE(double)
+#undef AS_FAST_INSTANTIATE
+
+}  // namespace astrosweep::period
