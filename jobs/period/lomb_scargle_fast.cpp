@@ -17,11 +17,15 @@ namespace {
 
 constexpr double two_pi = 2 * std::numbers::pi;
 
-/// Pieces are powers of two between these (or the whole grid when it is shorter than the
-/// largest): multiples of the backends' chunk of 2^15 frequencies, and grids of at most 2^19
-/// cells (8 MiB per sum in FP64) per thread.
+/// Pieces are powers of two between min_piece and max_piece, multiples of the backends' chunk of
+/// 2^15 frequencies, or the whole grid when it has at most max_whole frequencies. Pieces of 2^18
+/// frequencies (8 MiB grids per sum) measured twice as slow as pieces of 2^17 for 3,000 points
+/// and 10^6 frequencies on 2 threads of the development VM (2 MiB of L2 per core), where the cost
+/// estimate had preferred them; a whole grid of that size does not pay for a second spreading,
+/// which the Kepler-like object (65,000 points, 1.75e5 frequencies) would (19 ms against 12.5).
 constexpr std::uint64_t min_piece = std::uint64_t{1} << 15;
-constexpr std::uint64_t max_piece = std::uint64_t{1} << 18;
+constexpr std::uint64_t max_piece = std::uint64_t{1} << 17;
+constexpr std::uint64_t max_whole = std::uint64_t{1} << 18;
 
 /// 2 pi frac(v), in [0, 2 pi): the phase of v cycles, exact for the large v of f t.
 double cycles_to_angle(double v) { return two_pi * (v - std::floor(v)); }
@@ -29,33 +33,35 @@ double cycles_to_angle(double v) { return two_pi * (v - std::floor(v)); }
 /// 2 pi (v - round(v)), in [-pi, pi]: a position for the transforms.
 double cycles_to_position(double v) { return two_pi * (v - std::nearbyint(v)); }
 
-/// Seconds per operation on one core of the 2-core development VM (AMD EPYC, AVX2), measured with
-/// tools/bench_period --suite methods (docs/performance.md); the choice uses only their ratios.
+/// Seconds per operation on one core of the 2-core development VM (AMD EPYC, AVX2), fitted to
+/// tools/bench_period --suite methods (single objects of 10 to 10^5 points, 10^4 to 10^6
+/// frequencies; docs/performance.md). Only the ratios matter: they decide the method and the
+/// pieces, never a value.
 struct CostConstants {
   double direct_pair;   // per point and frequency, the vectorised direct kernel
+  double frequency;     // per frequency, either method: power, peak summaries
   double spread_cell;   // per point and kernel cell, one sum
-  double point;         // per point and piece, one sum (phase and strength)
-  double fft_cell_log;  // per cell and log2(cells) of one transform
-  double power;         // per frequency: deconvolution and power
+  double point;         // per point and piece, one sum: its phase, strength, kernel bookkeeping
+  double fft_cell_log;  // per cell and log2(cells) of one transform, with zeroing and deconvolution
 };
 
 template <class T>
-CostConstants cost_constants(Model model) {
-  const bool mean = model == Model::generalized;
-  if constexpr (sizeof(T) == 4) return {mean ? 0.30e-9 : 0.25e-9, 4.0e-9, 30e-9, 0.6e-9, 25e-9};
-  return {mean ? 0.55e-9 : 0.45e-9, 4.5e-9, 35e-9, 1.0e-9, 30e-9};
+CostConstants cost_constants() {
+  return {sizeof(T) == 4 ? 1.25e-10 : 2.1e-10, 8e-9, 5.8e-9, 30e-9, 0.3e-9};
 }
 
-int sums_count(Model model) { return model == Model::generalized ? 3 : 2; }
+/// Spread-equivalents and transforms per piece: generalized spreads its y and w sums with one
+/// kernel evaluation (measured: the second costs 0.3 of the first).
+double spreads(Model model) { return model == Model::generalized ? 2.3 : 2.0; }
+double transforms(Model model) { return model == Model::generalized ? 3.0 : 2.0; }
 
-/// Seconds of the transforms of one layout (per sum).
-template <class T>
-double layout_seconds(std::uint64_t n_points, std::uint64_t n_freq, std::uint64_t piece, const NufftShape& shape,
-                      const CostConstants& k) {
+/// Seconds of one sum's transforms over the grid, in pieces of `piece`: spreading and FFTs.
+double spread_seconds(std::uint64_t n_points, std::uint64_t n_pieces, const NufftShape& shape, const CostConstants& k) {
+  return static_cast<double>(n_pieces) * static_cast<double>(n_points) * (shape.width * k.spread_cell + k.point);
+}
+double fft_seconds(std::uint64_t n_pieces, const NufftShape& shape, const CostConstants& k) {
   const auto cells = static_cast<double>(shape.grid);
-  const double per_piece = static_cast<double>(n_points) * (shape.width * k.spread_cell + k.point) +
-                           cells * std::log2(cells) * k.fft_cell_log;
-  return static_cast<double>((n_freq + piece - 1) / piece) * per_piece;
+  return static_cast<double>(n_pieces) * cells * std::log2(cells) * k.fft_cell_log;
 }
 
 }  // namespace
@@ -67,33 +73,38 @@ unsigned fast_sums_needed(Model model) {
 template <class T>
 FastLayout fast_layout(std::uint64_t n_points, const FrequencyGrid& grid) {
   AS_ASSERT(grid.n > 0);
-  const CostConstants k = cost_constants<T>(Model::standard);  // the sums' count scales every layout alike
+  const CostConstants k = cost_constants<T>();
   FastLayout best;
   double best_seconds = std::numeric_limits<double>::infinity();
   auto consider = [&](std::uint64_t piece) {
     const NufftShape shape = nufft_shape(piece, fast_tolerance<T>());
-    const double seconds = layout_seconds<T>(n_points, grid.n, piece, shape, k);
+    const std::uint64_t pieces = (grid.n + piece - 1) / piece;
+    // Per sum: the models' sums scale spreading and FFTs alike to within the y/w sharing.
+    const double seconds = spread_seconds(n_points, pieces, shape, k) + fft_seconds(pieces, shape, k);
     if (seconds < best_seconds) {
       best_seconds = seconds;
       best = {piece, shape};
     }
   };
-  if (grid.n <= max_piece) consider(grid.n);
+  if (grid.n <= max_whole) consider(grid.n);
   for (std::uint64_t piece = min_piece; piece <= max_piece && piece < grid.n; piece *= 2) consider(piece);
   return best;
 }
 
 template <class T>
-double direct_seconds(std::uint64_t n_points, const FrequencyGrid& grid, Model model) {
-  return static_cast<double>(n_points) * static_cast<double>(grid.n) * cost_constants<T>(model).direct_pair;
+double direct_seconds(std::uint64_t n_points, const FrequencyGrid& grid, Model) {
+  const CostConstants k = cost_constants<T>();
+  const auto n_f = static_cast<double>(grid.n);
+  return static_cast<double>(n_points) * n_f * k.direct_pair + n_f * k.frequency;
 }
 
 template <class T>
 double fast_seconds(std::uint64_t n_points, const FrequencyGrid& grid, Model model) {
-  const CostConstants k = cost_constants<T>(model);
+  const CostConstants k = cost_constants<T>();
   const FastLayout layout = fast_layout<T>(n_points, grid);
-  return sums_count(model) * layout_seconds<T>(n_points, grid.n, layout.piece, layout.shape, k) +
-         static_cast<double>(grid.n) * k.power;
+  const std::uint64_t pieces = layout.pieces(grid.n);
+  return spreads(model) * spread_seconds(n_points, pieces, layout.shape, k) +
+         transforms(model) * fft_seconds(pieces, layout.shape, k) + static_cast<double>(grid.n) * k.frequency;
 }
 
 template <class T>

@@ -156,8 +156,10 @@ class OpenMpBackend final : public PeriodBackend {
     for (unsigned kind : {fast_sum_y, fast_sum_w, fast_sum_w2})
       if (fast_sums_needed(cfg.model) & kind) kinds.push_back(kind);
     const std::uint64_t piece_bytes = piece * (3 * sizeof(std::complex<double>) + (sink ? sizeof(T) : 0));
-    const std::uint64_t per_pass =
-        std::clamp<std::uint64_t>(budget_ / piece_bytes, static_cast<std::uint64_t>(threads_), n_pieces);
+    // Pieces per pass: twice the threads (for balance), fewer when the budget says so but never
+    // fewer than the threads.
+    const auto threads = static_cast<std::uint64_t>(threads_);
+    const std::uint64_t per_pass = std::min(n_pieces, std::max(threads, std::min(2 * threads, budget_ / piece_bytes)));
     const std::uint64_t n_chunks = (grid.n + chunk_freqs - 1) / chunk_freqs;
     std::vector<ChunkPeaks> chunks(n_chunks);
     std::vector<FastPieceSums> sums(per_pass);
