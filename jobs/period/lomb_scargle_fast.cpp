@@ -135,7 +135,7 @@ Nufft1<double>& FastWorkspace::transform(const NufftShape& shape) {
 
 template <class T>
 void fast_piece_sums(const FastSeries<T>& f, const FrequencyGrid& grid, std::uint64_t piece, unsigned which,
-                     FastWorkspace& ws, FastPieceSums& sums) {
+                     FastWorkspace& ws, FastPieceSums& sums, int threads) {
   const PreparedSeries& s = *f.series;
   const std::size_t n = s.t.size();
   const std::uint64_t modes = f.layout.piece;
@@ -166,7 +166,7 @@ void fast_piece_sums(const FastSeries<T>& f, const FrequencyGrid& grid, std::uin
       in.emplace_back(ws.b);
       out.emplace_back(sums.w);
     }
-    nufft.execute(f.x, in, -centre, out);
+    nufft.execute(f.x, in, -centre, out, threads);
   }
   if (which & fast_sum_w2) {
     ws.a.resize(n);
@@ -175,7 +175,8 @@ void fast_piece_sums(const FastSeries<T>& f, const FrequencyGrid& grid, std::uin
       ws.a[j] = {s.w[j] * std::cos(a), s.w[j] * std::sin(a)};
     }
     sums.w2.resize(modes);
-    nufft.execute(f.x2, std::span<const std::complex<double>>(ws.a), -centre, std::span<std::complex<double>>(sums.w2));
+    nufft.execute(f.x2, std::span<const std::complex<double>>(ws.a), -centre, std::span<std::complex<double>>(sums.w2),
+                  threads);
   }
 }
 
@@ -215,7 +216,7 @@ void lomb_scargle_fast(const FastSeries<T>& f, const FrequencyGrid& grid, Model 
   template Method choose_method<T>(Method, std::uint64_t, const FrequencyGrid&, Model);                               \
   template struct FastSeries<T>;                                                                                      \
   template void fast_piece_sums<T>(const FastSeries<T>&, const FrequencyGrid&, std::uint64_t, unsigned,               \
-                                   FastWorkspace&, FastPieceSums&);                                                   \
+                                   FastWorkspace&, FastPieceSums&, int);                                              \
   template void fast_piece_power<T>(const FastSeries<T>&, Model, Normalization, const FastPieceSums&, std::uint64_t,  \
                                     std::span<T>);                                                                    \
   template void lomb_scargle_fast<T>(const FastSeries<T>&, const FrequencyGrid&, Model, Normalization, std::uint64_t, \

@@ -100,11 +100,12 @@ class FastWorkspace {
   std::map<std::pair<std::uint64_t, int>, std::unique_ptr<Nufft1<double>>> transforms_;
 };
 
-/// Computes the sums `which` (FastSum bits) of piece `piece` into `sums`. Each sum's bits do not
-/// depend on which others are computed with it.
+/// Computes the sums `which` (FastSum bits) of piece `piece` into `sums`, spreading on `threads`
+/// OpenMP threads. Each sum's bits depend neither on which others are computed with it nor on
+/// the threads.
 template <class T>
 void fast_piece_sums(const FastSeries<T>& series, const FrequencyGrid& grid, std::uint64_t piece, unsigned which,
-                     FastWorkspace& workspace, FastPieceSums& sums);
+                     FastWorkspace& workspace, FastPieceSums& sums, int threads = 1);
 
 /// Power at the piece's grid indices [first, first + out.size()) from its sums (first relative to
 /// the piece's start).

@@ -3,6 +3,7 @@
 #include "nufft.hpp"
 
 #include <fftw3.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -238,8 +239,6 @@ struct Nufft1<T>::Impl {
   std::int64_t first_mode;  // -floor(N/2): the modes the grid's transform centres on
   std::vector<T> factor;    // (-1)^m h / phi_hat(m), m = first_mode ..
   std::vector<std::unique_ptr<FftwBuffer<T>>> grids;
-  std::vector<std::complex<T>> shifted;  // strengths times exp(sign i s x_j) for k_first off centre
-  std::vector<T> weights;                // the kernel's values at one point's cells
 };
 
 template <class T>
@@ -255,11 +254,11 @@ const NufftShape& Nufft1<T>::shape() const noexcept {
 
 template <class T>
 void Nufft1<T>::execute(std::span<const double> x, std::span<const std::span<const std::complex<T>>> strengths,
-                        std::int64_t k_first, std::span<const std::span<std::complex<T>>> out) {
+                        std::int64_t k_first, std::span<const std::span<std::complex<T>>> out, int threads) {
   Impl& d = *impl_;
   const NufftShape& s = d.shape;
   const std::size_t vectors = strengths.size();
-  AS_ASSERT(vectors >= 1 && out.size() == vectors);
+  AS_ASSERT(vectors >= 1 && out.size() == vectors && threads >= 1);
   for (std::size_t v = 0; v < vectors; ++v) AS_ASSERT(strengths[v].size() == x.size() && out[v].size() == s.modes);
   d.reserve(vectors);
   const auto M = static_cast<std::int64_t>(s.grid);
@@ -267,26 +266,46 @@ void Nufft1<T>::execute(std::span<const double> x, std::span<const std::span<con
   const double half = 0.5 * w;
   const double to_cells = static_cast<double>(s.grid) / two_pi;
   const std::int64_t shift = k_first - d.first_mode;
-  d.weights.resize(static_cast<std::size_t>(w));
-  for (std::size_t v = 0; v < vectors; ++v)
-    std::fill(d.grids[v]->data(), d.grids[v]->data() + d.grids[v]->size(), std::complex<T>(0, 0));
+  const auto cells = static_cast<std::int64_t>(d.grids[0]->size());
 
-  // Spreading: every point adds its strength times the kernel to the w cells around it.
-  for (std::size_t j = 0; j < x.size(); ++j) {
-    double u = (x[j] + std::numbers::pi) * to_cells;  // in cells from -pi
-    if (!(u >= 0 && u < static_cast<double>(M))) {
-      u -= std::floor(u / static_cast<double>(M)) * static_cast<double>(M);
-      if (u >= static_cast<double>(M)) u -= static_cast<double>(M);
+  // Spreading: every point adds its strength times the kernel to the w cells around it. The
+  // buffer's cells [lo, hi) take the contributions that fall there, point after point in the
+  // given order, each cell's kernel value computed alone: a cell gets the same additions in the
+  // same order however the buffer is cut, so several threads (each its own range, no atomics,
+  // no reduction) give the bits of one.
+  auto spread = [&](std::int64_t lo, std::int64_t hi) {
+    for (std::size_t v = 0; v < vectors; ++v)
+      std::fill(d.grids[v]->data() + lo, d.grids[v]->data() + hi, std::complex<T>(0, 0));
+    T weights[nufft_max_width];
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      double u = (x[j] + std::numbers::pi) * to_cells;  // in cells from -pi
+      if (!(u >= 0 && u < static_cast<double>(M))) {
+        u -= std::floor(u / static_cast<double>(M)) * static_cast<double>(M);
+        if (u >= static_cast<double>(M)) u -= static_cast<double>(M);
+      }
+      const auto l0 = static_cast<std::int64_t>(std::ceil(u - half));
+      const std::int64_t p0 = d.pad + l0;  // the first cell in the buffer
+      const int first = static_cast<int>(std::clamp<std::int64_t>(lo - p0, 0, w));
+      const int last = static_cast<int>(std::clamp<std::int64_t>(hi - p0, 0, w));
+      if (first >= last) continue;
+      for (int i = first; i < last; ++i) weights[i] = static_cast<T>(kernel((l0 + i - u) / half, s.beta));
+      std::complex<T> phase(1, 0);
+      if (shift != 0) phase = std::complex<T>(std::polar(1.0, s.sign * static_cast<double>(shift) * x[j]));
+      for (std::size_t v = 0; v < vectors; ++v) {
+        const std::complex<T> c = strengths[v][j] * phase;
+        std::complex<T>* cell = d.grids[v]->data() + p0;
+        for (int i = first; i < last; ++i) cell[i] += c * weights[i];
+      }
     }
-    const auto l0 = static_cast<std::int64_t>(std::ceil(u - half));
-    for (int i = 0; i < w; ++i)
-      d.weights[static_cast<std::size_t>(i)] = static_cast<T>(kernel((l0 + i - u) / half, s.beta));
-    std::complex<T> phase(1, 0);
-    if (shift != 0) phase = std::complex<T>(std::polar(1.0, s.sign * static_cast<double>(shift) * x[j]));
-    for (std::size_t v = 0; v < vectors; ++v) {
-      const std::complex<T> c = strengths[v][j] * phase;
-      std::complex<T>* cell = d.grids[v]->data() + (d.pad + l0);
-      for (int i = 0; i < w; ++i) cell[i] += c * d.weights[static_cast<std::size_t>(i)];
+  };
+  if (threads == 1) {
+    spread(0, cells);
+  } else {
+#pragma omp parallel num_threads(threads)
+    {
+      const auto t = static_cast<std::int64_t>(omp_get_thread_num()),
+                 n = static_cast<std::int64_t>(omp_get_num_threads());
+      spread(cells * t / n, cells * (t + 1) / n);
     }
   }
   for (std::size_t v = 0; v < vectors; ++v) {
@@ -311,10 +330,10 @@ void Nufft1<T>::execute(std::span<const double> x, std::span<const std::span<con
 
 template <class T>
 void Nufft1<T>::execute(std::span<const double> x, std::span<const std::complex<T>> strengths, std::int64_t k_first,
-                        std::span<std::complex<T>> out) {
+                        std::span<std::complex<T>> out, int threads) {
   const std::span<const std::complex<T>> in[1] = {strengths};
   const std::span<std::complex<T>> to[1] = {out};
-  execute(x, in, k_first, to);
+  execute(x, in, k_first, to, threads);
 }
 
 std::vector<std::complex<double>> nudft1_reference(std::span<const double> x,

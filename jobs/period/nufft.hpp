@@ -76,12 +76,14 @@ class Nufft1 {
   /// out[v][i] = sum_j strengths[v][j] exp(sign i (k_first + i) x_j), i < N. Points outside
   /// [-pi, pi) are taken modulo 2 pi. A k_first other than -floor(N/2) costs a phase factor per
   /// point, computed from k x_j in double: callers with large offsets fold them into the strengths.
+  /// `threads` > 1 spreads on that many OpenMP threads, each owning a block of the grid (the same
+  /// bits as one thread); the FFT runs on one (a multi-threaded FFTW plan may round otherwise).
   void execute(std::span<const double> x, std::span<const std::span<const std::complex<T>>> strengths,
-               std::int64_t k_first, std::span<const std::span<std::complex<T>>> out);
+               std::int64_t k_first, std::span<const std::span<std::complex<T>>> out, int threads = 1);
 
   /// One vector.
   void execute(std::span<const double> x, std::span<const std::complex<T>> strengths, std::int64_t k_first,
-               std::span<std::complex<T>> out);
+               std::span<std::complex<T>> out, int threads = 1);
 
  private:
   struct Impl;

@@ -166,12 +166,20 @@ class OpenMpBackend final : public PeriodBackend {
     std::vector<T> buffer;
     for (std::uint64_t p0 = 0; p0 < n_pieces; p0 += per_pass) {
       const std::uint64_t p1 = std::min(n_pieces, p0 + per_pass);
+      // Each (piece, sum) its own transform: in parallel when there are enough of them for the
+      // threads, else one after another, each spread by all threads (a Kepler-length object on a
+      // grid of one piece on many cores). The same bits either way.
       const auto tasks = static_cast<std::int64_t>((p1 - p0) * kinds.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
-      for (std::int64_t task = 0; task < tasks; ++task) {
+      auto task_sums = [&](std::int64_t task, FastWorkspace& ws, int spread_threads) {
         const std::uint64_t p = p0 + static_cast<std::uint64_t>(task) / kinds.size();
         const unsigned kind = kinds[static_cast<std::size_t>(task) % kinds.size()];
-        fast_piece_sums(fs, grid, p, kind, workspace(), sums[p - p0]);
+        fast_piece_sums(fs, grid, p, kind, ws, sums[p - p0], spread_threads);
+      };
+      if (tasks >= threads_) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
+        for (std::int64_t task = 0; task < tasks; ++task) task_sums(task, workspace(), 1);
+      } else {
+        for (std::int64_t task = 0; task < tasks; ++task) task_sums(task, *workspaces_[0], threads_);
       }
       const std::uint64_t k_first = p0 * piece, k_last = std::min(grid.n, p1 * piece);
       if (sink) buffer.resize(k_last - k_first);

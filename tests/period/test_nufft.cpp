@@ -160,6 +160,33 @@ TEST(Nufft, ReusedTransformGivesIdenticalBits) {
   EXPECT_EQ(first, again);
 }
 
+TEST(Nufft, SpreadingOnSeveralThreadsGivesTheBitsOfOne) {
+  // Blocks of the grid per thread, points near the blocks' edges and the period's ends, two
+  // vectors, a mode range off centre; 1, 2, 3 and 7 threads.
+  auto p = random_problem(2000, 8);
+  p.x[0] = -std::numbers::pi;
+  p.x[1] = std::nextafter(std::numbers::pi, 0.0);
+  std::vector<std::complex<double>> c2(p.c.size());
+  for (std::size_t j = 0; j < c2.size(); ++j) c2[j] = p.c[j] * std::complex<double>(0.5, -2.0);
+  const auto shape = nufft_shape(3001, 1e-12);
+  Nufft1<double> nufft(shape);
+  std::vector<std::complex<double>> a1(3001), b1(3001), a(3001), b(3001);
+  const std::span<const std::complex<double>> in[2] = {p.c, c2};
+  const std::span<std::complex<double>> one[2] = {a1, b1};
+  const std::span<std::complex<double>> many[2] = {a, b};
+  nufft.execute(p.x, in, 7, one, 1);
+  for (int threads : {2, 3, 7}) {
+    nufft.execute(p.x, in, 7, many, threads);
+    EXPECT_EQ(a, a1) << threads << " threads";
+    EXPECT_EQ(b, b1) << threads << " threads";
+  }
+  Nufft1<float> nufft32(shape);
+  std::vector<std::complex<float>> c32(p.c.begin(), p.c.end()), f1(3001), f3(3001);
+  nufft32.execute(p.x, c32, -1500, f1, 1);
+  nufft32.execute(p.x, c32, -1500, f3, 3);
+  EXPECT_EQ(f1, f3);
+}
+
 TEST(Nufft, ShapeFollowsThePublishedRules) {
   const auto s = nufft_shape(1000, 1e-12);
   EXPECT_EQ(s.width, 14);  // ceil(log10(1e12)) + 1, and the one cell of margin

@@ -211,8 +211,9 @@ TEST(PeriodBackendFast, AgreesWithDirectOnTheBundledCatalogs) {
 }
 
 TEST(PeriodBackendFast, BatchAndAloneGiveIdenticalBytes) {
-  // A heterogeneous block: 10-point curves and one of 10^5 points. With two threads the long one
-  // runs alone (its pieces' transforms in parallel), with one thread in the batch: same bytes.
+  // A heterogeneous block: 10-point curves and one of 10^5 points. With several threads the long
+  // one runs alone (its pieces' transforms in parallel, or spread by all threads), with one
+  // thread in the batch: same bytes.
   io::LightCurveBlock block;
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(0, 1);
@@ -229,11 +230,14 @@ TEST(PeriodBackendFast, BatchAndAloneGiveIdenticalBytes) {
   object(99, 100000, 0.4321);
   for (Precision p : {Precision::fp64, Precision::fp32}) {
     auto c = fast_config(Model::generalized, p);
-    c.grid = {0.5, 1e-5, 3 * 65536 + 17};  // several pieces for the long object
+    c.grid = {0.5, 1e-5, 3 * 131072 + 17};  // several pieces for the long object: their sums in parallel
     const auto one = run(block, c, 1);
     const auto two = run(block, c, 2);
     expect_same_results(one, two, to_string(p));
     EXPECT_NEAR(two.back().best_period, 0.4321, 1e-4);
+    // One piece: its three sums one after another, each spread by five threads.
+    c.grid = {2.0, 1e-5, 50000};
+    expect_same_results(run(block, c, 1), run(block, c, 5), std::string(to_string(p)) + " one piece");
   }
 }
 
