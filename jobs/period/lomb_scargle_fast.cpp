@@ -92,7 +92,7 @@ FastLayout fast_layout(std::uint64_t n_points, const FrequencyGrid& grid) {
 }
 
 template <class T>
-double direct_seconds(std::uint64_t n_points, const FrequencyGrid& grid, Model) {
+double direct_seconds(std::uint64_t n_points, const FrequencyGrid& grid, Model /*model*/) {
   const CostConstants k = cost_constants<T>();
   const auto n_f = static_cast<double>(grid.n);
   return static_cast<double>(n_points) * n_f * k.direct_pair + n_f * k.frequency;
@@ -134,78 +134,78 @@ Nufft1<double>& FastWorkspace::transform(const NufftShape& shape) {
 }
 
 template <class T>
-void fast_piece_sums(const FastSeries<T>& f, const FrequencyGrid& grid, std::uint64_t piece, unsigned which,
-                     FastWorkspace& ws, FastPieceSums& sums, int threads) {
-  const PreparedSeries& s = *f.series;
+void fast_piece_sums(const FastSeries<T>& series, const FrequencyGrid& grid, std::uint64_t piece, unsigned which,
+                     FastWorkspace& workspace, FastPieceSums& sums, int threads) {
+  const PreparedSeries& s = *series.series;
   const std::size_t n = s.t.size();
-  const std::uint64_t modes = f.layout.piece;
+  const std::uint64_t modes = series.layout.piece;
   const auto centre = static_cast<std::int64_t>(modes / 2);
   // The piece's centre frequency: its phases, large, are reduced in double; the transform adds
   // the small ones, (k - k_c) x_j.
   const double f_centre = grid.at(piece * modes + static_cast<std::uint64_t>(centre));
-  Nufft1<double>& nufft = ws.transform(f.layout.shape);
+  Nufft1<double>& nufft = workspace.transform(series.layout.shape);
   if (which & (fast_sum_y | fast_sum_w)) {
     const bool y = which & fast_sum_y, w = which & fast_sum_w;
-    ws.a.resize(n);
-    ws.b.resize(n);
+    workspace.a.resize(n);
+    workspace.b.resize(n);
     for (std::size_t j = 0; j < n; ++j) {
       const double a = cycles_to_angle(f_centre * s.t[j]);
       const double c = std::cos(a), sn = std::sin(a);
-      if (y) ws.a[j] = {s.w[j] * s.y[j] * c, s.w[j] * s.y[j] * sn};
-      if (w) ws.b[j] = {s.w[j] * c, s.w[j] * sn};
+      if (y) workspace.a[j] = {s.w[j] * s.y[j] * c, s.w[j] * s.y[j] * sn};
+      if (w) workspace.b[j] = {s.w[j] * c, s.w[j] * sn};
     }
     std::vector<std::span<const std::complex<double>>> in;
     std::vector<std::span<std::complex<double>>> out;
     if (y) {
       sums.y.resize(modes);
-      in.emplace_back(ws.a);
+      in.emplace_back(workspace.a);
       out.emplace_back(sums.y);
     }
     if (w) {
       sums.w.resize(modes);
-      in.emplace_back(ws.b);
+      in.emplace_back(workspace.b);
       out.emplace_back(sums.w);
     }
-    nufft.execute(f.x, in, -centre, out, threads);
+    nufft.execute(series.x, in, -centre, out, threads);
   }
   if (which & fast_sum_w2) {
-    ws.a.resize(n);
+    workspace.a.resize(n);
     for (std::size_t j = 0; j < n; ++j) {
       const double a = cycles_to_angle(2 * f_centre * s.t[j]);
-      ws.a[j] = {s.w[j] * std::cos(a), s.w[j] * std::sin(a)};
+      workspace.a[j] = {s.w[j] * std::cos(a), s.w[j] * std::sin(a)};
     }
     sums.w2.resize(modes);
-    nufft.execute(f.x2, std::span<const std::complex<double>>(ws.a), -centre, std::span<std::complex<double>>(sums.w2),
-                  threads);
+    nufft.execute(series.x2, std::span<const std::complex<double>>(workspace.a), -centre,
+                  std::span<std::complex<double>>(sums.w2), threads);
   }
 }
 
 template <class T>
-void fast_piece_power(const FastSeries<T>& f, Model model, Normalization normalization, const FastPieceSums& sums,
+void fast_piece_power(const FastSeries<T>& series, Model model, Normalization normalization, const FastPieceSums& sums,
                       std::uint64_t first, std::span<T> out) {
-  const PreparedSeries& s = *f.series;
+  const PreparedSeries& s = *series.series;
   const bool fit_mean = model == Model::generalized;
-  AS_ASSERT(first + out.size() <= f.layout.piece);
+  AS_ASSERT(first + out.size() <= series.layout.piece);
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::size_t k = first + i;
     const std::complex<double> y = sums.y[k], w2 = sums.w2[k];
     const std::complex<double> w = fit_mean ? sums.w[k] : std::complex<double>(0, 0);
-    const TrigSums m = sums_from_harmonics(w.real(), w.imag(), y.real(), y.imag(), w2.real(), w2.imag(), f.w_sum);
+    const TrigSums m = sums_from_harmonics(w.real(), w.imag(), y.real(), y.imag(), w2.real(), w2.imag(), series.w_sum);
     out[i] = static_cast<T>(
         power_from_sums(m, fit_mean, degenerate_eps<T>(), static_cast<int>(normalization), s.yy, s.psd_scale));
   }
 }
 
 template <class T>
-void lomb_scargle_fast(const FastSeries<T>& f, const FrequencyGrid& grid, Model model, Normalization normalization,
-                       std::uint64_t k_begin, std::span<T> out, FastWorkspace& ws) {
-  const std::uint64_t piece = f.layout.piece;
+void lomb_scargle_fast(const FastSeries<T>& series, const FrequencyGrid& grid, Model model, Normalization normalization,
+                       std::uint64_t k_begin, std::span<T> out, FastWorkspace& workspace) {
+  const std::uint64_t piece = series.layout.piece;
   const std::uint64_t k_end = k_begin + out.size();
   FastPieceSums sums;
   for (std::uint64_t p = k_begin / piece; p * piece < k_end; ++p) {
-    fast_piece_sums(f, grid, p, fast_sums_needed(model), ws, sums);
+    fast_piece_sums(series, grid, p, fast_sums_needed(model), workspace, sums);
     const std::uint64_t lo = std::max(k_begin, p * piece), hi = std::min(k_end, (p + 1) * piece);
-    fast_piece_power(f, model, normalization, sums, lo - p * piece, out.subspan(lo - k_begin, hi - lo));
+    fast_piece_power(series, model, normalization, sums, lo - p * piece, out.subspan(lo - k_begin, hi - lo));
   }
 }
 

@@ -55,7 +55,9 @@ unsigned fast_sums_needed(Model model);
 struct FastLayout {
   std::uint64_t piece = 0;
   NufftShape shape;
-  [[nodiscard]] std::uint64_t pieces(std::uint64_t n_freq) const noexcept { return (n_freq + piece - 1) / piece; }
+  [[nodiscard]] std::uint64_t pieces(std::uint64_t n_freq) const noexcept {
+    return piece ? (n_freq + piece - 1) / piece : 0;
+  }
 };
 
 /// The layout of least estimated cost for an object of n_points on `grid`.

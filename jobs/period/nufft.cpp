@@ -230,7 +230,8 @@ struct Nufft1<T>::Impl {
 
   /// The grids of `vectors` strength vectors, allocated once.
   void reserve(std::size_t vectors) {
-    while (grids.size() < vectors) grids.push_back(std::make_unique<FftwBuffer<T>>(shape.grid + 2 * pad));
+    while (grids.size() < vectors)
+      grids.push_back(std::make_unique<FftwBuffer<T>>(shape.grid + 2 * static_cast<std::uint64_t>(pad)));
   }
 
   NufftShape shape;
