@@ -21,6 +21,9 @@ target_compile_definitions(astrosweep_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} ${HDF
 
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(CFITSIO REQUIRED IMPORTED_TARGET cfitsio>=3.4)
+# FFTW (Debian libfftw3-dev), double and float: the fdas job's correlations and the period job's
+# NUFFT (the fast method). GLOBAL: both jobs' folders link PkgConfig::FFTW3.
+pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET GLOBAL fftw3 fftw3f)
 
 if(ASTROSWEEP_TESTS)
   find_package(GTest 1.10 REQUIRED)

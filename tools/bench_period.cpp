@@ -2,12 +2,16 @@
 // catalogs and a synthetic LSST-like batch, FP32/FP64 x standard/generalized, optionally with
 // astropy's LombScargle on the same input and grid beside it (tools/bench_astropy.py).
 //
-//   astrosweep_bench_period [--data DIR] [--backend cpu|cuda|auto] [--suite table|targets]
+//   astrosweep_bench_period [--data DIR] [--backend cpu|cuda|auto] [--suite table|targets|methods]
 //                           [--threads N] [--repeat R] [--astropy SECONDS]
 //
 // --suite table (default) runs every workload in both models and precisions; --suite targets runs
 // the rows of the GPU targets in docs/performance.md (N_f = 1e6, periodograms returned where the
 // target says so), printing the device's kernel time beside the end-to-end time of search().
+// --suite methods compares the direct and the fast method (--method): single objects on one core
+// against the cost estimate that --method auto uses (its constants were measured this way), then
+// the rows end to end on --threads: one object of 3,000 points with N_f = 10^6, a
+// Kepler-like object of 65,000 points with N_f = 1.75e5, and a TESS-like batch.
 // "Returned" means delivered to the sink in host memory; the sink here only counts the values.
 //
 // The LSST-like batch: 1,000 objects with the observation counts of the paper's synthetic
@@ -21,6 +25,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -29,7 +35,10 @@
 
 #include "core/mpi.hpp"
 #include "io/csv_light_curves.hpp"
+#include "lomb_scargle.hpp"
+#include "lomb_scargle_fast.hpp"
 #include "period_backend.hpp"
+#include "prepared_series.hpp"
 
 using namespace astrosweep;
 using period::Model;
@@ -103,6 +112,24 @@ class CountingSink final : public period::PeriodogramSink {
   std::uint64_t values = 0;
 };
 
+// Keeps every periodogram row, in double.
+class RowSink final : public period::PeriodogramSink {
+ public:
+  RowSink(std::uint64_t n, bool fp32) : n_(n), fp32_(fp32) {}
+  void write(std::uint64_t object, std::uint64_t k0, std::uint64_t n, const void* values) override {
+    auto& row = rows[object];
+    row.resize(n_);
+    for (std::uint64_t k = 0; k < n; ++k)
+      row[k0 + k] =
+          fp32_ ? static_cast<double>(static_cast<const float*>(values)[k]) : static_cast<const double*>(values)[k];
+  }
+  std::map<std::uint64_t, std::vector<double>> rows;
+
+ private:
+  std::uint64_t n_;
+  bool fp32_;
+};
+
 struct Timing {
   double end_to_end = 1e300;
   double kernel = 1e300;
@@ -158,6 +185,154 @@ void run_targets(period::PeriodBackend& backend, const std::vector<Workload>& wo
   }
 }
 
+// One object of n points: uneven times over `span` days from MJD 55000 (or evenly spaced with
+// gaps, Kepler-like, when `cadence` > 0), a sinusoid in noise, errors between 0.5 and 1.5.
+io::LightCurveBlock one_object(std::size_t n, double span, double cadence, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> g(0, 1);
+  std::vector<double> t(n), y(n), dy(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    // Kepler-like: 29.4-minute cadence, a 1-day gap every 90 days (quarterly downlinks).
+    t[j] = cadence > 0 ? 55000 + cadence * static_cast<double>(j) + std::floor(cadence * static_cast<double>(j) / 90)
+                       : 55000 + span * u(rng);
+    dy[j] = 0.5 + u(rng);
+  }
+  std::sort(t.begin(), t.end());
+  for (std::size_t j = 0; j < n; ++j) y[j] = 0.3 * std::sin(2 * M_PI * t[j] / 2.345) + dy[j] * g(rng);
+  io::LightCurveBlock block;
+  block.append(static_cast<std::int64_t>(seed), t, y, dy);
+  return block;
+}
+
+double seconds_of(const std::function<void()>& f, int repeat) {
+  f();  // warm-up: pages, plans, caches
+  double best = 1e300;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+// Single objects on one core: the measured time of each method beside --method auto's estimate.
+// The direct method is timed on at most 20,000 frequencies and scaled (its cost is linear in N_f).
+template <class T>
+void calibrate(Model model, int repeat) {
+  std::printf("# one core, %s %s: measured seconds and auto's estimate\n", period::to_string(model),
+              sizeof(T) == 4 ? "fp32" : "fp64");
+  std::printf("%9s %10s %12s %12s %12s %12s %8s %8s\n", "N_t", "N_f", "direct[s]", "est", "fast[s]", "est", "auto",
+              "faster");
+  for (std::size_t n : {10u, 100u, 1000u, 10000u, 100000u})
+    for (std::uint64_t nf : {10000u, 100000u, 1000000u}) {
+      const auto block = one_object(n, 1000, 0, n + nf);
+      const auto s = period::prepare_series(block.t, block.y, block.dy, model);
+      const period::FrequencyGrid grid{0.01, 24.0 / static_cast<double>(nf), nf};
+      const std::uint64_t nd = std::min<std::uint64_t>(nf, 20000);
+      const period::FrequencyGrid direct_grid{grid.f0, grid.df, nd};
+      std::vector<T> out(nf);
+      const double direct = seconds_of(
+                                [&] {
+                                  const period::CpuSeries<T> k(s, direct_grid);
+                                  period::lomb_scargle_cpu<T>(k, direct_grid, model, period::Normalization::standard, 0,
+                                                              std::span<T>(out.data(), nd));
+                                },
+                                repeat) *
+                            static_cast<double>(nf) / static_cast<double>(nd);
+      period::FastWorkspace ws;
+      const double fast = seconds_of(
+          [&] {
+            const period::FastSeries<T> f(s, grid);
+            period::lomb_scargle_fast<T>(f, grid, model, period::Normalization::standard, 0, out, ws);
+          },
+          repeat);
+      const auto choice = period::choose_method<T>(period::Method::automatic, n, grid, model);
+      std::printf("%9zu %10llu %12.4g %12.4g %12.4g %12.4g %8s %8s\n", n, static_cast<unsigned long long>(nf), direct,
+                  period::direct_seconds<T>(n, grid, model), fast, period::fast_seconds<T>(n, grid, model),
+                  period::to_string(choice), fast < direct ? "fast" : "direct");
+      std::fflush(stdout);
+    }
+}
+
+// The rows through the backend (search_block, peaks only) with each method.
+void run_methods(period::PeriodBackend& backend, int repeat) {
+  struct Row {
+    std::string name;
+    io::LightCurveBlock block;
+    period::FrequencyGrid grid;
+  };
+  std::vector<Row> rows;
+  rows.push_back({"one object, 3,000 pts (120 d)", one_object(3000, 120, 0, 1), {0.01, 24.0 / 1e6, 1000000}});
+  // Kepler: ~1,470 days; df = 1/(5 T), N_f = 1.75e5 (f up to 23.8 / day).
+  rows.push_back({"Kepler-like, 65,000 pts (1,340 d)", one_object(65000, 0, 29.4 / 1440, 2), {0.01, 1.36e-4, 175000}});
+  io::LightCurveBlock tess;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const auto o = one_object(1500, 27, 0, 100 + i);
+    tess.append(static_cast<std::int64_t>(i), o.t, o.y, o.dy);
+  }
+  rows.push_back({"TESS-like batch, 200 x 1,500 pts", std::move(tess), {0.04, 1e-3, 50000}});
+  std::printf("%-34s %-12s %-5s %9s %10s %12s %12s %12s %9s\n", "workload", "model", "prec", "N_t", "N_f", "direct[s]",
+              "fast[s]", "auto[s]", "speed-up");
+  for (const auto& row : rows)
+    for (Model model : {Model::standard, Model::generalized})
+      for (Precision precision : {Precision::fp64, Precision::fp32}) {
+        double t[3];
+        int m = 0;
+        for (period::Method method : {period::Method::direct, period::Method::fast, period::Method::automatic}) {
+          period::PeriodConfig c;
+          c.grid = row.grid;
+          c.model = model;
+          c.precision = precision;
+          c.method = method;
+          std::vector<period::ObjectResult> results(row.block.n_objects());
+          t[m++] = seconds_of([&] { period::search_block(backend, row.block, c, results, nullptr); },
+                              method == period::Method::direct ? 1 : repeat);
+        }
+        std::printf("%-34s %-12s %-5s %9zu %10llu %12.4f %12.4f %12.4f %9.1f\n", row.name.c_str(),
+                    period::to_string(model), period::to_string(precision), row.block.t.size(),
+                    static_cast<unsigned long long>(row.grid.n), t[0], t[1], t[2], t[0] / t[1]);
+        std::fflush(stdout);
+      }
+  // The fast periodograms against the direct FP64 ones: the largest difference over each object's
+  // grid relative to its peak power, and objects whose best frequency differs.
+  std::printf(
+      "# fast against direct fp64: max |difference| / peak power over the objects, best frequencies that "
+      "differ\n%-34s %-12s %-5s %14s %10s\n",
+      "workload", "model", "prec", "max err/peak", "best diff");
+  for (const auto& row : rows)
+    for (Model model : {Model::standard, Model::generalized}) {
+      auto periodograms = [&](period::Method method, Precision precision) {
+        period::PeriodConfig c;
+        c.grid = row.grid;
+        c.model = model;
+        c.precision = precision;
+        c.method = method;
+        RowSink sink(row.grid.n, precision == Precision::fp32);
+        std::vector<period::ObjectResult> results(row.block.n_objects());
+        period::search_block(backend, row.block, c, results, &sink);
+        return std::move(sink.rows);
+      };
+      const auto ref = periodograms(period::Method::direct, Precision::fp64);
+      for (Precision precision : {Precision::fp64, Precision::fp32}) {
+        const auto got = periodograms(period::Method::fast, precision);
+        double worst = 0;
+        int moved = 0;
+        for (const auto& [object, r] : ref) {
+          const auto& g = got.at(object);
+          const double peak = *std::max_element(r.begin(), r.end());
+          double err = 0;
+          for (std::size_t k = 0; k < r.size(); ++k) err = std::max(err, std::abs(g[k] - r[k]));
+          worst = std::max(worst, err / peak);
+          moved += std::max_element(r.begin(), r.end()) - r.begin() != std::max_element(g.begin(), g.end()) - g.begin();
+        }
+        std::printf("%-34s %-12s %-5s %14.3g %10d\n", row.name.c_str(), period::to_string(model),
+                    period::to_string(precision), worst, moved);
+        std::fflush(stdout);
+      }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -206,6 +381,14 @@ int main(int argc, char** argv) {
   auto backend = period::make_period_backend(options);
   std::printf("# astrosweep_bench_period --suite %s, backend %s, best of %d\n", suite.c_str(),
               backend->describe().c_str(), repeat);
+  if (suite == "methods") {
+    for (Model model : {Model::standard, Model::generalized}) {
+      calibrate<double>(model, repeat);
+      calibrate<float>(model, repeat);
+    }
+    run_methods(*backend, repeat);
+    return 0;
+  }
   if (suite == "targets") {
     run_targets(*backend, workloads, repeat);
     return 0;

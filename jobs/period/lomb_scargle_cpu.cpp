@@ -191,8 +191,8 @@ void lomb_scargle_cpu(const CpuSeries<T>& k, const FrequencyGrid& grid, Model mo
         if (kk < k_begin || kk >= k_end) continue;
         const auto& a = acc.v[i];
         const TrigSums m{a[0][l], a[1][l], a[2][l], a[3][l], a[4][l], a[5][l], a[6][l]};
-        const double p = raw_power(m, fit_mean, degenerate_eps<T>());
-        out[kk - k_begin] = static_cast<T>(normalise_power(p, static_cast<int>(normalization), s.yy, s.psd_scale));
+        out[kk - k_begin] = static_cast<T>(
+            power_from_sums(m, fit_mean, degenerate_eps<T>(), static_cast<int>(normalization), s.yy, s.psd_scale));
       }
     }
   }

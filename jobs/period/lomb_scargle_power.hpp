@@ -65,4 +65,19 @@ AS_HOST_DEVICE inline double normalise_power(double p, int normalization, double
   }
 }
 
+/// The normalised power from a frequency's sums: what every method (direct, fast) and backend
+/// ends with.
+AS_HOST_DEVICE inline double power_from_sums(TrigSums m, bool fit_mean, double rel_eps, int normalization, double yy,
+                                             double psd_scale) {
+  return normalise_power(raw_power(m, fit_mean, rel_eps), normalization, yy, psd_scale);
+}
+
+/// The sums from first and second harmonics, as the fast method gets them: with W = sum w,
+/// sum w cos^2 = (W + sum w cos 2wt) / 2, sum w sin^2 = (W - sum w cos 2wt) / 2 and
+/// sum w cos sin = (sum w sin 2wt) / 2.
+AS_HOST_DEVICE inline TrigSums sums_from_harmonics(double c, double s, double yc, double ys, double c2, double s2,
+                                                   double w_sum) {
+  return TrigSums{c, s, yc, ys, 0.5 * (w_sum + c2), 0.5 * s2, 0.5 * (w_sum - c2)};
+}
+
 }  // namespace astrosweep::period

@@ -11,6 +11,8 @@ namespace astrosweep::period {
 
 double PeriodBackend::last_kernel_seconds() const { return std::numeric_limits<double>::quiet_NaN(); }
 
+void PeriodBackend::check(const PeriodConfig&) const {}
+
 std::uint64_t periodogram_buffer_budget(const BackendOptions& options) noexcept {
   return options.host_memory_budget != 0 ? options.host_memory_budget : std::uint64_t{1} << 62;
 }
@@ -69,6 +71,7 @@ void search_block(PeriodBackend& backend, const io::LightCurveBlock& block, cons
   AS_ASSERT(block.t.size() == rows && block.y.size() == rows);
   AS_ASSERT(block.dy.empty() || block.dy.size() == rows);
   AS_ASSERT(config.grid.n > 0 && config.grid.df > 0 && config.top_k > 0);
+  backend.check(config);
 
   // Every result is finite or carries a status bit that says why not. Objects beyond phase
   // precision reach the backend with no usable time (so it skips them, whichever it is) and get

@@ -46,6 +46,9 @@ class PeriodBackend {
  public:
   virtual ~PeriodBackend() = default;
   [[nodiscard]] virtual std::string describe() const = 0;
+  /// Throws when this backend cannot run `config` (the CUDA backend and --method fast); called by
+  /// search_block and by the job before it creates its product.
+  virtual void check(const PeriodConfig& config) const;
   /// Searches every object of `block`: results[i] belongs to block object i.
   virtual void search(const io::LightCurveBlock& block, const PeriodConfig& config, std::span<ObjectResult> results,
                       PeriodogramSink* sink) = 0;

@@ -43,7 +43,10 @@ po::options_description period_options() {
   model.add_options()("model", po::value<std::string>()->default_value("generalized"),
                       "standard (classical, no errors) or generalized (floating mean, 1/dy^2 weights)")(
       "normalization", po::value<std::string>()->default_value("standard"), "standard, model, log or psd (astropy's)")(
-      "precision", po::value<std::string>()->default_value("fp64"), "fp64 or fp32");
+      "precision", po::value<std::string>()->default_value("fp64"), "fp64 or fp32")(
+      "method", po::value<std::string>()->default_value("auto"),
+      "auto (per object, the cheaper by estimated cost), direct (sums over every point and frequency) or fast "
+      "(non-uniform FFTs; CPU backend only so far)");
   po::options_description grid("Frequency grid (cyclic frequency in 1/day; one grid for the whole run)");
   grid.add_options()("fmin", po::value<double>(), "lowest frequency")(
       "fmax", po::value<double>(), "highest frequency (excluded when --n-freq is given)")(
@@ -110,6 +113,7 @@ PeriodOptions to_options(const po::variables_map& vm) {
   o.config.model = parse_model(vm["model"].as<std::string>());
   o.config.normalization = parse_normalization(vm["normalization"].as<std::string>());
   o.config.precision = parse_precision(vm["precision"].as<std::string>());
+  o.config.method = parse_method(vm["method"].as<std::string>());
   const double scale = vm["angular"].as<bool>() ? 1.0 / (2 * std::numbers::pi) : 1.0;
   if (auto f = optional_value<double>(vm, "fmin")) o.grid.fmin = *f * scale;
   if (auto f = optional_value<double>(vm, "fmax")) o.grid.fmax = *f * scale;

@@ -24,6 +24,22 @@ Precision parse_precision(const std::string& s) {
   throw UsageError("unknown --precision '" + s + "'", "use fp32 or fp64");
 }
 
+Method parse_method(const std::string& s) {
+  if (s == "auto") return Method::automatic;
+  if (s == "direct") return Method::direct;
+  if (s == "fast") return Method::fast;
+  throw UsageError("unknown --method '" + s + "'", "use auto, direct or fast");
+}
+
+const char* to_string(Method m) {
+  switch (m) {
+    case Method::automatic: return "auto";
+    case Method::direct: return "direct";
+    case Method::fast: return "fast";
+  }
+  return "?";
+}
+
 const char* to_string(Model m) { return m == Model::standard ? "standard" : "generalized"; }
 const char* to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "fp64"; }
 const char* to_string(Normalization n) {

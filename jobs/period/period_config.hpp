@@ -14,13 +14,20 @@ enum class Model { standard, generalized };
 /// astropy's normalizations: standard (p/YY), model (p/(YY-p)), log (-ln(1-p/YY)), psd.
 enum class Normalization { standard, model, log, psd };
 enum class Precision { fp32, fp64 };
+/// How power is computed: direct sums over every point and frequency (N_t N_f), or the fast
+/// method, the sums as non-uniform FFTs (nufft.hpp; about N_t w + N_f log N_f); automatic picks
+/// the cheaper per object by estimated cost (lomb_scargle_fast.hpp). Only the CPU backend has the
+/// fast method so far: the CUDA backend refuses `fast` and takes `automatic` as direct.
+enum class Method { automatic, direct, fast };
 
 Model parse_model(const std::string& s);
 Normalization parse_normalization(const std::string& s);
 Precision parse_precision(const std::string& s);
+Method parse_method(const std::string& s);
 const char* to_string(Model m);
 const char* to_string(Normalization n);
 const char* to_string(Precision p);
+const char* to_string(Method m);
 
 /// Uniform grid of cyclic frequencies (1/day): f_k = f0 + k * df, k = 0 .. n-1.
 struct FrequencyGrid {
@@ -36,6 +43,7 @@ struct PeriodConfig {
   Model model = Model::generalized;
   Normalization normalization = Normalization::standard;
   Precision precision = Precision::fp64;
+  Method method = Method::direct;
   int top_k = 3;                 ///< distinct peaks kept per object
   double peak_separation = 1.0;  ///< minimum distance of kept peaks, in units of 1/baseline
   bool keep_periodograms = false;

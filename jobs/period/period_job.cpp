@@ -158,13 +158,18 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   std::vector<std::unique_ptr<PeriodBackend>> backends;
   for (int lane = 0; lane < lanes; ++lane)
     backends.push_back(make_period_backend(lane_share(run.backend_options(), lanes)));
+  // A backend that cannot run this configuration (the CUDA backend and --method fast) says so now,
+  // before the product exists.
+  for (const auto& b : backends) b->check(config);
   const auto& backend = backends.front();
   char line[400];
   std::snprintf(line, sizeof line,
-                "%llu objects, grid %.8g..%.8g 1/d (N_f = %llu), %s %s %s, %zu work units on %d ranks, backend %s%s",
+                "%llu objects, grid %.8g..%.8g 1/d (N_f = %llu), %s %s %s, method %s, %zu work units on %d ranks, "
+                "backend %s%s",
                 static_cast<unsigned long long>(n_objects), config.grid.f0, config.grid.last(),
                 static_cast<unsigned long long>(config.grid.n), to_string(config.model), to_string(config.precision),
-                to_string(config.normalization), units.size(), run.size(), backend->describe().c_str(),
+                to_string(config.normalization), to_string(config.method), units.size(), run.size(),
+                backend->describe().c_str(),
                 lanes > 1 ? (", " + std::to_string(lanes) + " units in flight per rank").c_str() : "");
   run.log(line);
 

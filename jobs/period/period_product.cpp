@@ -31,6 +31,7 @@ std::vector<io::ProductAttribute> root_attributes(const PeriodConfig& config, co
           {"model", std::string(to_string(config.model))},
           {"normalization", std::string(to_string(config.normalization))},
           {"precision", std::string(to_string(config.precision))},
+          {"method", std::string(to_string(config.method))},
           {"top_k", static_cast<std::int64_t>(config.top_k)},
           {"peak_separation", config.peak_separation},
           {"grid_f0", config.grid.f0},

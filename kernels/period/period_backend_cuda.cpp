@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/error.hpp"
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
 #include "kernel_timer.hpp"
@@ -128,6 +129,14 @@ class CudaBackend final : public PeriodBackend {
 
   [[nodiscard]] double last_kernel_seconds() const override { return last_kernel_ms_ / 1e3; }
 
+  /// The fast method (NUFFT) is not yet on the GPU: --method fast is refused, auto means direct here.
+  void check(const PeriodConfig& cfg) const override {
+    AS_EXPECTS(cfg.method != Method::fast, RuntimeError,
+               "--method fast is not yet on the GPU: the CUDA backend has only the direct method",
+               "use --method direct, or auto (the direct method on a GPU rank), or run the fast method with "
+               "--backend cpu");
+  }
+
   /// Where the host's time went in the last search (seconds), for the benchmark.
   [[nodiscard]] std::string last_host_profile() const override {
     char line[200];
@@ -138,6 +147,7 @@ class CudaBackend final : public PeriodBackend {
 
   void search(const io::LightCurveBlock& block, const PeriodConfig& cfg, std::span<ObjectResult> results,
               PeriodogramSink* sink) override {
+    check(cfg);  // Method::automatic is the direct method on the GPU
     const cuda::DeviceScope scope(device_.index);
     std::fill(std::begin(profile_), std::end(profile_), 0.0);
     Stopwatch watch(profile_[0]);

@@ -41,6 +41,33 @@ foreach(prec fp64 fp32)
   endforeach()
 endforeach()
 
+# --- the fast method (--method fast): identical products for 1, 2 and 3 ranks, FP64 and FP32, on a
+# heterogeneous input: SDSS's 14-81-point curves and the 3,555-point object in one CSV file ---
+file(READ ${lc}/sdss_stripe82_z.csv sdss_rows)
+file(READ ${lc}/synthetic_8205.csv long_rows)
+file(WRITE ${out}/mixed_lengths.csv "${sdss_rows}${long_rows}")
+set(fast_grid --fmin 0.5 --fmax 24 --n-freq 70000 --periodograms --top-k 4 --progress-interval 1000 --quiet
+    --method fast)
+foreach(np 1 2 3)
+  foreach(prec fp64 fp32)
+    astrosweep_add_mpi_run(period_fast_${prec}_np${np} NP ${np} FIXTURES_SETUP products_fast_${prec}
+      COMMAND ${exe} period -i ${out}/mixed_lengths.csv -o ${out}/fast_${prec}_np${np}.h5
+              --overwrite --precision ${prec} ${fast_grid})
+  endforeach()
+endforeach()
+foreach(prec fp64 fp32)
+  foreach(np 2 3)
+    add_test(NAME products_identical_fast_${prec}_np1_np${np}
+             COMMAND compare_products ${out}/fast_${prec}_np1.h5 ${out}/fast_${prec}_np${np}.h5)
+    set_tests_properties(products_identical_fast_${prec}_np1_np${np} PROPERTIES FIXTURES_REQUIRED products_fast_${prec}
+                         ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi")
+  endforeach()
+endforeach()
+# The method is in the product: its attribute, and the log line.
+astrosweep_add_mpi_run(period_fast_method_recorded NP 1 FIXTURES_REQUIRED products_fast_fp64
+  COMMAND ${exe} period -i ${lc}/ztf_243ida_r.csv -o ${out}/fast_ida.h5 --overwrite --method fast --model standard)
+set_tests_properties(period_fast_method_recorded PROPERTIES PASS_REGULAR_EXPRESSION "method fast")
+
 # --- the product describes itself: units and a description on every dataset, the periodogram's
 # frequency axis a dimension scale (h5py: power.dims[1][0]) ---
 add_test(NAME period_product_describes_itself
@@ -160,14 +187,22 @@ astrosweep_add_failure_test(bad_backend_unavailable NP 3 CODE 5 MATCH "no CUDA (
 set_property(TEST bad_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
 astrosweep_add_failure_test(bad_model_name CODE 2 MATCH "unknown --model"
   COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_model_name.h5 --model fancy ${grid})
+astrosweep_add_failure_test(bad_method_name CODE 2 MATCH "unknown --method 'quick'.*use auto, direct or fast"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_method_name.h5 --method quick ${grid})
+# The fast method is not yet on the GPU: the CUDA backend refuses it with exit 5 before the product
+# exists (a build without CUDA, or a machine without a device, refuses the backend itself, also 5).
+astrosweep_add_failure_test(bad_fast_method_on_cuda NP 2 CODE 5 MATCH "not yet on the GPU|no CUDA (backend|device)"
+  COMMAND period -i ${lc}/sdss_stripe82_z.csv -o ${bad}/bad_fast_method_on_cuda.h5 ${grid} --backend cuda
+          --method fast)
 
 # --- GPU: 2 ranks sharing the GPU give the CPU's product (FP64 within 1e-9 of each dataset's
-# largest value, best frequencies and peaks identical); skipped without a GPU ---
+# largest value, best frequencies and peaks identical), both with the direct method; skipped
+# without a GPU ---
 foreach(case "sdss|${lc}/sdss_stripe82_z.csv" "catalog|${out}/sdss_catalog.h5")
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 name)
   list(GET case 1 input)
-  string(REPLACE ";" "|" args "-i;${input};--model;generalized;${sdss_grid}")
+  string(REPLACE ";" "|" args "-i;${input};--model;generalized;--method;direct;${sdss_grid}")
   add_test(NAME gpu_product_matches_cpu_${name}
     COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNP=2 -DEXE=$<TARGET_FILE:astrosweep>
       -DCOMPARE=$<TARGET_FILE:compare_products> "-DARGS=${args}" -DOUT=${out}/gpu_${name} -DREL=1e-9

@@ -14,11 +14,13 @@ set(resume_grid_lanes ${resume_grid} --units-in-flight 3)
 # On the CPU whatever the machine: on a GPU the whole run can end between the first journal entry
 # and the moment a test stops it (the second-writer test needs it running).
 set(resume_grid_cpu ${resume_grid} --backend cpu)
+# The fast method, on the heterogeneous input of the fast products (cli_tests.cmake writes it).
+set(resume_grid_fast ${resume_grid} --method fast)
 
 # The uninterrupted products: one per case (name, input, grid).
 set(resume_cases "csv|${lc}/sdss_stripe82_z.csv|resume_grid" "catalog|${out}/sdss_catalog.h5|resume_grid"
     "periodograms|${lc}/sdss_stripe82_z.csv|resume_grid_periodograms" "lanes|${lc}/sdss_stripe82_z.csv|resume_grid_lanes"
-    "cpu|${lc}/sdss_stripe82_z.csv|resume_grid_cpu")
+    "cpu|${lc}/sdss_stripe82_z.csv|resume_grid_cpu" "fast|${out}/mixed_lengths.csv|resume_grid_fast")
 foreach(case ${resume_cases})
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 name)
@@ -78,6 +80,9 @@ astrosweep_add_resume_test(period_resume_sigterm_catalog MODE term CASE catalog 
 astrosweep_add_resume_test(period_resume_sigterm_lanes MODE term CASE lanes NP 2,1 RESUME_NP 3 SEED 33 ROUNDS 2)
 astrosweep_add_resume_test(period_resume_kill_all_lanes MODE kill-all CASE lanes NP 3,1 RESUME_NP 2 SEED 14 ROUNDS 2
                            HEAVY)
+# (a) and (c) with the fast method.
+astrosweep_add_resume_test(period_resume_kill_all_fast MODE kill-all CASE fast NP 2,3 RESUME_NP 1 SEED 15 ROUNDS 2)
+astrosweep_add_resume_test(period_resume_sigterm_fast MODE term CASE fast NP 3 RESUME_NP 2 SEED 34 ROUNDS 1 HEAVY)
 # (e) --resume with other parameters: exit code 2 naming what differs, for an incomplete and a
 # complete product, neither touched. (d), a complete product resumed, ends every test above.
 astrosweep_add_resume_test(period_resume_other_parameters MODE mismatch CASE csv NP 2 RESUME_NP 2 SEED 41
