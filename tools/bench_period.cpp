@@ -11,7 +11,9 @@
 // --suite methods compares the direct and the fast method (--method): single objects on one core
 // against the cost estimate that --method auto uses (its constants were measured this way), then
 // the rows end to end on --threads: one object of 3,000 points with N_f = 10^6, a
-// Kepler-like object of 65,000 points with N_f = 1.75e5, and a TESS-like batch.
+// Kepler-like object of 65,000 points with N_f = 1.75e5, and a TESS-like batch. On a GPU backend
+// the single-core table is skipped, a TESS-like batch of 10^4 objects added, and each method's
+// kernel seconds printed (the GPU's cost constants, kernels/period/fast_layout_cuda.cpp).
 // "Returned" means delivered to the sink in host memory; the sink here only counts the values.
 //
 // The LSST-like batch: 1,000 objects with the observation counts of the paper's synthetic
@@ -257,6 +259,7 @@ void calibrate(Model model, int repeat) {
 
 // The rows through the backend (search_block, peaks only) with each method.
 void run_methods(period::PeriodBackend& backend, int repeat) {
+  const bool gpu = !std::isnan(backend.last_kernel_seconds());
   struct Row {
     std::string name;
     io::LightCurveBlock block;
@@ -272,12 +275,20 @@ void run_methods(period::PeriodBackend& backend, int repeat) {
     tess.append(static_cast<std::int64_t>(i), o.t, o.y, o.dy);
   }
   rows.push_back({"TESS-like batch, 200 x 1,500 pts", std::move(tess), {0.04, 1e-3, 50000}});
-  std::printf("%-34s %-12s %-5s %9s %10s %12s %12s %12s %9s\n", "workload", "model", "prec", "N_t", "N_f", "direct[s]",
-              "fast[s]", "auto[s]", "speed-up");
+  if (gpu) {  // a batch that fills the device (too long for the direct method on a few cores)
+    io::LightCurveBlock large;
+    for (std::uint64_t i = 0; i < 10000; ++i) {
+      const auto o = one_object(1500, 27, 0, 1000 + i);
+      large.append(static_cast<std::int64_t>(i), o.t, o.y, o.dy);
+    }
+    rows.push_back({"TESS-like batch, 10^4 x 1,500 pts", std::move(large), {0.04, 1e-3, 50000}});
+  }
+  std::printf("%-34s %-12s %-5s %9s %10s %12s %12s %12s %9s%s\n", "workload", "model", "prec", "N_t", "N_f",
+              "direct[s]", "fast[s]", "auto[s]", "speed-up", gpu ? "  kernels: direct[s] fast[s]" : "");
   for (const auto& row : rows)
     for (Model model : {Model::standard, Model::generalized})
       for (Precision precision : {Precision::fp64, Precision::fp32}) {
-        double t[3];
+        double t[3], kernel[3];
         int m = 0;
         for (period::Method method : {period::Method::direct, period::Method::fast, period::Method::automatic}) {
           period::PeriodConfig c;
@@ -286,12 +297,15 @@ void run_methods(period::PeriodBackend& backend, int repeat) {
           c.precision = precision;
           c.method = method;
           std::vector<period::ObjectResult> results(row.block.n_objects());
-          t[m++] = seconds_of([&] { period::search_block(backend, row.block, c, results, nullptr); },
-                              method == period::Method::direct ? 1 : repeat);
+          t[m] = seconds_of([&] { period::search_block(backend, row.block, c, results, nullptr); },
+                            method == period::Method::direct ? 1 : repeat);
+          kernel[m++] = backend.last_kernel_seconds();
         }
-        std::printf("%-34s %-12s %-5s %9zu %10llu %12.4f %12.4f %12.4f %9.1f\n", row.name.c_str(),
+        std::printf("%-34s %-12s %-5s %9zu %10llu %12.4f %12.4f %12.4f %9.1f", row.name.c_str(),
                     period::to_string(model), period::to_string(precision), row.block.t.size(),
                     static_cast<unsigned long long>(row.grid.n), t[0], t[1], t[2], t[0] / t[1]);
+        if (gpu) std::printf("  %12.4f %12.4f", kernel[0], kernel[1]);
+        std::printf("\n");
         std::fflush(stdout);
       }
   // The fast periodograms against the direct FP64 ones: the largest difference over each object's
@@ -382,10 +396,12 @@ int main(int argc, char** argv) {
   std::printf("# astrosweep_bench_period --suite %s, backend %s, best of %d\n", suite.c_str(),
               backend->describe().c_str(), repeat);
   if (suite == "methods") {
-    for (Model model : {Model::standard, Model::generalized}) {
-      calibrate<double>(model, repeat);
-      calibrate<float>(model, repeat);
-    }
+    // The CPU's cost constants (one core); a GPU's come from the kernel seconds of run_methods.
+    if (std::isnan(backend->last_kernel_seconds()))
+      for (Model model : {Model::standard, Model::generalized}) {
+        calibrate<double>(model, repeat);
+        calibrate<float>(model, repeat);
+      }
     run_methods(*backend, repeat);
     return 0;
   }

@@ -210,6 +210,19 @@ std::vector<double> nufft_kernel_transform(const NufftShape& shape, std::int64_t
   return out;
 }
 
+std::vector<double> nufft_deconvolution(const NufftShape& shape) {
+  // Mode m of the grid whose cell l sits at x = l h - pi: sum_l b_l exp(sign i m (l h - pi))
+  // = (-1)^m FFT(b)[m mod M]; the kernel's transform and h = 2 pi / M divided out.
+  const auto first_mode = -static_cast<std::int64_t>(shape.modes / 2);
+  auto factor = nufft_kernel_transform(shape, first_mode, shape.modes);
+  const double h = two_pi / static_cast<double>(shape.grid);
+  for (std::uint64_t i = 0; i < shape.modes; ++i) {
+    const std::int64_t m = first_mode + static_cast<std::int64_t>(i);
+    factor[i] = (m % 2 == 0 ? h : -h) / factor[i];
+  }
+  return factor;
+}
+
 template <class T>
 struct Nufft1<T>::Impl {
   explicit Impl(const NufftShape& s)
@@ -217,15 +230,8 @@ struct Nufft1<T>::Impl {
         pad(padding(s.width)),
         plan(cached_plan<T>(s.grid, s.sign)),
         first_mode(-static_cast<std::int64_t>(s.modes / 2)) {
-    // Mode m of the grid whose cell l sits at x = l h - pi: sum_l b_l exp(sign i m (l h - pi))
-    // = (-1)^m FFT(b)[m mod M]; the kernel's transform and h = 2 pi / M divided out.
-    const auto phi_hat = nufft_kernel_transform(s, first_mode, s.modes);
-    const double h = two_pi / static_cast<double>(s.grid);
-    factor.resize(s.modes);
-    for (std::uint64_t i = 0; i < s.modes; ++i) {
-      const std::int64_t m = first_mode + static_cast<std::int64_t>(i);
-      factor[i] = static_cast<T>((m % 2 == 0 ? h : -h) / phi_hat[i]);
-    }
+    const auto factors = nufft_deconvolution(s);
+    factor.assign(factors.begin(), factors.end());
   }
 
   /// The grids of `vectors` strength vectors, allocated once.

@@ -60,6 +60,11 @@ std::uint64_t smooth_fft_length(std::uint64_t n);
 /// quadrature. Exposed for the tests.
 std::vector<double> nufft_kernel_transform(const NufftShape& shape, std::int64_t m_first, std::uint64_t count);
 
+/// The factors that turn the fine grid's FFT into the modes: for mode m = i - floor(N/2) (i < N),
+/// (-1)^m h / psi_hat(m) with h = 2 pi / M (the grid's cell l sits at x = l h - pi, so its
+/// transform carries (-1)^m; psi_hat, the kernel's transform, is divided out). Shared with the GPU.
+std::vector<double> nufft_deconvolution(const NufftShape& shape);
+
 /// One type-1 transform of a fixed shape, in float or double, reusable: its grid buffers and
 /// deconvolution factors are kept between executions. Not for concurrent use; one per thread.
 template <class T>

@@ -16,8 +16,8 @@ enum class Normalization { standard, model, log, psd };
 enum class Precision { fp32, fp64 };
 /// How power is computed: direct sums over every point and frequency (N_t N_f), or the fast
 /// method, the sums as non-uniform FFTs (nufft.hpp; about N_t w + N_f log N_f); automatic picks
-/// the cheaper per object by estimated cost (lomb_scargle_fast.hpp). Only the CPU backend has the
-/// fast method so far: the CUDA backend refuses `fast` and takes `automatic` as direct.
+/// the cheaper per object by the backend's estimated costs (lomb_scargle_fast.hpp on the CPU,
+/// kernels/period/fast_layout_cuda.hpp on the GPU).
 enum class Method { automatic, direct, fast };
 
 Model parse_model(const std::string& s);

@@ -2,9 +2,11 @@
 // that fit the memory budget; each group's periodograms are computed in passes of whole chunks
 // that alternate between two slots (stream, device buffers, pinned staging), so the device
 // computes pass p while pass p-1's candidates and periodograms cross PCIe and the host turns them
-// into peaks and sink writes.
+// into peaks and sink writes. Objects on the fast method (lomb_scargle_fast_cuda.hpp) go the same
+// way, a pass being one piece of the grid for a batch of objects.
 
 #include <cuda_runtime_api.h>
+#include <cufft.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -17,9 +19,11 @@
 #include "core/error.hpp"
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
+#include "fast_layout_cuda.hpp"
 #include "kernel_timer.hpp"
 #include "lomb_scargle.hpp"
 #include "lomb_scargle_cuda.hpp"
+#include "lomb_scargle_fast_cuda.hpp"
 #include "peaks.hpp"
 #include "peaks_cuda.hpp"
 #include "period_backend_common.hpp"
@@ -69,6 +73,48 @@ class Stopwatch {
   std::chrono::steady_clock::time_point t0_;
 };
 
+const char* cufft_text(cufftResult r) {
+  switch (r) {
+    case CUFFT_ALLOC_FAILED: return "allocation failed";
+    case CUFFT_INVALID_VALUE: return "invalid value";
+    case CUFFT_INTERNAL_ERROR: return "internal error";
+    case CUFFT_EXEC_FAILED: return "execution failed";
+    case CUFFT_SETUP_FAILED: return "setup failed";
+    case CUFFT_INVALID_SIZE: return "invalid size";
+    default: return "error";
+  }
+}
+
+void cufft_try(cufftResult r, const char* what) {
+  AS_EXPECTS(r == CUFFT_SUCCESS, RuntimeError, std::string("cuFFT: ") + what + ": " + cufft_text(r),
+             "the GPU may be out of memory: lower --gpu-memory-mb or run fewer ranks per GPU");
+}
+
+/// A batched in-place double-complex cuFFT plan (the fast method's grids), bound to a stream.
+class Z2zPlan {
+ public:
+  Z2zPlan(std::uint64_t n, std::uint64_t batch, cudaStream_t stream) : n_(n), batch_(batch) {
+    int length = static_cast<int>(n);
+    cufft_try(
+        cufftPlanMany(&plan_, 1, &length, nullptr, 1, length, nullptr, 1, length, CUFFT_Z2Z, static_cast<int>(batch)),
+        "planning the fast method's transforms");
+    cufft_try(cufftSetStream(plan_, stream), "binding a plan to its stream");
+  }
+  ~Z2zPlan() { cufftDestroy(plan_); }
+  Z2zPlan(const Z2zPlan&) = delete;
+  Z2zPlan& operator=(const Z2zPlan&) = delete;
+  /// exp(+i 2 pi k l / n), in place: the NUFFT's sign +1.
+  void inverse(void* grids) const {
+    auto* z = static_cast<cufftDoubleComplex*>(grids);
+    cufft_try(cufftExecZ2Z(plan_, z, z, CUFFT_INVERSE), "executing the fast method's transforms");
+  }
+  [[nodiscard]] bool fits(std::uint64_t n, std::uint64_t batch) const noexcept { return n == n_ && batch == batch_; }
+
+ private:
+  cufftHandle plan_ = 0;
+  std::uint64_t n_, batch_;
+};
+
 struct CandidateLayout {
   CandidateLayout(std::size_t chunks, std::uint32_t capacity) {
     count = carve.add<std::uint32_t>(chunks);
@@ -88,6 +134,9 @@ struct Pass {
   std::vector<kernels::ChunkRef> chunks;
   std::uint64_t n_values = 0;
   std::uint64_t n_scratch = 0;  ///< partial sums of split objects
+  // The fast method: piece `piece` of the group's objects [first_object, first_object + n_objects).
+  std::uint32_t first_object = 0, n_objects = 0;
+  std::uint64_t piece = 0;
 };
 
 // A pass's buffers and the stream that copies its results to the host. Kernels of all passes run
@@ -129,12 +178,18 @@ class CudaBackend final : public PeriodBackend {
 
   [[nodiscard]] double last_kernel_seconds() const override { return last_kernel_ms_ / 1e3; }
 
-  /// The fast method (NUFFT) is not yet on the GPU: --method fast is refused, auto means direct here.
+  /// --method fast whose grids cannot fit the device budget stops before the product exists (auto
+  /// may still pick direct for every object, so it is checked per unit).
   void check(const PeriodConfig& cfg) const override {
-    AS_EXPECTS(cfg.method != Method::fast, RuntimeError,
-               "--method fast is not yet on the GPU: the CUDA backend has only the direct method",
-               "use --method direct, or auto (the direct method on a GPU rank), or run the fast method with "
-               "--backend cpu");
+    if (cfg.method != Method::fast) return;
+    const auto layout = cfg.precision == Precision::fp32 ? kernels::gpu_fast_layout<float>(cfg.grid, cfg.model)
+                                                         : kernels::gpu_fast_layout<double>(cfg.grid, cfg.model);
+    const std::uint64_t need = layout.grid_bytes() + layout.shape.modes * sizeof(double);
+    AS_EXPECTS(need < device_.memory_budget, RuntimeError,
+               "the fast method's grids for " + std::to_string(cfg.grid.n) + " frequencies need " +
+                   std::to_string(need >> 20) + " MiB, more than the GPU memory budget of " +
+                   std::to_string(device_.memory_budget >> 20) + " MiB",
+               "raise --gpu-memory-mb, or use --method direct");
   }
 
   /// Where the host's time went in the last search (seconds), for the benchmark.
@@ -147,7 +202,6 @@ class CudaBackend final : public PeriodBackend {
 
   void search(const io::LightCurveBlock& block, const PeriodConfig& cfg, std::span<ObjectResult> results,
               PeriodogramSink* sink) override {
-    check(cfg);  // Method::automatic is the direct method on the GPU
     const cuda::DeviceScope scope(device_.index);
     std::fill(std::begin(profile_), std::end(profile_), 0.0);
     Stopwatch watch(profile_[0]);
@@ -163,7 +217,8 @@ class CudaBackend final : public PeriodBackend {
     last_kernel_ms_ = kernel_timer_.milliseconds();  // every pass's span is collected by now
     for (std::size_t i = 0; i < std::size(profile_); ++i) total_profile_[i] += profile_[i];
     total_kernel_ms_ += last_kernel_ms_;
-    std::size_t device = points_.bytes() + scratch_.bytes(), pinned = points_host_.bytes();
+    std::size_t device = points_.bytes() + scratch_.bytes() + fast_factor_.bytes() + fast_grids_.bytes(),
+                pinned = points_host_.bytes();
     for (const auto& s : slots_) {
       device += s->tables.bytes() + s->power.bytes() + s->candidates.bytes();
       pinned += s->candidates_host.bytes() + s->staging.bytes();
@@ -176,13 +231,20 @@ class CudaBackend final : public PeriodBackend {
   template <class T>
   void run(const std::vector<PreparedSeries>& series, const PeriodConfig& cfg, std::span<ObjectResult> results,
            PeriodogramSink* sink) {
-    std::vector<std::uint32_t> order;  // computable objects, longest first: heavy blocks start first
+    // Computable objects by method (each object's own estimate), longest first: heavy blocks start first.
+    std::vector<std::uint32_t> order, fast;
     for (std::uint32_t i = 0; i < series.size(); ++i)
-      if (series[i].computable()) order.push_back(i);
+      if (series[i].computable()) {
+        const bool is_fast =
+            kernels::gpu_choose_method<T>(cfg.method, series[i].n_used(), cfg.grid, cfg.model) == Method::fast;
+        (is_fast ? fast : order).push_back(i);
+      }
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return series[a].n_used() > series[b].n_used(); });
     const std::uint64_t chunks_per_object = (cfg.grid.n + chunk_freqs - 1) / chunk_freqs;
     std::vector<std::vector<ChunkPeaks>> peaks(series.size());
+    for (auto i : fast) peaks[i].resize(chunks_per_object);
+    run_fast<T>(series, fast, cfg, peaks, sink);
     // Objects in groups whose point tables take at most half the budget.
     const std::uint64_t point_budget = device_.memory_budget / 2;
     for (std::size_t g0 = 0; g0 < order.size();) {
@@ -201,9 +263,204 @@ class CudaBackend final : public PeriodBackend {
       g0 = g1;
     }
     Stopwatch watch(profile_[4]);
+    order.insert(order.end(), fast.begin(), fast.end());
 #pragma omp parallel for schedule(dynamic, 4) num_threads(host_threads_)
     for (std::size_t o = 0; o < order.size(); ++o)
       fill_from_peaks(results[order[o]], series[order[o]], peaks[order[o]], cfg);
+  }
+
+  // The fast method: objects in groups whose points fit a quarter of the budget, each group's
+  // objects in batches of layout.batch, each batch piece by piece, a pass per batch and piece.
+  template <class T>
+  void run_fast(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> fast, const PeriodConfig& cfg,
+                std::vector<std::vector<ChunkPeaks>>& peaks, PeriodogramSink* sink) {
+    if (fast.empty()) return;
+    const kernels::GpuFastLayout layout = kernels::gpu_fast_layout<T>(cfg.grid, cfg.model);
+    prepare_fast_shape(layout);
+    constexpr std::uint64_t bytes_per_point = 3 * sizeof(double) + sizeof(std::uint32_t);
+    const std::uint64_t point_budget = device_.memory_budget / 4;
+    for (std::size_t g0 = 0; g0 < fast.size();) {
+      std::size_t g1 = g0;
+      std::uint64_t points = 0;
+      while (g1 < fast.size() && (g1 == g0 || (points + series[fast[g1]].n_used()) * bytes_per_point <= point_budget))
+        points += series[fast[g1++]].n_used();
+      const std::span<const std::uint32_t> group(fast.data() + g0, g1 - g0);
+      const std::uint64_t per_pass = std::uint64_t{layout.batch} * layout.piece * sizeof(T);
+      const std::uint64_t need =
+          layout.grid_bytes() + fast_factor_.bytes() + points * bytes_per_point + 2 * per_pass + (sink ? 0 : per_pass);
+      AS_EXPECTS(need <= device_.memory_budget, RuntimeError,
+                 "the fast method's grids for " + std::to_string(cfg.grid.n) + " frequencies (" +
+                     std::to_string(need >> 20) + " MiB with the points) do not fit the GPU memory budget of " +
+                     std::to_string(device_.memory_budget >> 20) + " MiB",
+                 "raise --gpu-memory-mb, or use --method direct");
+      run_fast_group<T>(series, group, points, cfg, layout, peaks, sink);
+      g0 = g1;
+    }
+  }
+
+  /// The deconvolution factors on the device and the cuFFT plan of `layout`'s shape and batch.
+  void prepare_fast_shape(const kernels::GpuFastLayout& layout) {
+    const std::uint64_t transforms = std::uint64_t{layout.batch} * static_cast<std::uint64_t>(layout.sums);
+    if (fast_plan_ && fast_plan_->fits(layout.shape.grid, transforms) && fast_modes_ == layout.shape.modes &&
+        fast_width_ == layout.shape.width)
+      return;
+    compute_->synchronize();  // earlier passes may still read the factors
+    fast_plan_.reset();
+    const std::vector<double> factor = nufft_deconvolution(layout.shape);
+    fast_factor_.reserve(factor.size() * sizeof(double));
+    AS_CUDA_TRY(
+        cudaMemcpy(fast_factor_.as<double>(), factor.data(), factor.size() * sizeof(double), cudaMemcpyHostToDevice));
+    // Zeroed once: a short batch leaves the grids past its objects as they are (finite values).
+    fast_grids_.reserve(layout.grid_bytes());
+    AS_CUDA_TRY(cudaMemset(fast_grids_.as<void>(), 0, fast_grids_.bytes()));
+    fast_plan_ = std::make_unique<Z2zPlan>(layout.shape.grid, transforms, compute_->get());
+    fast_modes_ = layout.shape.modes;
+    fast_width_ = layout.shape.width;
+  }
+
+  template <class T>
+  void run_fast_group(const std::vector<PreparedSeries>& series, std::span<const std::uint32_t> group,
+                      std::uint64_t n_points, const PeriodConfig& cfg, const kernels::GpuFastLayout& layout,
+                      std::vector<std::vector<ChunkPeaks>>& peaks, PeriodogramSink* sink) {
+    Stopwatch watch(profile_[1]);
+    const kernels::FastLaunch base = upload_fast_points(series, group, n_points, cfg, layout);
+    watch.stop();
+    const std::uint32_t keep = static_cast<std::uint32_t>(candidates_per_chunk(cfg.top_k));
+    const std::uint32_t capacity = std::max<std::uint32_t>(256, 2 * keep);
+    std::vector<Pass> passes;
+    const std::uint64_t n_pieces = layout.pieces(cfg.grid.n);
+    for (std::uint32_t b0 = 0; b0 < group.size(); b0 += layout.batch) {
+      const auto nb = static_cast<std::uint32_t>(std::min<std::size_t>(layout.batch, group.size() - b0));
+      for (std::uint64_t piece = 0; piece < n_pieces; ++piece) {
+        Pass& pass = passes.emplace_back();
+        pass.first_object = b0;
+        pass.n_objects = nb;
+        pass.piece = piece;
+        const std::uint64_t k0 = piece * layout.piece, len = std::min(layout.piece, cfg.grid.n - k0);
+        for (std::uint32_t o = 0; o < nb; ++o) {
+          pass.segments.push_back({b0 + o, k0, len, o * len, 0});
+          for (std::uint64_t c = 0; c * chunk_freqs < len; ++c)
+            pass.chunks.push_back({o, static_cast<std::uint32_t>(c)});
+        }
+        pass.n_values = nb * len;
+      }
+    }
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      Slot& slot = *slots_[p % 2];
+      launch_fast_pass<T>(base, layout, passes[p], cfg, keep, capacity, slot, sink != nullptr);
+      if (p > 0) finish_pass<T>(*slots_[(p - 1) % 2], group, keep, capacity, peaks, sink);
+    }
+    if (!passes.empty()) finish_pass<T>(*slots_[(passes.size() - 1) % 2], group, keep, capacity, peaks, sink);
+  }
+
+  // The group's points (t, w, y in double, each point's object) and objects, packed into pinned
+  // memory by the rank's threads and copied without waiting, as upload_points does.
+  kernels::FastLaunch upload_fast_points(const std::vector<PreparedSeries>& series,
+                                         std::span<const std::uint32_t> group, std::uint64_t n, const PeriodConfig& cfg,
+                                         const kernels::GpuFastLayout& layout) {
+    fast_first_.assign(group.size() + 1, 0);
+    for (std::size_t g = 0; g < group.size(); ++g) fast_first_[g + 1] = fast_first_[g] + series[group[g]].n_used();
+    AS_ASSERT(fast_first_.back() == n);
+    Carve carve;
+    const auto o_t = carve.add<double>(n), o_w = carve.add<double>(n), o_y = carve.add<double>(n);
+    const auto o_obj = carve.add<std::uint32_t>(n), o_objects = carve.add<kernels::FastObject>(group.size());
+    uploaded_.synchronize();
+    points_host_.reserve(carve.bytes());
+    double* t = at<double>(points_host_, o_t);
+    double* w = at<double>(points_host_, o_w);
+    double* y = at<double>(points_host_, o_y);
+    auto* point_object = at<std::uint32_t>(points_host_, o_obj);
+    auto* objects = at<kernels::FastObject>(points_host_, o_objects);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(host_threads_)
+    for (std::size_t g = 0; g < group.size(); ++g) {
+      const auto& s = series[group[g]];
+      double wy_sum = 0;
+      for (std::size_t j = 0, r = fast_first_[g]; j < s.t.size(); ++j, ++r) {
+        t[r] = s.t[j];
+        w[r] = s.w[j];
+        y[r] = s.y[j];
+        point_object[r] = static_cast<std::uint32_t>(g);
+        wy_sum += s.w[j] * std::abs(s.y[j]);
+      }
+      double w_sum = 0;
+      for (double v : s.w) w_sum += v;
+      // 2^(62 - e) with sum < 2^e: a cell's fixed-point sum stays below 2^62.
+      auto scale = [](double sum) {
+        int e = 0;
+        std::frexp(sum, &e);
+        return std::ldexp(1.0, 62 - e);
+      };
+      objects[g] = {fast_first_[g], s.n_used(), scale(wy_sum), scale(w_sum), w_sum, s.yy, s.psd_scale};
+    }
+    points_.reserve(carve.bytes());
+    AS_CUDA_TRY(cudaMemcpyAsync(points_.as<char>(), points_host_.as<char>(), carve.bytes(), cudaMemcpyHostToDevice,
+                                compute_->get()));
+    uploaded_.record(*compute_);
+    kernels::FastLaunch l;
+    l.t = at<double>(points_, o_t);
+    l.w = at<double>(points_, o_w);
+    l.y = at<double>(points_, o_y);
+    l.point_object = at<std::uint32_t>(points_, o_obj);
+    l.objects = at<kernels::FastObject>(points_, o_objects);
+    l.modes = layout.shape.modes;
+    l.cells = layout.shape.grid;
+    l.width = layout.shape.width;
+    l.beta = layout.shape.beta;
+    l.factor = fast_factor_.as<double>();
+    l.df = cfg.grid.df;
+    l.sums = layout.sums;
+    l.fit_mean = cfg.model == Model::generalized;
+    l.normalization = static_cast<int>(cfg.normalization);
+    return l;
+  }
+
+  template <class T>
+  void launch_fast_pass(const kernels::FastLaunch& base, const kernels::GpuFastLayout& layout, const Pass& pass,
+                        const PeriodConfig& cfg, std::uint32_t keep, std::uint32_t capacity, Slot& slot, bool staging) {
+    slot.pass = &pass;
+    Carve carve;
+    const auto o_seg = carve.add<kernels::Segment>(pass.segments.size());
+    const auto o_chunks = carve.add<kernels::ChunkRef>(pass.chunks.size());
+    slot.tables.reserve(carve.bytes());
+    slot.power.reserve(pass.n_values * sizeof(T));
+    const CandidateLayout candidates(pass.chunks.size(), capacity);
+    slot.candidates.reserve(candidates.carve.bytes());
+    slot.candidates_host.reserve(candidates.carve.bytes());
+    if (staging) slot.staging.reserve(pass.n_values * sizeof(T));
+    const cudaStream_t s = compute_->get();
+    AS_CUDA_TRY(cudaMemcpyAsync(slot.tables.as<char>() + o_seg, pass.segments.data(),
+                                pass.segments.size() * sizeof(kernels::Segment), cudaMemcpyHostToDevice, s));
+    AS_CUDA_TRY(cudaMemcpyAsync(slot.tables.as<char>() + o_chunks, pass.chunks.data(),
+                                pass.chunks.size() * sizeof(kernels::ChunkRef), cudaMemcpyHostToDevice, s));
+    kernels::FastLaunch l = base;
+    l.objects = base.objects + pass.first_object;
+    l.n_objects = pass.n_objects;
+    l.point_base = fast_first_[pass.first_object];
+    l.n_points = fast_first_[pass.first_object + pass.n_objects] - l.point_base;
+    l.object_base = pass.first_object;
+    l.f_centre = cfg.grid.at(pass.piece * layout.piece + layout.piece / 2);
+    l.degenerate_eps = degenerate_eps<T>();
+    const std::uint64_t len = pass.n_values / pass.n_objects;
+    T* power = slot.power.as<T>();
+    const kernels::CandidateSlots cand{
+        at<std::uint32_t>(slot.candidates, candidates.count), at<double>(slot.candidates, candidates.edge),
+        at<std::uint32_t>(slot.candidates, candidates.offset), at<double>(slot.candidates, candidates.power), capacity};
+    kernel_timer_.start(*compute_);
+    kernels::fast_spread(l, fast_grids_.as<void>(), s);
+    kernels::fast_unfix(l, fast_grids_.as<void>(), s);
+    fast_plan_->inverse(fast_grids_.as<void>());
+    kernels::fast_power<T>(l, fast_grids_.as<void>(), len, power, s);
+    kernels::chunk_candidates<T>(power, at<kernels::Segment>(slot.tables, o_seg),
+                                 at<kernels::ChunkRef>(slot.tables, o_chunks),
+                                 static_cast<std::uint32_t>(pass.chunks.size()), chunk_freqs, keep, cand, s);
+    const cuda::Event& computed = kernel_timer_.stop(*compute_);
+    const cudaStream_t c = slot.copy.get();
+    AS_CUDA_TRY(cudaStreamWaitEvent(c, computed.get(), 0));
+    AS_CUDA_TRY(cudaMemcpyAsync(slot.candidates_host.as<char>(), slot.candidates.as<char>(), candidates.carve.bytes(),
+                                cudaMemcpyDeviceToHost, c));
+    if (staging)
+      AS_CUDA_TRY(
+          cudaMemcpyAsync(slot.staging.as<char>(), power, pass.n_values * sizeof(T), cudaMemcpyDeviceToHost, c));
   }
 
   template <class T>
@@ -446,6 +703,12 @@ class CudaBackend final : public PeriodBackend {
   cuda::KernelTimer kernel_timer_;  ///< one span per pass, on compute_
   std::array<std::unique_ptr<Slot>, 2> slots_;
   cuda::DeviceMemory points_, scratch_;
+  // The fast method: deconvolution factors, one batch's grids, the plan, each group object's first point.
+  cuda::DeviceMemory fast_factor_, fast_grids_;
+  std::unique_ptr<Z2zPlan> fast_plan_;
+  std::uint64_t fast_modes_ = 0;
+  int fast_width_ = 0;
+  std::vector<std::uint64_t> fast_first_;
   cuda::PinnedMemory points_host_;  ///< the group's points as uploaded
   cuda::Event uploaded_;            ///< the last upload has read points_host_
   double profile_[5] = {};

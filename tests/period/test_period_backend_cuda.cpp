@@ -214,6 +214,154 @@ TEST_F(CudaBackend, BudgetTooSmallIsARuntimeError) {
   }
 }
 
+// --- the fast method on the GPU ---
+
+PeriodConfig fast(PeriodConfig c, Method method = Method::fast) {
+  c.method = method;
+  return c;
+}
+
+/// Largest |a - b| over a row, relative to the reference row's peak.
+double row_error(const std::vector<double>& got, const std::vector<double>& ref) {
+  double worst = 0;
+  for (std::size_t k = 0; k < ref.size(); ++k) worst = std::max(worst, std::abs(got.at(k) - ref[k]));
+  return worst / *std::max_element(ref.begin(), ref.end());
+}
+
+/// GPU fast against CPU direct FP64: every computable object's periodogram within `tol` of its
+/// peak (1e-8 FP64, 1e-5 FP32: the accuracy), and the best frequency the same.
+void expect_fast_matches_direct(const io::LightCurveBlock& block, PeriodConfig c, const std::string& what,
+                                std::uint64_t device_budget = 0) {
+  auto direct = c;
+  direct.precision = Precision::fp64;
+  direct.method = Method::direct;
+  const auto ref = run(BackendKind::cpu, block, direct, true);
+  const auto gpu = run(BackendKind::cuda, block, fast(c), true, device_budget);
+  const double tol = c.precision == Precision::fp64 ? 1e-8 : 1e-5;
+  for (std::size_t i = 0; i < block.n_objects(); ++i) {
+    const std::string where = what + " " + to_string(c.model) + " " + to_string(c.precision) + " " +
+                              to_string(c.normalization) + " object " + std::to_string(block.ids[i]);
+    EXPECT_EQ(gpu.results[i].status, ref.results[i].status) << where;
+    if (std::isnan(ref.results[i].best_power)) continue;
+    // The generalized model's fit to 3 points is exact at every frequency (power 1 plus rounding).
+    if (c.model == Model::generalized && ref.results[i].n_points <= 3) continue;
+    EXPECT_LE(row_error(gpu.rows[i], ref.rows[i]), tol) << where;
+    EXPECT_EQ(gpu.results[i].best_frequency, ref.results[i].best_frequency) << where;
+  }
+}
+
+TEST_F(CudaBackend, FastMatchesDirectOnTheBundledCatalogs) {
+  auto block = test::light_curves("sdss_stripe82_z.csv");
+  for (const char* file : {"synthetic_8205.csv", "ztf_243ida_r.csv"}) {
+    const auto one = test::light_curves(file);
+    block.append(one.ids[0], one.t, one.y, one.dy.empty() ? std::vector<double>(one.t.size(), 1.0) : one.dy);
+  }
+  for (Model m : {Model::standard, Model::generalized})
+    for (Precision p : {Precision::fp64, Precision::fp32})
+      expect_fast_matches_direct(block, config(m, p, 20000), "catalogs");
+}
+
+TEST_F(CudaBackend, FastInEveryNormalization) {
+  const auto block = test::light_curves("sdss_stripe82_z.csv");
+  for (Normalization n : {Normalization::model, Normalization::log, Normalization::psd})
+    for (Precision p : {Precision::fp64, Precision::fp32})
+      expect_fast_matches_direct(block, config(Model::generalized, p, 20000, n), "sdss");
+}
+
+TEST_F(CudaBackend, FastOnAHeterogeneousBatchAgreesWithCpuFast) {
+  // 10 to 10^5 points in one batch (one launch of each kernel), against the CPU's fast method.
+  const auto block = synthetic({10, 100000, 10, 1000, 37, 10, 5000, 129}, 23);
+  for (Model m : {Model::standard, Model::generalized})
+    for (Precision p : {Precision::fp64, Precision::fp32}) {
+      const auto c = fast(config(m, p, 150000));
+      const auto cpu = run(BackendKind::cpu, block, c, true);
+      const auto gpu = run(BackendKind::cuda, block, c, true);
+      for (std::size_t i = 0; i < block.n_objects(); ++i) {
+        const std::string where =
+            std::string(to_string(m)) + " " + to_string(p) + " object " + std::to_string(block.ids[i]);
+        EXPECT_LE(row_error(gpu.rows[i], cpu.rows[i]), p == Precision::fp64 ? 1e-9 : 1e-6) << where;
+        EXPECT_EQ(gpu.results[i].best_frequency, cpu.results[i].best_frequency) << where;
+      }
+    }
+}
+
+TEST_F(CudaBackend, FastGridSizesAroundChunksAndPieces) {
+  // One frequency, chunk boundaries, and past 2^22 (pieces of 2^21, the last one short).
+  const auto block = synthetic({50, 3000}, 29);
+  for (std::uint64_t n_freq : {1ULL, 2ULL, 3ULL, 32767ULL, 32769ULL, 70001ULL, (1ULL << 22) + 5})
+    for (Precision p : {Precision::fp64, Precision::fp32}) {
+      const auto c = fast(config(Model::generalized, p, n_freq));
+      const auto cpu = run(BackendKind::cpu, block, c, true);
+      const auto gpu = run(BackendKind::cuda, block, c, true);
+      for (std::size_t i = 0; i < block.n_objects(); ++i)
+        EXPECT_LE(row_error(gpu.rows[i], cpu.rows[i]), p == Precision::fp64 ? 1e-9 : 1e-6)
+            << "N_f " << n_freq << " " << to_string(p) << " object " << block.ids[i];
+    }
+}
+
+TEST_F(CudaBackend, FastValuesDoNotDependOnTheBatch) {
+  // An object's bytes alone and at another place in a batch of many (fixed-point spreading, one
+  // cuFFT batch size): what makes products identical for any number of ranks.
+  std::vector<std::size_t> lengths(70, 300);
+  lengths[45] = 2000;
+  const auto many = synthetic(lengths, 31);
+  io::LightCurveBlock alone;
+  std::uint64_t first = 0;
+  for (std::size_t i = 0; i < 45; ++i) first += many.counts[i];
+  const auto n = static_cast<std::ptrdiff_t>(many.counts[45]);
+  auto slice = [&](const std::vector<double>& v) {
+    return std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(first),
+                               v.begin() + static_cast<std::ptrdiff_t>(first) + n);
+  };
+  alone.append(many.ids[45], slice(many.t), slice(many.y), slice(many.dy));
+  for (Precision p : {Precision::fp64, Precision::fp32}) {
+    const auto c = fast(config(Model::generalized, p, 50000));
+    const auto in_batch = run(BackendKind::cuda, many, c, true);
+    const auto by_itself = run(BackendKind::cuda, alone, c, true);
+    EXPECT_EQ(in_batch.rows[45], by_itself.rows[0]) << to_string(p);
+    EXPECT_EQ(in_batch.results[45].best_power, by_itself.results[0].best_power) << to_string(p);
+    EXPECT_EQ(run(BackendKind::cuda, many, c, true).rows, in_batch.rows) << to_string(p) << " run to run";
+  }
+}
+
+TEST_F(CudaBackend, FastWithPeaksOnlyGivesThePeriodogramsPeaks) {
+  // Without a sink the peaks come from the device's candidates: the same as from the rows.
+  const auto block = synthetic({400, 20, 3000}, 37);
+  const auto c = fast(config(Model::standard, Precision::fp64, 100000));
+  const auto peaks = run(BackendKind::cuda, block, c, false);
+  const auto rows = run(BackendKind::cuda, block, c, true);
+  for (std::size_t i = 0; i < block.n_objects(); ++i) {
+    EXPECT_EQ(peaks.results[i].best_frequency, rows.results[i].best_frequency);
+    EXPECT_EQ(peaks.results[i].peak_power, rows.results[i].peak_power);
+  }
+}
+
+TEST_F(CudaBackend, AutoPicksPerObjectOnTheGpu) {
+  // A long object on a long grid goes fast, a 10-point one on a short grid direct; auto gives each
+  // the bytes of that method.
+  const auto block = synthetic({3000, 10}, 41);
+  auto c = config(Model::generalized, Precision::fp64, 1000000);
+  const auto automatic = run(BackendKind::cuda, block, fast(c, Method::automatic), false);
+  const auto fast_run = run(BackendKind::cuda, block, fast(c, Method::fast), false);
+  EXPECT_EQ(automatic.results[0].peak_power, fast_run.results[0].peak_power);
+  c.grid = {0.5, 1e-3, 1000};
+  const auto automatic_short = run(BackendKind::cuda, block, fast(c, Method::automatic), false);
+  const auto direct_short = run(BackendKind::cuda, block, fast(c, Method::direct), false);
+  EXPECT_EQ(automatic_short.results[1].peak_power, direct_short.results[1].peak_power);
+}
+
+TEST_F(CudaBackend, FastGridsBeyondTheBudgetAreARuntimeError) {
+  // 10^6 frequencies need 3 x 2^21 cells of 16 bytes per object: not in 16 MiB.
+  const auto block = synthetic({100}, 43);
+  try {
+    run(BackendKind::cuda, block, fast(config(Model::generalized, Precision::fp64, 1000000)), false, 16ULL << 20);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::runtime);
+    EXPECT_NE(std::string(e.what()).find("GPU memory budget"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CudaBackendSelection, AutoTakesTheGpuWhenThereIsOne) {
   BackendOptions options;
   auto backend = make_period_backend(options);
