@@ -2,18 +2,18 @@
 // catalogs and a synthetic LSST-like batch, FP32/FP64 x standard/generalized, optionally with
 // astropy's LombScargle on the same input and grid beside it (tools/bench_astropy.py).
 //
-//   astrosweep_bench_period [--data DIR] [--backend cpu|cuda|auto] [--suite table|targets|methods]
+//   astrosweep_bench_period [--data DIR] [--backend cpu|cuda|auto] [--suite table|targets|methods|calibrate]
 //                           [--threads N] [--repeat R] [--astropy SECONDS]
 //
 // --suite table (default) runs every workload in both models and precisions; --suite targets runs
 // the rows of the GPU targets in docs/performance.md (N_f = 1e6, periodograms returned where the
 // target says so), printing the device's kernel time beside the end-to-end time of search().
-// --suite methods compares the direct and the fast method (--method): single objects on one core
-// against the cost estimate that --method auto uses (its constants were measured this way), then
-// the rows end to end on --threads: one object of 3,000 points with N_f = 10^6, a
-// Kepler-like object of 65,000 points with N_f = 1.75e5, and a TESS-like batch. On a GPU backend
-// the single-core table is skipped, a TESS-like batch of 10^4 objects added, and each method's
-// kernel seconds printed (the GPU's cost constants, kernels/period/fast_layout_cuda.cpp).
+// --suite methods compares the direct and the fast method (--method) on the rows end to end
+// on --threads: one object of 3,000 points with N_f = 10^6, a Kepler-like object of 65,000 points
+// with N_f = 1.75e5, and a TESS-like batch (on a GPU also one of 10^4 objects, with each method's
+// kernel seconds: the GPU's cost constants, kernels/period/fast_layout_cuda.cpp), then the fast
+// method's accuracy against direct FP64. --suite calibrate times single objects on one core against
+// the cost estimate the CPU's --method auto uses (its constants were measured this way).
 // "Returned" means delivered to the sink in host memory; the sink here only counts the values.
 //
 // The LSST-like batch: 1,000 objects with the observation counts of the paper's synthetic
@@ -396,13 +396,14 @@ int main(int argc, char** argv) {
   std::printf("# astrosweep_bench_period --suite %s, backend %s, best of %d\n", suite.c_str(),
               backend->describe().c_str(), repeat);
   if (suite == "methods") {
-    // The CPU's cost constants (one core); a GPU's come from the kernel seconds of run_methods.
-    if (std::isnan(backend->last_kernel_seconds()))
-      for (Model model : {Model::standard, Model::generalized}) {
-        calibrate<double>(model, repeat);
-        calibrate<float>(model, repeat);
-      }
     run_methods(*backend, repeat);
+    return 0;
+  }
+  if (suite == "calibrate") {  // the CPU's cost constants, one core; a GPU's come from --suite methods
+    for (Model model : {Model::standard, Model::generalized}) {
+      calibrate<double>(model, repeat);
+      calibrate<float>(model, repeat);
+    }
     return 0;
   }
   if (suite == "targets") {

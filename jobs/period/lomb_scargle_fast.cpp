@@ -34,7 +34,7 @@ double cycles_to_angle(double v) { return two_pi * (v - std::floor(v)); }
 double cycles_to_position(double v) { return two_pi * (v - std::nearbyint(v)); }
 
 /// Seconds per operation on one core of the 2-core development VM (AMD EPYC, AVX2), fitted to
-/// tools/bench_period --suite methods (single objects of 10 to 10^5 points, 10^4 to 10^6
+/// tools/bench_period --suite calibrate (single objects of 10 to 10^5 points, 10^4 to 10^6
 /// frequencies; docs/performance.md). Only the ratios matter: they decide the method and the
 /// pieces, never a value.
 struct CostConstants {

@@ -65,7 +65,7 @@ template <class T>
 FastLayout fast_layout(std::uint64_t n_points, const FrequencyGrid& grid);
 
 /// Estimated seconds of one object on one core, per method, for Method::automatic. The constants
-/// were measured on the 2-core development VM (tools/bench_period --suite methods); only their
+/// were measured on the 2-core development VM (tools/bench_period --suite calibrate); only their
 /// ratios matter.
 template <class T>
 double direct_seconds(std::uint64_t n_points, const FrequencyGrid& grid, Model model);

@@ -21,6 +21,15 @@ constexpr std::uint64_t long_piece = std::uint64_t{1} << 21;
 constexpr std::uint64_t batch_bytes = std::uint64_t{1} << 28;
 constexpr std::uint32_t max_batch = 64;
 
+/// The kernels move each grid cell about ten times (zeroing, unfixing, cuFFT's passes, reading the
+/// modes) and spread each point once: grid bytes dominate. FP32's tolerance (1e-8) is within
+/// reach of the 1.25x grid (15 cells of kernel instead of 10 on the 2x grid, 0.625 of the cells);
+/// FP64's 1e-12 is not (it would need 21 cells, beyond nufft_max_width), so it keeps 2x.
+template <class T>
+constexpr double oversampling() {
+  return sizeof(T) == 4 ? 1.25 : 2.0;
+}
+
 /// Device seconds per operation, the kernel times of tools/bench_period --suite methods --backend
 /// cuda on an H200 (docs/performance.md): the direct kernels 4.0-4.8e-13 s per pair in FP32 and
 /// 7.0-7.9e-13 in FP64; the fast method's 10^4-object TESS-like batch 11-15 us per object, which
@@ -45,7 +54,7 @@ template <class T>
 GpuFastLayout gpu_fast_layout(const FrequencyGrid& grid, Model model) {
   GpuFastLayout l;
   l.piece = grid.n <= max_whole ? std::max<std::uint64_t>(grid.n, 1) : long_piece;
-  l.shape = nufft_shape(l.piece, fast_tolerance<T>());
+  l.shape = nufft_shape(l.piece, fast_tolerance<T>(), oversampling<T>());
   l.sums = model == Model::generalized ? 3 : 2;
   const std::uint64_t per_object = std::uint64_t{1} * l.sums * l.shape.grid * 16;
   l.batch = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(batch_bytes / per_object, 1, max_batch));
