@@ -181,8 +181,8 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   }
   ProgressReporter progress("period", n_objects - resume.items_done, "objects", total_work, "pairs",
                             options.progress_interval);
-  // HDF5 (and CFITSIO) are not thread-safe builds: the lanes take turns at the catalog and the
-  // product; their kernels and host computing overlap.
+  // HDF5 (and CFITSIO) are not thread-safe builds: the lanes take turns at the library (the
+  // catalog's metadata, the product); their points' reads, kernels and host computing overlap.
   std::mutex io_lock;
   std::vector<LaneStats> lane_stats(static_cast<std::size_t>(lanes));
   std::vector<io::LightCurveBlock> lane_blocks(static_cast<std::size_t>(lanes));  // buffers reused unit after unit
@@ -198,10 +198,11 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
     std::vector<double> marks{timeline.now()};
     std::unique_lock io(io_lock);
     marks.push_back(timeline.now());
-    io::LightCurveBlock& block = lane_blocks[static_cast<std::size_t>(lane)];
-    catalog.read(unit.first_item, unit.n_items, unit.first_row, unit.n_rows, block);
     auto sink = product->periodogram_sink(unit.first_item);
     io.unlock();
+    // The catalog takes the lock for its HDF5 calls only: the lanes read their points at once.
+    io::LightCurveBlock& block = lane_blocks[static_cast<std::size_t>(lane)];
+    catalog.read(unit.first_item, unit.n_items, unit.first_row, unit.n_rows, block, &io_lock);
     marks.push_back(timeline.now());
     std::vector<ObjectResult> results(block.n_objects());
     std::unique_ptr<PeriodogramSink> locked;

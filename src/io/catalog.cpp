@@ -202,8 +202,8 @@ LightCurveBlock Catalog::read(std::uint64_t first_object, std::uint64_t n_object
 }
 
 void Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row, std::uint64_t n_rows,
-                   LightCurveBlock& into) const {
-  if (h5_) return h5_->read(first_object, n_objects, first_row, n_rows, into);
+                   LightCurveBlock& into, std::mutex* hdf5_lock) const {
+  if (h5_) return h5_->read(first_object, n_objects, first_row, n_rows, into, hdf5_lock);
   const auto& m = *memory_;
   AS_ASSERT(first_object + n_objects <= m.n_objects() && first_row + n_rows <= m.t.size());
   auto slice = [](const auto& v, std::uint64_t first, std::uint64_t n, auto& out) {

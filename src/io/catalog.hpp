@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,8 +60,10 @@ class Catalog {
                                      std::uint64_t n_rows) const;
   /// The same into `into`, whose buffers are reused: a rank reading unit after unit then neither
   /// faults in nor zeroes fresh memory for each (a third of a TESS-like unit's reading time).
+  /// Threads of a rank may read at once when they pass the lock that guards their HDF5 calls: an
+  /// HDF5 catalog's points are then read without it where their storage allows (h5_raw_column.hpp).
   void read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row, std::uint64_t n_rows,
-            LightCurveBlock& into) const;
+            LightCurveBlock& into, std::mutex* hdf5_lock = nullptr) const;
 
  private:
   InputFormat format_ = InputFormat::automatic;

@@ -1,5 +1,7 @@
 #include "io/h5_catalog.hpp"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <span>
@@ -194,6 +196,15 @@ H5Catalog::H5Catalog(const std::string& path, MPI_Comm comm)
   t_ = h5::open_dataset(file_.get(), "points/t");
   y_ = h5::open_dataset(file_.get(), "points/y");
   if (h5::exists(file_.get(), "points/dy")) dy_ = h5::open_dataset(file_.get(), "points/dy");
+  // Raw reads where the file can be opened a second time; HDF5's own reads otherwise.
+  try {
+    raw_file_ = PosixFile(path, O_RDONLY);
+    raw_t_ = RawColumn(t_.get());
+    raw_y_ = RawColumn(y_.get());
+    if (dy_.valid()) raw_dy_ = RawColumn(dy_.get());
+  } catch (const Error&) {
+    raw_t_ = raw_y_ = raw_dy_ = RawColumn();
+  }
 }
 
 void H5Catalog::check_layout() const {
@@ -273,7 +284,9 @@ LightCurveBlock H5Catalog::read(std::uint64_t first_object, std::uint64_t n_obje
 }
 
 void H5Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row, std::uint64_t n_rows,
-                     LightCurveBlock& into) const {
+                     LightCurveBlock& into, std::mutex* hdf5_lock) const {
+  std::unique_lock<std::mutex> hdf5;
+  if (hdf5_lock) hdf5 = std::unique_lock(*hdf5_lock);
   // resize() keeps a vector's memory when it shrinks or stays: only growth allocates and zeroes.
   auto rows = [](hid_t dataset, auto& v, std::uint64_t first, std::uint64_t n) {
     using T = typename std::decay_t<decltype(v)>::value_type;
@@ -287,12 +300,6 @@ void H5Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::u
     rows(n_flagged_.get(), into.n_flagged, first_object, n_objects);
   else
     into.n_flagged.assign(n_objects, 0);
-  rows(t_.get(), into.t, first_row, n_rows);
-  rows(y_.get(), into.y, first_row, n_rows);
-  if (dy_.valid())
-    rows(dy_.get(), into.dy, first_row, n_rows);
-  else
-    into.dy.clear();
   if (bjdrefi_.valid()) {
     rows(bjdrefi_.get(), into.bjdrefi, first_object, n_objects);
     rows(bjdreff_.get(), into.bjdreff, first_object, n_objects);
@@ -300,6 +307,24 @@ void H5Catalog::read(std::uint64_t first_object, std::uint64_t n_objects, std::u
     into.bjdrefi.clear();
     into.bjdreff.clear();
   }
+  // The points: chunk addresses looked up now (HDF5), the bytes read after the lock is released.
+  std::vector<std::pair<const RawColumn*, std::vector<double>*>> raw;
+  auto points = [&](const h5::Id& dataset, RawColumn& column, std::vector<double>& v) {
+    if (column.locate(dataset.get(), first_row, n_rows)) {
+      v.resize(n_rows);
+      raw.emplace_back(&column, &v);
+    } else {
+      rows(dataset.get(), v, first_row, n_rows);
+    }
+  };
+  points(t_, raw_t_, into.t);
+  points(y_, raw_y_, into.y);
+  if (dy_.valid())
+    points(dy_, raw_dy_, into.dy);
+  else
+    into.dy.clear();
+  if (hdf5) hdf5.unlock();
+  for (const auto& [column, v] : raw) column->read(raw_file_, first_row, n_rows, v->data());
 }
 
 }  // namespace astrosweep::io

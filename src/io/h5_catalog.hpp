@@ -15,11 +15,14 @@
 
 #include <mpi.h>
 
+#include <mutex>
 #include <string>
 
 #include "io/h5.hpp"
+#include "io/h5_raw_column.hpp"
 #include "io/light_curve_sink.hpp"
 #include "io/light_curves.hpp"
+#include "io/posix_file.hpp"
 
 namespace astrosweep::io {
 
@@ -83,15 +86,20 @@ class H5Catalog {
   /// Objects [first_object, first_object + n_objects) whose rows are [first_row, first_row + n_rows).
   [[nodiscard]] LightCurveBlock read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row,
                                      std::uint64_t n_rows) const;
-  /// The same into `into`, reusing its buffers.
+  /// The same into `into`, reusing its buffers. With `hdf5_lock`, threads may call this at once:
+  /// HDF5 calls are made holding it, the points' bytes read raw without it where their storage
+  /// allows (RawColumn).
   void read(std::uint64_t first_object, std::uint64_t n_objects, std::uint64_t first_row, std::uint64_t n_rows,
-            LightCurveBlock& into) const;
+            LightCurveBlock& into, std::mutex* hdf5_lock = nullptr) const;
 
  private:
   std::string path_;
   h5::Id file_;
   // Opened once by all ranks together, then read independently.
   h5::Id ids_, counts_, n_flagged_, bjdrefi_, bjdreff_, t_, y_, dy_;
+  // The points' raw readers (their chunk addresses fill in as units are read) and the file they read.
+  PosixFile raw_file_;
+  mutable RawColumn raw_t_, raw_y_, raw_dy_;
 };
 
 }  // namespace astrosweep::io
