@@ -62,6 +62,8 @@ foreach(prec fp64 fp32)
     set_tests_properties(products_identical_fast_${prec}_np1_np${np} PROPERTIES FIXTURES_REQUIRED products_fast_${prec}
                          ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi")
   endforeach()
+  # The sanitizer stage compares 1 and 3 ranks only.
+  set_property(TEST period_fast_${prec}_np2 products_identical_fast_${prec}_np1_np2 APPEND PROPERTY LABELS heavy)
 endforeach()
 # The method is in the product: its attribute, and the log line.
 astrosweep_add_mpi_run(period_fast_method_recorded NP 1 FIXTURES_REQUIRED products_fast_fp64

@@ -63,17 +63,19 @@ function(astrosweep_add_resume_test name)
 endfunction()
 
 # (a) SIGKILL to every rank, three times, at different moments; resumed on other rank counts.
-astrosweep_add_resume_test(period_resume_kill_all_csv MODE kill-all CASE csv NP 2,1,3 RESUME_NP 2 SEED 11)
+astrosweep_add_resume_test(period_resume_kill_all_csv MODE kill-all CASE csv NP 2,1,3 RESUME_NP 2 SEED 11 HEAVY)
 astrosweep_add_resume_test(period_resume_kill_all_catalog MODE kill-all CASE catalog NP 3,2,1 RESUME_NP 3 SEED 12
                            HEAVY)
 astrosweep_add_resume_test(period_resume_kill_all_periodograms MODE kill-all CASE periodograms NP 2,3 RESUME_NP 1
-                           SEED 13 ROUNDS 2)
+                           SEED 13 ROUNDS 2 HEAVY)
+# Its reference serves no other test: the sanitizer stage skips it too.
+set_property(TEST period_resume_reference_periodograms APPEND PROPERTY LABELS heavy)
 # (b) SIGKILL to one rank: mpiexec ends the job (the driver fails on a hang), then resume.
 astrosweep_add_resume_test(period_resume_kill_one_csv MODE kill-one CASE csv NP 3,2 RESUME_NP 1 SEED 21 ROUNDS 2 HEAVY)
 astrosweep_add_resume_test(period_resume_kill_one_catalog MODE kill-one CASE catalog NP 2,3 RESUME_NP 2 SEED 22
                            ROUNDS 2)
 # (c) SIGTERM to every rank or to one: exit code 6, product incomplete with its journal; resume.
-astrosweep_add_resume_test(period_resume_sigterm_csv MODE term CASE csv NP 1,3 RESUME_NP 2 SEED 31 ROUNDS 2)
+astrosweep_add_resume_test(period_resume_sigterm_csv MODE term CASE csv NP 1,3 RESUME_NP 2 SEED 31 ROUNDS 2 HEAVY)
 astrosweep_add_resume_test(period_resume_sigterm_catalog MODE term CASE catalog NP 2,3 RESUME_NP 1 SEED 32 ROUNDS 2
                            HEAVY)
 # (a) and (c) with three units in flight per rank.
