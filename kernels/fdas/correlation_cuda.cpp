@@ -11,51 +11,23 @@
 #include "core/error.hpp"
 #include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
+#include "cufft_plan.hpp"
 
 namespace astrosweep::fdas::kernels {
 
 namespace {
 
-const char* cufft_text(cufftResult r) {
-  switch (r) {
-    case CUFFT_SUCCESS: return "success";
-    case CUFFT_INVALID_PLAN: return "invalid plan";
-    case CUFFT_ALLOC_FAILED: return "allocation failed";
-    case CUFFT_INVALID_VALUE: return "invalid value";
-    case CUFFT_INTERNAL_ERROR: return "internal error";
-    case CUFFT_EXEC_FAILED: return "execution failed";
-    case CUFFT_SETUP_FAILED: return "setup failed";
-    case CUFFT_INVALID_SIZE: return "invalid size";
-    default: return "error";
-  }
-}
-
-void cufft_try(cufftResult r, const char* what) {
-  AS_EXPECTS(r == CUFFT_SUCCESS, RuntimeError, std::string("cuFFT: ") + what + ": " + cufft_text(r),
-             "the GPU may be out of memory: lower --gpu-memory-mb or run fewer ranks per GPU");
-}
-
 /// A batched complex-to-complex cuFFT plan of `batch` transforms of length n, bound to a stream.
 class CufftPlan {
  public:
-  CufftPlan(std::size_t n, std::size_t batch, cudaStream_t stream) : n_(n), batch_(batch) {
-    int length = static_cast<int>(n);
-    cufft_try(
-        cufftPlanMany(&plan_, 1, &length, nullptr, 1, length, nullptr, 1, length, CUFFT_C2C, static_cast<int>(batch)),
-        "planning a batched transform");
-    cufft_try(cufftSetStream(plan_, stream), "binding a plan to its stream");
-  }
-  ~CufftPlan() { cufftDestroy(plan_); }
-  CufftPlan(const CufftPlan&) = delete;
-  CufftPlan& operator=(const CufftPlan&) = delete;
+  CufftPlan(std::size_t n, std::size_t batch, cudaStream_t stream) : plan_(n, batch, CUFFT_C2C, stream) {}
   void run(float2* in, float2* out, int direction) const {
-    cufft_try(cufftExecC2C(plan_, in, out, direction), "executing a transform");
+    cuda::cufft_try(cufftExecC2C(plan_.get(), in, out, direction), "executing a transform");
   }
-  [[nodiscard]] bool fits(std::size_t n, std::size_t batch) const noexcept { return n == n_ && batch == batch_; }
+  [[nodiscard]] bool fits(std::size_t n, std::size_t batch) const noexcept { return plan_.fits(n, batch); }
 
  private:
-  cufftHandle plan_ = 0;
-  std::size_t n_, batch_;
+  cuda::FftPlan plan_;
 };
 
 }  // namespace

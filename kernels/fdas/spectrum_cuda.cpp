@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "cuda_memory.hpp"
+#include "cufft_plan.hpp"
 #include "spectrum_launch.hpp"
 
 namespace astrosweep::fdas::kernels {
@@ -13,23 +14,14 @@ namespace {
 /// A real-to-complex double plan of one length, bound to a stream.
 class RealPlan {
  public:
-  RealPlan(std::size_t n, cudaStream_t stream) : n_(n) {
-    AS_EXPECTS(cufftPlan1d(&plan_, static_cast<int>(n), CUFFT_D2Z, 1) == CUFFT_SUCCESS, RuntimeError,
-               "cuFFT cannot plan a real transform of " + std::to_string(n) + " points",
-               "the GPU may be out of memory: lower --gpu-memory-mb or run fewer ranks per GPU");
-    cufftSetStream(plan_, stream);
-  }
-  ~RealPlan() { cufftDestroy(plan_); }
-  RealPlan(const RealPlan&) = delete;
-  RealPlan& operator=(const RealPlan&) = delete;
-  [[nodiscard]] std::size_t length() const noexcept { return n_; }
+  RealPlan(std::size_t n, cudaStream_t stream) : plan_(n, 1, CUFFT_D2Z, stream) {}
+  [[nodiscard]] std::size_t length() const noexcept { return plan_.length(); }
   void run(double* in, double2* out) const {
-    AS_EXPECTS(cufftExecD2Z(plan_, in, out) == CUFFT_SUCCESS, RuntimeError, "cuFFT: executing a real transform");
+    cuda::cufft_try(cufftExecD2Z(plan_.get(), in, out), "executing a real transform");
   }
 
  private:
-  cufftHandle plan_ = 0;
-  std::size_t n_;
+  cuda::FftPlan plan_;
 };
 
 }  // namespace

@@ -6,7 +6,6 @@
 // way, a pass being one piece of the grid for a batch of objects.
 
 #include <cuda_runtime_api.h>
-#include <cufft.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 #include "core/error.hpp"
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
+#include "cufft_plan.hpp"
 #include "fast_layout_cuda.hpp"
 #include "kernel_timer.hpp"
 #include "lomb_scargle.hpp"
@@ -71,48 +71,6 @@ class Stopwatch {
  private:
   double* total_;
   std::chrono::steady_clock::time_point t0_;
-};
-
-const char* cufft_text(cufftResult r) {
-  switch (r) {
-    case CUFFT_ALLOC_FAILED: return "allocation failed";
-    case CUFFT_INVALID_VALUE: return "invalid value";
-    case CUFFT_INTERNAL_ERROR: return "internal error";
-    case CUFFT_EXEC_FAILED: return "execution failed";
-    case CUFFT_SETUP_FAILED: return "setup failed";
-    case CUFFT_INVALID_SIZE: return "invalid size";
-    default: return "error";
-  }
-}
-
-void cufft_try(cufftResult r, const char* what) {
-  AS_EXPECTS(r == CUFFT_SUCCESS, RuntimeError, std::string("cuFFT: ") + what + ": " + cufft_text(r),
-             "the GPU may be out of memory: lower --gpu-memory-mb or run fewer ranks per GPU");
-}
-
-/// A batched in-place double-complex cuFFT plan (the fast method's grids), bound to a stream.
-class Z2zPlan {
- public:
-  Z2zPlan(std::uint64_t n, std::uint64_t batch, cudaStream_t stream) : n_(n), batch_(batch) {
-    int length = static_cast<int>(n);
-    cufft_try(
-        cufftPlanMany(&plan_, 1, &length, nullptr, 1, length, nullptr, 1, length, CUFFT_Z2Z, static_cast<int>(batch)),
-        "planning the fast method's transforms");
-    cufft_try(cufftSetStream(plan_, stream), "binding a plan to its stream");
-  }
-  ~Z2zPlan() { cufftDestroy(plan_); }
-  Z2zPlan(const Z2zPlan&) = delete;
-  Z2zPlan& operator=(const Z2zPlan&) = delete;
-  /// exp(+i 2 pi k l / n), in place: the NUFFT's sign +1.
-  void inverse(void* grids) const {
-    auto* z = static_cast<cufftDoubleComplex*>(grids);
-    cufft_try(cufftExecZ2Z(plan_, z, z, CUFFT_INVERSE), "executing the fast method's transforms");
-  }
-  [[nodiscard]] bool fits(std::uint64_t n, std::uint64_t batch) const noexcept { return n == n_ && batch == batch_; }
-
- private:
-  cufftHandle plan_ = 0;
-  std::uint64_t n_, batch_;
 };
 
 struct CandidateLayout {
@@ -313,7 +271,7 @@ class CudaBackend final : public PeriodBackend {
     // Zeroed once: a short batch leaves the grids past its objects as they are (finite values).
     fast_grids_.reserve(layout.grid_bytes());
     AS_CUDA_TRY(cudaMemset(fast_grids_.as<void>(), 0, fast_grids_.bytes()));
-    fast_plan_ = std::make_unique<Z2zPlan>(layout.shape.grid, transforms, compute_->get());
+    fast_plan_ = std::make_unique<cuda::FftPlan>(layout.shape.grid, transforms, CUFFT_Z2Z, compute_->get());
     fast_modes_ = layout.shape.modes;
     fast_width_ = layout.shape.width;
   }
@@ -448,7 +406,9 @@ class CudaBackend final : public PeriodBackend {
     kernel_timer_.start(*compute_);
     kernels::fast_spread(l, fast_grids_.as<void>(), s);
     kernels::fast_unfix(l, fast_grids_.as<void>(), s);
-    fast_plan_->inverse(fast_grids_.as<void>());
+    // exp(+i 2 pi k l / M), in place: the NUFFT's sign +1.
+    auto* grids = fast_grids_.as<cufftDoubleComplex>();
+    cuda::cufft_try(cufftExecZ2Z(fast_plan_->get(), grids, grids, CUFFT_INVERSE), "the fast method's transforms");
     kernels::fast_power<T>(l, fast_grids_.as<void>(), len, power, s);
     kernels::chunk_candidates<T>(power, at<kernels::Segment>(slot.tables, o_seg),
                                  at<kernels::ChunkRef>(slot.tables, o_chunks),
@@ -705,7 +665,7 @@ class CudaBackend final : public PeriodBackend {
   cuda::DeviceMemory points_, scratch_;
   // The fast method: deconvolution factors, one batch's grids, the plan, each group object's first point.
   cuda::DeviceMemory fast_factor_, fast_grids_;
-  std::unique_ptr<Z2zPlan> fast_plan_;
+  std::unique_ptr<cuda::FftPlan> fast_plan_;  ///< in-place Z2Z of a batch's grids
   std::uint64_t fast_modes_ = 0;
   int fast_width_ = 0;
   std::vector<std::uint64_t> fast_first_;
