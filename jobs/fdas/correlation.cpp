@@ -10,21 +10,16 @@
 
 #include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
+#include "core/fftw_planner.hpp"
 #include "spectrum.hpp"
 
 namespace astrosweep::fdas {
 
 namespace {
 
-// FFTW's planner is not thread-safe; execution of a plan on new arrays is.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
-
 // One complex transform of length L in float or double: FFTW's two APIs behind one type, with the
 // plan made once (FFTW_ESTIMATE: deterministic, no timing runs) and executed on any aligned
-// buffers of that length.
+// buffers of that length. Plans are made and destroyed under the process's FFTW planner lock.
 template <class Real>
 struct Fft;
 
@@ -33,7 +28,7 @@ struct Fft<float> {
   using Complex = fftwf_complex;
   fftwf_plan plan = nullptr;
   Fft(std::size_t n, int sign) {
-    std::lock_guard lock(planner_mutex());
+    const std::scoped_lock lock(fftw_planner_lock());
     auto* a = static_cast<Complex*>(fftwf_malloc(sizeof(Complex) * n));
     AS_EXPECTS(a != nullptr, RuntimeError, "out of memory for an FFT buffer of " + std::to_string(n));
     plan = fftwf_plan_dft_1d(static_cast<int>(n), a, a, sign, FFTW_ESTIMATE);
@@ -41,7 +36,7 @@ struct Fft<float> {
     AS_EXPECTS(plan != nullptr, RuntimeError, "FFTW cannot plan a transform of length " + std::to_string(n));
   }
   ~Fft() {
-    std::lock_guard lock(planner_mutex());
+    const std::scoped_lock lock(fftw_planner_lock());
     fftwf_destroy_plan(plan);
   }
   Fft(const Fft&) = delete;
@@ -58,7 +53,7 @@ struct Fft<double> {
   using Complex = fftw_complex;
   fftw_plan plan = nullptr;
   Fft(std::size_t n, int sign) {
-    std::lock_guard lock(planner_mutex());
+    const std::scoped_lock lock(fftw_planner_lock());
     auto* a = static_cast<Complex*>(fftw_malloc(sizeof(Complex) * n));
     AS_EXPECTS(a != nullptr, RuntimeError, "out of memory for an FFT buffer of " + std::to_string(n));
     plan = fftw_plan_dft_1d(static_cast<int>(n), a, a, sign, FFTW_ESTIMATE);
@@ -66,7 +61,7 @@ struct Fft<double> {
     AS_EXPECTS(plan != nullptr, RuntimeError, "FFTW cannot plan a transform of length " + std::to_string(n));
   }
   ~Fft() {
-    std::lock_guard lock(planner_mutex());
+    const std::scoped_lock lock(fftw_planner_lock());
     fftw_destroy_plan(plan);
   }
   Fft(const Fft&) = delete;

@@ -74,18 +74,25 @@ void broadcast_inputs(MPI_Comm comm, io::TimeSeriesInputs& inputs) {
 SeriesReader::SeriesReader(const io::TimeSeriesInputs& inputs) : inputs_(inputs) {}
 SeriesReader::~SeriesReader() = default;
 
-std::vector<LoadedSeries> SeriesReader::read(std::uint64_t first, std::uint64_t n) {
+std::vector<LoadedSeries> SeriesReader::read(std::uint64_t first, std::uint64_t n, std::mutex* hdf5_lock) {
   AS_ASSERT(first <= inputs_.series.size() && n <= inputs_.series.size() - first);
   std::vector<LoadedSeries> out;
   out.reserve(n);
   if (inputs_.format != io::TimeSeriesFormat::hdf5) {
-    for (std::uint64_t i = first; i < first + n; ++i)
+    for (std::uint64_t i = first; i < first + n; ++i) {
+      std::unique_lock<std::mutex> hold;  // a lone HDF5 series in a list goes through the library too
+      if (hdf5_lock != nullptr && inputs_.series[i].format == io::TimeSeriesFormat::hdf5)
+        hold = std::unique_lock(*hdf5_lock);
       out.push_back({i, io::read_time_series_samples(inputs_.series[i])});
+    }
     return out;
   }
   // A batch: the series are consecutive in it (batch_index = input index), read in one call.
+  std::unique_lock<std::mutex> hold;
+  if (hdf5_lock != nullptr) hold = std::unique_lock(*hdf5_lock);
   if (!batch_) batch_ = std::make_unique<io::H5TimeSeries>(inputs_.series[first].path, MPI_COMM_NULL);
   const io::TimeSeriesBlock block = batch_->read(inputs_.series[first].batch_index, n);
+  if (hold.owns_lock()) hold.unlock();
   std::uint64_t at = 0;
   for (std::uint64_t k = 0; k < n; ++k) {
     const std::uint64_t count = block.counts[k];

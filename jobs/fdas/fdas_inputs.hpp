@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -23,7 +24,9 @@ struct LoadedSeries {
   std::vector<float> samples;
 };
 
-/// Reads series on one rank; keeps the HDF5 batch open between units.
+/// Reads series on one rank; keeps the HDF5 batch open between units. One reader serves a rank's
+/// lanes at once: its HDF5 calls (opening and reading the batch) are made under the lock passed to
+/// read, which the lanes' other HDF5 calls take too; files of other formats are read without it.
 class SeriesReader {
  public:
   explicit SeriesReader(const io::TimeSeriesInputs& inputs);
@@ -31,8 +34,9 @@ class SeriesReader {
   SeriesReader(const SeriesReader&) = delete;
   SeriesReader& operator=(const SeriesReader&) = delete;
   /// Series [first, first + n): their samples, as many as each header says, every one finite
-  /// (InputError naming the file and the sample otherwise).
-  std::vector<LoadedSeries> read(std::uint64_t first, std::uint64_t n);
+  /// (InputError naming the file and the sample otherwise). `hdf5_lock`: held for the HDF5 calls
+  /// (null: the caller's thread is the only one).
+  std::vector<LoadedSeries> read(std::uint64_t first, std::uint64_t n, std::mutex* hdf5_lock = nullptr);
 
  private:
   const io::TimeSeriesInputs& inputs_;

@@ -1,15 +1,20 @@
 #include "fdas_job.hpp"
 
-#include <chrono>
+#include <omp.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "accel_text.hpp"
 #include "core/mpi.hpp"
+#include "device.hpp"
 #include "dist/work_plan.hpp"
 #include "fdas_inputs.hpp"
 #include "fdas_product.hpp"
@@ -18,6 +23,8 @@
 #include "run/journalled_items.hpp"
 #include "run/lifecycle.hpp"
 #include "run/unit_loop.hpp"
+#include "run/unit_timeline.hpp"
+#include "run/units_in_flight.hpp"
 #include "series_record.hpp"
 
 namespace astrosweep::fdas {
@@ -27,6 +34,17 @@ namespace {
 struct RankStats {
   double units = 0, series = 0, candidates = 0, read_seconds = 0, spectrum_seconds = 0, search_seconds = 0,
          polish_seconds = 0, write_seconds = 0;
+  RankStats& operator+=(const RankStats& o) {
+    units += o.units;
+    series += o.series;
+    candidates += o.candidates;
+    read_seconds += o.read_seconds;
+    spectrum_seconds += o.spectrum_seconds;
+    search_seconds += o.search_seconds;
+    polish_seconds += o.polish_seconds;
+    write_seconds += o.write_seconds;
+    return *this;
+  }
 };
 
 // The band [r_lo, r_hi) in bins of a series spanning `span_s` (series_pipeline's rule).
@@ -192,14 +210,19 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
   mpi::broadcast_value(comm, attempt);
   mpi::broadcast_value(comm, n_units);
 
-  auto backend = make_fdas_backend(bank, run.backend_options());
-  char line[400];
+  // One backend per lane (unit in flight), each with its share of the rank's threads and budgets.
+  const int lanes = run::lanes_for(options.units_in_flight, resolve_backend(run.backend_options().kind));
+  const BackendOptions lane_options = run::lane_share(run.backend_options(), lanes);
+  std::vector<std::unique_ptr<FdasBackend>> backends;
+  for (int lane = 0; lane < lanes; ++lane) backends.push_back(make_fdas_backend(bank, lane_options));
+  char line[500];
   std::snprintf(line, sizeof line,
                 "%llu series (%s), zmax %g (%zu templates, segments of %zu), numharm %d, sigma %g, %llu work units on "
-                "%d ranks, backend %s",
+                "%d ranks, backend %s%s",
                 static_cast<unsigned long long>(n_series), prov.input_format.c_str(), bank.grid.z_max, bank.grid.n_z,
                 bank.layout.fft_length, options.numharm, options.sigma_min, static_cast<unsigned long long>(n_units),
-                run.size(), backend->describe().c_str());
+                run.size(), backends.front()->describe().c_str(),
+                lanes > 1 ? (", " + std::to_string(lanes) + " units in flight per rank").c_str() : "");
   run.log(line);
 
   std::optional<FdasProduct> product;
@@ -211,12 +234,21 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
   SeriesReader reader(inputs);
   ProgressReporter progress("fdas", n_series - resume.items_done, "series", total_work, "sample-templates",
                             options.progress_interval);
-  RankStats stats;
-  const auto finished = run::run_units(run, std::move(units), root ? &progress : nullptr, [&](const WorkUnit& unit) {
-    const auto t0 = std::chrono::steady_clock::now();
+  // HDF5 is not a thread-safe build: the lanes take turns at it (the batch's reads, the product's
+  // rows) under one lock, which also orders their appends to the rank's spool file. Their other
+  // reads, spectra, searches, polishing and fsyncs overlap.
+  std::mutex io_lock;
+  std::vector<RankStats> lane_stats(static_cast<std::size_t>(lanes));
+  run::UnitTimeline timeline("fdas", run.rank(), "begin\tread\tsearched\twrite_locked\twritten\tdurable");
+  auto work = [&](const WorkUnit& unit, int lane) {
+    // Parallel regions the lane's own code opens (not only its backend's) use its share of the cores.
+    if (lanes > 1) omp_set_num_threads(lane_options.threads);
+    RankStats& stats = lane_stats[static_cast<std::size_t>(lane)];
+    FdasBackend& backend = *backends[static_cast<std::size_t>(lane)];
+    std::vector<double> marks{timeline.now()};
     std::vector<SeriesRecord> records;
-    auto unit_series = reader.read(unit.first_item, unit.n_items);
-    stats.read_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto unit_series = reader.read(unit.first_item, unit.n_items, &io_lock);
+    marks.push_back(timeline.now());
     for (auto& loaded : unit_series) {
       const auto& source = inputs.series[loaded.index];
       const std::size_t n_fft = good_fft_length(loaded.samples.size());
@@ -224,27 +256,33 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
         records.push_back(empty_band_record(loaded.index, source, n_fft));
         continue;
       }
-      const SeriesResult result = search_series(loaded.samples, source.info.tsamp, options, *backend);
+      const SeriesResult result = search_series(loaded.samples, source.info.tsamp, options, backend);
       records.push_back(series_record(loaded.index, source, result));
       stats.candidates += static_cast<double>(result.candidates.size());
       stats.spectrum_seconds += result.spectrum_seconds;
       stats.search_seconds += result.search_seconds;
       stats.polish_seconds += result.polish_seconds;
     }
-    const auto t1 = std::chrono::steady_clock::now();
+    marks.push_back(timeline.now());
     std::vector<SeriesRow> rows;
-    for (const auto& r : records) {
-      rows.push_back(r.series);
-      spool.append(r);
-    }
+    for (const auto& r : records) rows.push_back(r.series);
+    std::unique_lock io(io_lock);
+    marks.push_back(timeline.now());
+    for (const auto& r : records) spool.append(r);
     product->write_series(rows);
+    io.unlock();
+    marks.push_back(timeline.now());
     product->sync();  // rows and spool records durable before the unit is reported, hence journalled
     spool.sync();
-    const auto t2 = std::chrono::steady_clock::now();
+    marks.push_back(timeline.now());
+    timeline.record(lane, unit.id, unit.n_items, marks);
+    // marks: begin, read, searched, write_locked, written, durable
     stats.units += 1;
     stats.series += static_cast<double>(unit.n_items);
-    stats.write_seconds += std::chrono::duration<double>(t2 - t1).count();
-  });
+    stats.read_seconds += marks[1] - marks[0];
+    stats.write_seconds += marks[5] - marks[2];
+  };
+  const auto finished = run::run_units(run, std::move(units), root ? &progress : nullptr, lanes, work);
   run::stop_if_interrupted(
       run, finished, n_units, resume, n_series, "series",
       [&] {
@@ -289,13 +327,23 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     remove_spool(spool_dir);
   });
   run.finished();
+  timeline.write();
   if (root && !options.quiet) print_sifted(sifted, n_candidates);
+  RankStats stats;
+  std::string usage;
+  for (int lane = 0; lane < lanes; ++lane) {
+    stats += lane_stats[static_cast<std::size_t>(lane)];
+    const std::string u = backends[static_cast<std::size_t>(lane)]->usage();
+    usage += (usage.empty() || u.empty() ? "" : "; ") + u;
+  }
   char row[400];
-  std::snprintf(row, sizeof row, "%4d %6.0f %7.0f %11.0f %8.3f %12.3f %10.3f %10.3f %9.3f  %s\n", run.rank(),
-                stats.units, stats.series, stats.candidates, stats.read_seconds, stats.spectrum_seconds,
-                stats.search_seconds, stats.polish_seconds, stats.write_seconds, backend->usage().c_str());
-  run.print_summary("rank  units  series  candidates  read[s]  spectrum[s]  search[s]  polish[s]  write[s]  backend\n",
-                    row, stdout);
+  std::snprintf(row, sizeof row, "%4d %6.0f %7.0f %11.0f %8.3f %12.3f %10.3f %10.3f %9.3f  ", run.rank(), stats.units,
+                stats.series, stats.candidates, stats.read_seconds, stats.spectrum_seconds, stats.search_seconds,
+                stats.polish_seconds, stats.write_seconds);
+  run.print_summary(
+      "rank  units  series  candidates  read[s]  spectrum[s]  search[s]  polish[s]  write[s]  backend (per unit in "
+      "flight)\n",
+      row + usage + "\n", stdout);
   if (root) std::printf("product: %s\n", options.output.c_str());
 }
 

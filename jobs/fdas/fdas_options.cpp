@@ -8,6 +8,7 @@
 #include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "harmonic_tables.hpp"
+#include "run/units_in_flight.hpp"
 
 namespace astrosweep::fdas {
 
@@ -52,7 +53,7 @@ po::options_description fdas_options() {
   po::options_description all("astrosweep fdas: Fourier-domain acceleration search (PRESTO accelsearch's method)");
   po::options_description run = run::run_options({"its series and planes", 0});
   run.add_options()("help,h", "show this help");
-  all.add(input).add(output).add(search).add(sift).add(run);
+  all.add(input).add(output).add(search).add(sift).add(run).add(run::units_in_flight_options());
   return all;
 }
 
@@ -117,6 +118,7 @@ FdasOptions to_options(const po::variables_map& vm) {
   AS_EXPECTS(o.sift.min_num_dms >= 1, UsageError, "--sift-min-dms must be at least 1");
   o.sift.low_dm_cutoff = vm["sift-low-dm"].as<double>();
   AS_EXPECTS(std::isfinite(o.sift.low_dm_cutoff), UsageError, "--sift-low-dm must be a number");
+  o.units_in_flight = run::read_units_in_flight(vm);
   return o;
 }
 

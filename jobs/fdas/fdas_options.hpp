@@ -35,6 +35,7 @@ struct FdasOptions : run::CommonOptions {
   std::size_t fft_length = 0;                ///< 0: the default for the widest template
   std::string accel_text;                    ///< directory for PRESTO _ACCEL_ files; empty: none
   SiftOptions sift = accel_sift_defaults();  ///< across DM trials (ACCEL_sift.py's values)
+  int units_in_flight = 0;                   ///< --units-in-flight (run/units_in_flight.hpp); 0: automatic
 };
 
 /// Parses the command line (nullopt after --help); UsageError naming the option for a bad value.

@@ -8,15 +8,11 @@
 #include <numbers>
 
 #include "core/error.hpp"
+#include "core/fftw_planner.hpp"
 
 namespace astrosweep::fdas {
 
 namespace {
-
-std::mutex& planner_mutex() {  // FFTW's planner is not thread-safe
-  static std::mutex m;
-  return m;
-}
 
 constexpr std::size_t first_block_length = 6;
 constexpr std::size_t longest_block = 200;
@@ -55,14 +51,14 @@ std::vector<std::complex<float>> raw_spectrum(std::span<const float> x, std::siz
   for (std::size_t i = 0; i < n_fft; ++i) in[i] = i < x.size() ? static_cast<double>(x[i]) : mean;
   fftw_plan plan = nullptr;
   {
-    std::lock_guard lock(planner_mutex());
+    const std::scoped_lock lock(fftw_planner_lock());
     plan = fftw_plan_dft_r2c_1d(static_cast<int>(n_fft), in, out, FFTW_ESTIMATE);
   }
   std::vector<std::complex<float>> f(n_fft / 2);
   if (plan != nullptr) {
     fftw_execute(plan);
     for (std::size_t k = 0; k < f.size(); ++k) f[k] = {static_cast<float>(out[k][0]), static_cast<float>(out[k][1])};
-    std::lock_guard lock(planner_mutex());
+    const std::scoped_lock lock(fftw_planner_lock());
     fftw_destroy_plan(plan);
   }
   fftw_free(in);

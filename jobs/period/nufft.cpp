@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/fftw_planner.hpp"
 
 namespace astrosweep::period {
 
@@ -84,11 +85,6 @@ class FftwBuffer {
   std::size_t size_;
 };
 
-std::mutex& planner_lock() {
-  static std::mutex m;
-  return m;
-}
-
 /// The in-place plan of length n and direction sign, made on first use.
 template <class T>
 typename Fftw<T>::Plan cached_plan(std::uint64_t n, int sign) {
@@ -99,7 +95,7 @@ typename Fftw<T>::Plan cached_plan(std::uint64_t n, int sign) {
     }
   };
   static Cache cache;
-  const std::scoped_lock hold(planner_lock());
+  const std::scoped_lock hold(fftw_planner_lock());
   auto& plan = cache.plans[{n, sign}];
   if (!plan) {
     FftwBuffer<T> scratch(n);

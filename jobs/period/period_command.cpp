@@ -15,6 +15,7 @@
 #include "period_backend.hpp"
 #include "period_job.hpp"
 #include "run/common_options.hpp"
+#include "run/units_in_flight.hpp"
 
 namespace astrosweep::period {
 
@@ -59,10 +60,6 @@ po::options_description period_options() {
       "samples-per-peak", po::value<double>()->default_value(5.0), "automatic grid: samples per peak width 1/baseline")(
       "nyquist-factor", po::value<double>()->default_value(5.0),
       "automatic grid: multiple of the average Nyquist frequency");
-  po::options_description flight("Work in flight");
-  flight.add_options()("units-in-flight", po::value<int>()->default_value(0),
-                       "work units a rank works on at once, each on its own thread (0: 3 on a GPU rank, so that the "
-                       "units' reading, preparing and writing overlap the kernels; 1 on a CPU rank)");
   po::options_description more("Parameters");
   more.add_options()("config", po::value<std::string>(),
                      "parameter file: 'name = value' lines with the long option names")("help,h", "show this help");
@@ -73,7 +70,7 @@ po::options_description period_options() {
       .add(model)
       .add(grid)
       .add(run::run_options({"periodogram buffers", default_buffer_budget_mb}))
-      .add(flight)
+      .add(run::units_in_flight_options())
       .add(more);
   return all;
 }
@@ -122,9 +119,7 @@ PeriodOptions to_options(const po::variables_map& vm) {
   if (auto text = optional_value<std::string>(vm, "n-freq")) o.grid.n_freq = whole_number(*text, "--n-freq");
   o.grid.samples_per_peak = vm["samples-per-peak"].as<double>();
   o.grid.nyquist_factor = vm["nyquist-factor"].as<double>();
-  o.units_in_flight = vm["units-in-flight"].as<int>();
-  AS_EXPECTS(o.units_in_flight >= 0 && o.units_in_flight <= max_units_in_flight, UsageError,
-             "--units-in-flight must be between 0 (automatic) and " + std::to_string(max_units_in_flight));
+  o.units_in_flight = run::read_units_in_flight(vm);
   return o;
 }
 

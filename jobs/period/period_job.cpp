@@ -11,7 +11,6 @@
 #include <optional>
 #include <vector>
 
-#include "core/cpu_affinity.hpp"
 #include "core/mpi.hpp"
 #include "device.hpp"
 #include "dist/work_plan.hpp"
@@ -20,6 +19,7 @@
 #include "run/lifecycle.hpp"
 #include "run/unit_loop.hpp"
 #include "run/unit_timeline.hpp"
+#include "run/units_in_flight.hpp"
 
 namespace astrosweep::period {
 
@@ -43,26 +43,6 @@ struct LaneStats {
     return *this;
   }
 };
-
-/// --units-in-flight, with 0 resolved: three lanes on a GPU rank, so that the units' host work
-/// (reading, preparing, selecting peaks, writing) overlaps the kernels (10^5 TESS-like curves on an
-/// H200: 7.97 s with one lane, 6.58 with two, 5.50 with three, 5.48 with four); one on a CPU rank,
-/// whose threads are all busy computing anyway.
-int lanes_for(int units_in_flight, const BackendOptions& backend) {
-  if (units_in_flight > 0) return units_in_flight;
-  return resolve_backend(backend.kind) == BackendKind::cuda ? 3 : 1;
-}
-
-/// A lane's share of the rank's resources: its threads, host buffers and GPU memory.
-BackendOptions lane_share(BackendOptions o, int lanes) {
-  if (lanes == 1) return o;
-  const int threads = o.threads > 0 ? o.threads : affinity::default_threads();
-  o.threads = std::max(1, threads / lanes);
-  o.host_memory_budget /= static_cast<std::uint64_t>(lanes);
-  o.device_memory_budget /= static_cast<std::uint64_t>(lanes);
-  o.lanes = lanes;
-  return o;
-}
 
 /// Forwards periodogram rows to the product under the lock that serialises its HDF5 calls.
 class LockedSink final : public PeriodogramSink {
@@ -154,10 +134,10 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   mpi::broadcast_string(comm, prov.time_reference);
   mpi::broadcast_value(comm, prov.time_references);
 
-  const int lanes = lanes_for(options.units_in_flight, run.backend_options());
+  const int lanes = run::lanes_for(options.units_in_flight, resolve_backend(run.backend_options().kind));
   std::vector<std::unique_ptr<PeriodBackend>> backends;
   for (int lane = 0; lane < lanes; ++lane)
-    backends.push_back(make_period_backend(lane_share(run.backend_options(), lanes)));
+    backends.push_back(make_period_backend(run::lane_share(run.backend_options(), lanes)));
   // A backend that cannot run this configuration (the CUDA backend and --method fast) says so now,
   // before the product exists.
   for (const auto& b : backends) b->check(config);
@@ -189,7 +169,7 @@ void run_period_job(const PeriodOptions& options, MPI_Comm parent) {
   std::vector<ObjectResult> sample;  // the first objects, for the result table
   run::UnitTimeline timeline("period", run.rank(),
                              "begin\tread_locked\tread\tsearched\twrite_locked\twritten\tdurable\tkernel_s");
-  const int lane_threads = lane_share(run.backend_options(), lanes).threads;
+  const int lane_threads = run::lane_share(run.backend_options(), lanes).threads;
   auto work = [&](const WorkUnit& unit, int lane) {
     // Parallel regions the lane's own code opens (not only its backend's) use its share of the cores.
     if (lanes > 1) omp_set_num_threads(lane_threads);

@@ -21,11 +21,8 @@ struct PeriodOptions : run::CommonOptions {
   io::CatalogOptions catalog;
   GridRequest grid;
   PeriodConfig config;      ///< grid filled in by the job
-  int units_in_flight = 0;  ///< work units a rank works on at once; 0: 3 on a GPU rank, 1 on a CPU rank
+  int units_in_flight = 0;  ///< --units-in-flight (run/units_in_flight.hpp); 0: automatic
 };
-
-/// The most --units-in-flight a rank may ask for (each holds a backend with its share of the budgets).
-inline constexpr int max_units_in_flight = 8;
 
 /// Collective over `comm`; returns normally on success (or when --resume finds the product
 /// complete), throws astrosweep::Error otherwise (interrupt::Interrupted after a stop signal).

@@ -30,6 +30,21 @@ foreach(np 2 3)
                        LABELS fdas)
 endforeach()
 
+# Several units in flight per rank (lanes: each its own thread and backend, HDF5 under one lock)
+# change nothing: 3 on one rank and 2 on each of 2 ranks from the .tim files, 3 on one rank from
+# the HDF5 batch (below), against the product of one unit at a time.
+astrosweep_add_mpi_run(fdas_tim_np1_lanes3 NP 1 LABELS fdas FIXTURES_REQUIRED fdas_beam FIXTURES_SETUP fdas_tim_np1_lanes3
+  COMMAND ${exe} fdas -i ${fdas_out}/beam -o ${fdas_out}/tim_np1_lanes3.h5 --overwrite --threads 1
+          --units-in-flight 3 ${fdas_search})
+astrosweep_add_mpi_run(fdas_tim_np2_lanes2 NP 2 LABELS fdas FIXTURES_REQUIRED fdas_beam FIXTURES_SETUP fdas_tim_np2_lanes2
+  COMMAND ${exe} fdas -i ${fdas_out}/beam -o ${fdas_out}/tim_np2_lanes2.h5 --overwrite --threads 1
+          --units-in-flight 2 ${fdas_search})
+foreach(run np1_lanes3 np2_lanes2)
+  add_test(NAME fdas_tim_${run}_equals_np1 COMMAND compare_products ${fdas_out}/tim_np1.h5 ${fdas_out}/tim_${run}.h5)
+  set_tests_properties(fdas_tim_${run}_equals_np1 PROPERTIES FIXTURES_REQUIRED "fdas_tim_np1;fdas_tim_${run}"
+                       LABELS fdas)
+endforeach()
+
 # PRESTO pairs: the same samples, so the same results.
 astrosweep_add_mpi_run(fdas_presto_np2 NP 2 LABELS fdas FIXTURES_REQUIRED fdas_beam_presto FIXTURES_SETUP fdas_presto
   COMMAND ${exe} fdas -i ${fdas_out}/beam_presto -o ${fdas_out}/presto.h5 --overwrite --threads 1 ${fdas_search}
@@ -50,6 +65,13 @@ astrosweep_add_mpi_run(fdas_batch_np3 NP 3 LABELS fdas FIXTURES_REQUIRED fdas_ba
   COMMAND ${exe} fdas -i ${fdas_out}/beam_batch.h5 -o ${fdas_out}/batch.h5 --overwrite --threads 1 ${fdas_search})
 add_test(NAME fdas_batch_equals_tim COMMAND compare_products ${fdas_out}/tim_np1.h5 ${fdas_out}/batch.h5 --datasets-only)
 set_tests_properties(fdas_batch_equals_tim PROPERTIES FIXTURES_REQUIRED "fdas_tim_np1;fdas_batch_np3" LABELS fdas)
+astrosweep_add_mpi_run(fdas_batch_np1_lanes3 NP 1 LABELS fdas FIXTURES_REQUIRED fdas_batch
+  FIXTURES_SETUP fdas_batch_np1_lanes3
+  COMMAND ${exe} fdas -i ${fdas_out}/beam_batch.h5 -o ${fdas_out}/batch_lanes3.h5 --overwrite --threads 1
+          --units-in-flight 3 ${fdas_search})
+add_test(NAME fdas_batch_lanes3_equals_batch COMMAND compare_products ${fdas_out}/batch.h5 ${fdas_out}/batch_lanes3.h5)
+set_tests_properties(fdas_batch_lanes3_equals_batch PROPERTIES FIXTURES_REQUIRED "fdas_batch_np3;fdas_batch_np1_lanes3"
+                     LABELS fdas)
 
 # Kill and resume (docs/reliability.md): 40 DM trials make ~8 work units. Heavy: the sanitizer
 # stage skips them (the spool and journal code runs there through the tests above).
@@ -61,7 +83,7 @@ astrosweep_add_mpi_run(fdas_resume_reference NP 2 LABELS fdas FIXTURES_REQUIRED 
   FIXTURES_SETUP fdas_resume_reference
   COMMAND ${exe} fdas -o ${fdas_out}/resume_reference.h5 --overwrite ${fdas_resume_args})
 function(fdas_add_resume_test name)
-  cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER" ${ARGN})
+  cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER;ARGS" ${ARGN})
   set(other)
   if(A_OTHER)
     string(REPLACE ";" "|" other "${A_OTHER}")
@@ -71,13 +93,16 @@ function(fdas_add_resume_test name)
     COMMAND kill_and_resume ${A_MODE} --job fdas --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${exe}
             --compare $<TARGET_FILE:compare_products> --reference ${fdas_out}/resume_reference.h5
             --product ${fdas_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
-            --rounds ${A_ROUNDS} ${other} -- ${fdas_resume_args})
+            --rounds ${A_ROUNDS} ${other} -- ${fdas_resume_args} ${A_ARGS})
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume;fdas;heavy"
                        TIMEOUT 300 FIXTURES_REQUIRED fdas_resume_reference)
 endfunction()
 fdas_add_resume_test(fdas_resume_kill_all MODE kill-all NP 2,3,1 RESUME_NP 2 SEED 51 ROUNDS 3)
 fdas_add_resume_test(fdas_resume_kill_one MODE kill-one NP 3,2 RESUME_NP 1 SEED 52 ROUNDS 2)
 fdas_add_resume_test(fdas_resume_sigterm MODE term NP 2,3 RESUME_NP 3 SEED 53 ROUNDS 2)
+# Three units in flight per rank: a kill finds several units in hand on each rank.
+fdas_add_resume_test(fdas_resume_kill_all_lanes MODE kill-all NP 2,1 RESUME_NP 1 SEED 55 ROUNDS 2
+  ARGS --units-in-flight 3)
 fdas_add_resume_test(fdas_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 54 ROUNDS 1
   OTHER -i ${fdas_out}/resume_beam --zmax 80 --numharm 8 --threads 1 --quiet)
 
@@ -98,6 +123,8 @@ astrosweep_add_failure_test(fdas_bad_empty_directory CODE 3 MATCH "empty' contai
   COMMAND fdas -i ${fdas_bad}/empty -o ${fdas_bad}/empty.h5)
 astrosweep_add_failure_test(fdas_bad_output_exists CODE 4 MATCH "exists"
   FIXTURES_REQUIRED fdas_tim_np1 COMMAND fdas -i ${fdas_out}/beam -o ${fdas_out}/tim_np1.h5 --zmax 50)
+astrosweep_add_failure_test(fdas_bad_units_in_flight CODE 2 MATCH "--units-in-flight must be between 0 [(]automatic[)] and 8"
+  COMMAND fdas -i ${fdas_bad} -o ${fdas_bad}/u.h5 --units-in-flight 9)
 astrosweep_add_failure_test(fdas_bad_sift_min_dms CODE 2 MATCH "--sift-min-dms must be at least 1"
   COMMAND fdas -i ${fdas_out}/beam -o ${fdas_bad}/s.h5 --sift-min-dms 0)
 astrosweep_add_failure_test(fdas_bad_accel_text_exists CODE 4 MATCH "beam_DM010.000_ACCEL_50' already exists"
