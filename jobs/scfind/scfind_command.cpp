@@ -31,6 +31,9 @@ po::options_description scfind_options() {
                        "also write the raw mask as FITS (uint8, input header) at this path; default: none, or the "
                        "product's name with _mask-raw.fits when --par sets output.writeRawMask = true (as SoFiA-2)")(
       "no-fits-mask", po::bool_switch(), "write no FITS mask, whatever --par says")(
+      "fits-source-mask", po::value<std::string>(),
+      "with the linker: also write the source mask (int32 source ids) as FITS at this path; default: none, or the "
+      "product's name with _mask.fits when --par sets output.writeMask = true (as SoFiA-2)")(
       "fits-mask-compression", po::value<std::string>()->default_value("none"),
       "the FITS mask: none (plain, as SoFiA-2 writes it), rice or gzip (CFITSIO tile-compressed image in extension 1, "
       "which astropy and DS9 read; SoFiA-2 does not)")(
@@ -40,13 +43,15 @@ po::options_description scfind_options() {
       "make the mask durable at least this often, so a killed run resumes from there (0: after every pair)");
   po::options_description sc("Smooth and clip (SoFiA-2 names and defaults; these override --par)");
   for (const ParameterKey& k : parameter_keys) sc.add_options()(k.key, po::value<std::string>(), k.help);
+  po::options_description link("Linker (SoFiA-2 names and defaults; these override --par)");
+  for (const LinkerKey& k : linker_keys) link.add_options()(k.key, po::value<std::string>(), k.help);
   po::options_description run = run::run_options({"its slabs", 0});
   run.add_options()("slabs-per-rank", po::value<int>()->default_value(0),
                     "slabs each rank streams through its backend (0: the fewest that fit the memory budgets)")(
       "help,h", "show this help");
   po::options_description all(
       "astrosweep scfind: SoFiA-2's smooth-and-clip source finder, raw mask identical to SoFiA-2");
-  all.add(input).add(output).add(sc).add(run);
+  all.add(input).add(output).add(sc).add(link).add(run);
   return all;
 }
 
@@ -68,13 +73,17 @@ ScfindOptions to_options(const po::variables_map& vm) {
     where = file.where;
     o.unimplemented_parameters = file.not_implemented;
   }
-  for (const ParameterKey& k : parameter_keys)
-    if (vm.count(k.key)) {
-      values[k.key] = vm[k.key].as<std::string>();
-      where.erase(k.key);
+  std::vector<const char*> option_keys;
+  for (const ParameterKey& k : parameter_keys) option_keys.push_back(k.key);
+  for (const LinkerKey& k : linker_keys) option_keys.push_back(k.key);
+  for (const char* key : option_keys)
+    if (vm.count(key)) {
+      values[key] = vm[key].as<std::string>();
+      where.erase(key);
     }
   // A bad value from the parameter file is reported with its file and line.
   bool write_raw_mask = false;
+  bool write_mask = false;
   auto given_at = [&](const UsageError& e) -> UsageError {
     const std::string text = std::string(e.what()) + " " + e.hint();
     for (const auto& [key, at] : where)
@@ -89,6 +98,12 @@ ScfindOptions to_options(const po::variables_map& vm) {
     // SoFiA-2 writes its raw mask when output.writeRawMask = true, by default not.
     if (values.count("output.writeRawMask"))
       write_raw_mask = parse_bool("output.writeRawMask", values["output.writeRawMask"]);
+    if (values.count("output.writeMask")) write_mask = parse_bool("output.writeMask", values["output.writeMask"]);
+    // A SoFiA-2 parameter file means SoFiA-2's defaults, the linker on among them; the command line
+    // alone asks for the raw mask (the job before the linker), unless --linker.enable true.
+    LinkerParameters fallback;
+    fallback.enable = vm.count("par") != 0;
+    o.linker = linker_parameters_from_text(values, fallback);
   } catch (const UsageError& e) {
     throw given_at(e);
   }
@@ -113,6 +128,17 @@ ScfindOptions to_options(const po::variables_map& vm) {
       o.fits_mask = (path.parent_path() / (path.stem().string() + "_mask-raw.fits")).string();
     }
   }
+  if (vm.count("fits-source-mask")) {
+    o.fits_source_mask = vm["fits-source-mask"].as<std::string>();
+  } else if (write_mask && !vm["no-fits-mask"].as<bool>()) {
+    std::filesystem::path path(o.output);
+    o.fits_source_mask = (path.parent_path() / (path.stem().string() + "_mask.fits")).string();
+  }
+  AS_EXPECTS(o.linker.enable || o.fits_source_mask.empty(), UsageError,
+             "a FITS source mask is asked for (" +
+                 std::string(vm.count("fits-source-mask") ? "--fits-source-mask" : "output.writeMask = true") +
+                 "), but the linker is off",
+             "set linker.enable = true (or --linker.enable true), or do not ask for the source mask");
   const std::string fits_compression = vm["fits-mask-compression"].as<std::string>();
   AS_EXPECTS(fits_compression == "none" || fits_compression == "rice" || fits_compression == "gzip", UsageError,
              "--fits-mask-compression: '" + fits_compression + "' is not none, rice or gzip",
@@ -161,8 +187,8 @@ namespace astrosweep {
 
 namespace jobs {
 const Job& scfind() {
-  static const Job job{"scfind", "SoFiA-2 smooth-and-clip source finding on a data cube: raw mask", false,
-                       scfind::scfind_command};
+  static const Job job{"scfind", "SoFiA-2 smooth-and-clip source finding on a data cube: raw mask, linked sources",
+                       false, scfind::scfind_command};
   return job;
 }
 }  // namespace jobs

@@ -18,6 +18,7 @@
 #include "device.hpp"
 #include "io/cube.hpp"
 #include "io/h5.hpp"
+#include "linker.hpp"
 #include "noise.hpp"
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
@@ -227,6 +228,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const auto t_start = Clock::now();
   std::vector<std::pair<std::string, std::string>> fits_output;
   if (!options.fits_mask.empty()) fits_output.emplace_back(options.fits_mask, "--fits-mask");
+  if (!options.fits_source_mask.empty()) fits_output.emplace_back(options.fits_source_mask, "--fits-source-mask");
   run::Lifecycle run("scfind", options, parent, fits_output);
   const MPI_Comm comm = run.comm();
   const int rank = run.rank();
@@ -262,6 +264,11 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
         "more ranks (" + std::to_string(size) + ") than channels (" + std::to_string(cube.nz) + ") in " + options.input,
         "run with at most " + std::to_string(cube.nz) + " ranks; slabs split the spectral axis");
   }
+  // The linker gathers the cube on one rank for now; joining slabs across ranks is issue 15's next step.
+  if (options.linker.enable && size > 1)
+    throw mpi::SharedError(ExitCode::usage,
+                           "the linker runs on one rank for now (" + std::to_string(size) + " ranks were started)",
+                           "run with mpiexec -n 1, or set linker.enable = false for the raw mask alone");
   const std::vector<KernelPair> pairs = kernel_pairs(options.parameters);
   std::size_t halo = 0;
   for (const auto& p : pairs) halo = std::max(halo, p.radius_z);
@@ -405,6 +412,30 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     product.write_mask(layout.slab(j).own_begin, owned_mask);
   }
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm));
+  double link_seconds = 0;
+  if (options.linker.enable) {
+    // One rank holds every slab: the whole mask, and the cube read again as the linker needs it.
+    const auto t_link = Clock::now();
+    AS_ASSERT(size == 1);
+    std::vector<std::uint8_t> mask(cube.voxels());
+    for (std::size_t j : sweep.slabs()) {
+      const std::vector<std::uint8_t> owned = sweep.owned_mask(j);
+      std::copy(owned.begin(), owned.end(),
+                mask.begin() + static_cast<std::ptrdiff_t>(layout.slab(j).own_begin * cube.plane()));
+    }
+    std::vector<float> data(cube.voxels());
+    io::read_cube_channels(info, 0, cube.nz, data);
+    const LinkedSources linked = link_sources(cube, mask, data, options.linker);
+    summary.sources = linked.sources.size();
+    for (const auto& source : linked.sources) summary.source_voxels += source.voxels;
+    product.write_source_mask(linked.labels);
+    if (!options.fits_source_mask.empty())
+      io::write_fits_source_mask(options.fits_source_mask, info, linked.labels, true);  // path checked at the start
+    link_seconds = seconds_since(t_link);
+    if (talk)
+      run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
+                          summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
+  }
   product.finish(noise_used, summary, meter.cadence());
   remove_labels();
   run.finished();
@@ -421,8 +452,9 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                         summary.mask_voxels, read_seconds, smooth_seconds, write_seconds, seconds_since(t_start)));
   }
   if (talk) {  // where the results are, as period says it, with --quiet too
-    run.log(format_text("product %s%s%s", options.output.c_str(), options.fits_mask.empty() ? "" : ", FITS mask ",
-                        options.fits_mask.c_str()));
+    run.log(format_text("product %s%s%s%s%s", options.output.c_str(), options.fits_mask.empty() ? "" : ", FITS mask ",
+                        options.fits_mask.c_str(), options.fits_source_mask.empty() ? "" : ", FITS source mask ",
+                        options.fits_source_mask.c_str()));
   }
   const Slab top = layout.slab(sweep.slabs().front());
   const Slab bottom = layout.slab(sweep.slabs().back());

@@ -23,7 +23,8 @@ namespace {
 constexpr const char* product_format_name = "astrosweep-scfind";
 // 2: parameters and cube shape written at creation; 3: checkpoint labels beside the product, /mask
 // written once at the end (deflate-compressed by default).
-constexpr std::int64_t product_format_version = 3;
+// 4: the linker's parameters among the attributes; /source_mask when the linker runs.
+constexpr std::int64_t product_format_version = 4;
 
 // Root attributes written at creation, all text, in this order; every one but command_line is
 // part of the fingerprint.
@@ -37,6 +38,7 @@ std::vector<std::pair<std::string, std::string>> creation_attributes(const Scfin
       {"input", o.input},
       {"cube_shape", std::to_string(cube.nx) + " " + std::to_string(cube.ny) + " " + std::to_string(cube.nz)}};
   for (auto& key_value : parameters_as_text(o.parameters)) attributes.push_back(std::move(key_value));
+  for (auto& key_value : linker_parameters_as_text(o.linker)) attributes.push_back(std::move(key_value));
   return attributes;
 }
 
@@ -65,6 +67,7 @@ struct ScfindProduct::Files {
   h5::Id file;
   h5::Id mask;
   h5::Id noise;
+  h5::Id source_mask;     ///< with the linker
   io::PosixFile durable;  ///< this rank's descriptor of the product, for fsync
   std::optional<CheckpointLabels> labels;
   std::optional<io::FitsMaskWriter> fits;
@@ -109,6 +112,7 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
     write_noise(std::span<const double>(resumed_noise_).first(rank == 0 ? resumed_noise_.size() : 0));
     files_->mask = h5::Id();
     files_->noise = h5::Id();
+    files_->source_mask = h5::Id();
     h5::close_file(files_->file);
     mpi::on_root_then_share_failure(comm, [&] {
       io::PosixFile(part, O_RDWR).sync();
@@ -120,6 +124,7 @@ ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& c
     });
     files_->file = h5::open_file(options.output, h5::Access::read_write, comm);
     files_->mask = h5::open_dataset(files_->file.get(), "mask");
+    if (options.linker.enable) files_->source_mask = h5::open_dataset(files_->file.get(), "source_mask");
     files_->noise = h5::open_dataset(files_->file.get(), "kernel_pairs/noise");
   } else {
     // Labels an older run left (one killed after its product was complete) belong to no journal.
@@ -159,6 +164,16 @@ void ScfindProduct::create(const std::string& path, const std::vector<KernelPair
                                             compressed_ ? std::optional<unsigned>(1) : std::nullopt);
   h5::set_attribute(files_->mask.get(), "description",
                     std::string("SoFiA-2 raw mask: 1 where a kernel pair clipped the voxel"));
+  if (options_.linker.enable) {
+    // The linker's source ids, chunked and compressed like /mask (4 bytes a voxel).
+    const std::uint64_t rows = std::max<std::uint64_t>(1, (1U << 18) / std::max<std::uint64_t>(1, cube_.nx));
+    files_->source_mask =
+        h5::create_chunked_dataset(f, "source_mask", H5T_NATIVE_INT32, dims, {1, std::min(rows, cube_.ny), cube_.nx},
+                                   compressed_ ? std::optional<unsigned>(1) : std::nullopt);
+    h5::set_attribute(files_->source_mask.get(), "description",
+                      std::string("SoFiA-2 linker's source mask: the source id of each voxel, 0 outside sources "
+                                  "(SoFiA-2's _mask.fits)"));
+  }
   // One row per kernel pair in the order they run: FWHM, width, and the noise the clip used.
   const std::uint64_t n = pairs.size();
   h5::Id table = h5::create_group(f, "kernel_pairs");
@@ -248,7 +263,14 @@ void ScfindProduct::write_mask(std::size_t z0, std::span<const std::uint8_t> mas
   }
 }
 
+void ScfindProduct::write_source_mask(std::span<const std::int32_t> labels) {
+  AS_ASSERT(files_->source_mask.valid() && labels.size() == static_cast<std::size_t>(cube_.nx) * cube_.ny * cube_.nz);
+  h5::write_hyperslab(files_->source_mask.get(), H5T_NATIVE_INT32, {0, 0, 0}, {cube_.nz, cube_.ny, cube_.nx},
+                      labels.data(), compressed_ ? h5::Transfer::collective : h5::Transfer::independent);
+}
+
 void ScfindProduct::close() {
+  files_->source_mask = h5::Id();
   files_->fits.reset();
   files_->labels.reset();
   files_->mask = h5::Id();
@@ -261,6 +283,10 @@ void ScfindProduct::finish(std::span<const double> noise, const ScfindSummary& s
   h5::set_attribute(f, "noise_sample_stride", static_cast<std::int64_t>(cadence));
   h5::set_attribute(f, "mask_voxels", static_cast<std::int64_t>(summary.mask_voxels));
   h5::set_attribute(f, "noise_original", summary.noise.at(0));
+  if (files_->source_mask.valid()) {
+    h5::set_attribute(f, "sources", static_cast<std::int64_t>(summary.sources));
+    h5::set_attribute(f, "source_voxels", static_cast<std::int64_t>(summary.source_voxels));
+  }
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   write_noise(noise.first(rank == 0 ? noise.size() : 0));  // one rank writes the small table
@@ -271,6 +297,7 @@ void ScfindProduct::finish(std::span<const double> noise, const ScfindSummary& s
   h5::set_attribute(f, "status", std::string("complete"));
   files_->mask = h5::Id();
   files_->noise = h5::Id();
+  files_->source_mask = h5::Id();
   h5::close_file(files_->file);
   files_->labels.reset();  // served: the job removes the file (remove_checkpoint_labels)
 }

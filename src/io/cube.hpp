@@ -98,4 +98,11 @@ class FitsMaskWriter {
   MPI_File file_ = MPI_FILE_NULL;
 };
 
+/// The linker's source mask as FITS (BITPIX 32, big-endian int32 source ids, 0 outside sources),
+/// SoFiA-2's `_mask.fits`, with the input's header as for FitsMaskWriter; written by one process,
+/// under PATH.part and renamed when whole. Throws OutputError (PATH exists without `overwrite`, its
+/// directory is missing, a write fails).
+void write_fits_source_mask(const std::string& path, const CubeInfo& like, std::span<const std::int32_t> labels,
+                            bool overwrite);
+
 }  // namespace astrosweep::io

@@ -49,13 +49,14 @@ std::string integer_card(const char* key, std::uint64_t value, const char* comme
 
 // The input's cards with the data description changed to an unsigned-byte mask; keywords that
 // describe the input's values (scaling, blanks, range, unit, checksums) dropped; no END.
-std::vector<std::string> mask_cards(const CubeInfo& like) {
+std::vector<std::string> mask_cards(const CubeInfo& like, int bitpix = 8) {
+  const char* what = bitpix == 8 ? "mask: unsigned bytes" : "source mask: 32-bit source ids";
   static const std::set<std::string> dropped{"BSCALE",  "BZERO", "BLANK",    "DATAMIN",
                                              "DATAMAX", "BUNIT", "CHECKSUM", "DATASUM"};
   std::vector<std::string> cards;
   if (like.header_cards.empty()) {  // an HDF5 input: the mandatory cards only
     cards.push_back(card("SIMPLE  =                    T / conforms to the FITS standard"));
-    cards.push_back(integer_card("BITPIX", 8, "mask: unsigned bytes"));
+    cards.push_back(integer_card("BITPIX", static_cast<std::uint64_t>(bitpix), what));
     cards.push_back(integer_card("NAXIS", 3, "number of data axes"));
     cards.push_back(integer_card("NAXIS1", like.nx, "length of data axis 1"));
     cards.push_back(integer_card("NAXIS2", like.ny, "length of data axis 2"));
@@ -66,7 +67,7 @@ std::vector<std::string> mask_cards(const CubeInfo& like) {
       const std::string key = keyword_of(c);
       if (dropped.contains(key)) continue;
       if (key == "BITPIX")
-        cards.push_back(integer_card("BITPIX", 8, "mask: unsigned bytes"));
+        cards.push_back(integer_card("BITPIX", static_cast<std::uint64_t>(bitpix), what));
       else if (key == "NAXIS1")
         cards.push_back(integer_card("NAXIS1", like.nx, "length of data axis 1"));
       else if (key == "NAXIS2")
@@ -80,8 +81,8 @@ std::vector<std::string> mask_cards(const CubeInfo& like) {
   return cards;
 }
 
-std::string mask_header(const CubeInfo& like) {
-  std::vector<std::string> cards = mask_cards(like);
+std::string mask_header(const CubeInfo& like, int bitpix = 8) {
+  std::vector<std::string> cards = mask_cards(like, bitpix);
   cards.push_back(card("END"));
   std::string header;
   for (const auto& c : cards) header += c;
@@ -353,6 +354,43 @@ void FitsMaskWriter::close() {
     throw OutputError("cannot rename '" + part_ + "' to '" + path_ + "'" + (ec ? ": " + ec.message() : std::string()),
                       "the complete mask is in '" + part_ + "'; rename it yourself");
   completed_ = true;
+}
+
+void write_fits_source_mask(const std::string& path, const CubeInfo& like, std::span<const std::int32_t> labels,
+                            bool overwrite) {
+  AS_ASSERT(labels.size() == like.nx * like.ny * like.nz);
+  const std::string target = final_name(path);
+  const std::string part = target + ".part";
+  const std::string header = mask_header(like, 32);
+  check_output(target, part, overwrite);
+  {
+    std::ofstream out(part, std::ios::binary | std::ios::trunc);
+    AS_EXPECTS(out, OutputError, "cannot create '" + part + "': " + std::strerror(errno),
+               "check that the directory is writable");
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    // Big-endian, as FITS stores integers; a channel at a time.
+    const std::size_t plane = like.nx * like.ny;
+    std::vector<unsigned char> bytes(plane * 4);
+    for (std::size_t z = 0; z < like.nz && out; ++z) {
+      for (std::size_t i = 0; i < plane; ++i) {
+        const auto v = static_cast<std::uint32_t>(labels[z * plane + i]);
+        bytes[4 * i] = static_cast<unsigned char>(v >> 24);
+        bytes[4 * i + 1] = static_cast<unsigned char>(v >> 16);
+        bytes[4 * i + 2] = static_cast<unsigned char>(v >> 8);
+        bytes[4 * i + 3] = static_cast<unsigned char>(v);
+      }
+      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    const std::uint64_t data = static_cast<std::uint64_t>(labels.size()) * 4;
+    const std::string padding(padded(data) - data, '\0');
+    out.write(padding.data(), static_cast<std::streamsize>(padding.size()));
+    out.close();
+    AS_EXPECTS(out, OutputError, "cannot write '" + part + "'", "check the free space and quota");
+  }
+  std::error_code ec;
+  std::filesystem::rename(part, target, ec);
+  AS_EXPECTS(!ec, OutputError, "cannot rename '" + part + "' to '" + target + "': " + ec.message(),
+             "check that the directory is writable");
 }
 
 }  // namespace astrosweep::io

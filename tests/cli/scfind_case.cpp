@@ -8,6 +8,9 @@
 //                                                checks that OTHER is tile-compressed and holds
 //                                                PLAIN's mask and WCS
 //   scfind_case absent PATH                      checks that no file PATH was written
+//   scfind_case source-mask SOFIA_MASK.fits.gz PRODUCT.h5 [MASK.fits]
+//                                                compares the product's /source_mask (and the FITS
+//                                                source mask) with SoFiA-2's _mask.fits, ids included
 // `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
 // and the noise of every kernel pair with SoFiA-2's (as doubles, exactly).
 
@@ -88,6 +91,62 @@ int compare(const char* what, const std::vector<std::uint8_t>& got, const std::v
   }
   std::printf("%s: %zu of %zu voxels differ from SoFiA-2\n", what, differ, got.size());
   return differ == 0 ? 0 : 1;
+}
+
+// An int32 source mask as CFITSIO reads it (a gzipped file too).
+std::vector<std::int32_t> read_fits_source_mask(const std::string& path, long dims[3]) {
+  fitsfile* f = nullptr;
+  int status = 0, bitpix = 0;
+  long d[4] = {1, 1, 1, 1};
+  fits_open_image(&f, path.c_str(), READONLY, &status);
+  fits_get_img_type(f, &bitpix, &status);
+  fits_get_img_size(f, 4, d, &status);
+  for (int i = 0; i < 3; ++i) dims[i] = d[i];
+  std::vector<std::int32_t> v(static_cast<std::size_t>(d[0] * d[1] * d[2]));
+  int anynul = 0;
+  fits_read_img(f, TINT, 1, static_cast<LONGLONG>(v.size()), nullptr, v.data(), &anynul, &status);
+  fits_close_file(f, &status);
+  if (status != 0) throw std::runtime_error("cannot read FITS source mask " + path);
+  if (bitpix != LONG_IMG) throw std::runtime_error(path + ": BITPIX " + std::to_string(bitpix) + ", not 32");
+  return v;
+}
+
+int compare_ids(const char* what, const std::vector<std::int32_t>& got, const std::vector<std::int32_t>& want,
+                const long* dims) {
+  if (got.size() != want.size()) {
+    std::printf("%s: %zu voxels, SoFiA-2 %zu\n", what, got.size(), want.size());
+    return 1;
+  }
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == want[i]) continue;
+    if (differ++ < 5) {
+      const std::size_t x = i % static_cast<std::size_t>(dims[0]);
+      const std::size_t y = i / static_cast<std::size_t>(dims[0]) % static_cast<std::size_t>(dims[1]);
+      const std::size_t z = i / static_cast<std::size_t>(dims[0] * dims[1]);
+      std::printf("%s: voxel (%zu, %zu, %zu): ours %d, SoFiA-2 %d\n", what, x, y, z, got[i], want[i]);
+    }
+  }
+  const std::int32_t sources = want.empty() ? 0 : *std::max_element(want.begin(), want.end());
+  std::printf("%s: %zu of %zu voxels differ from SoFiA-2 (%d sources)\n", what, differ, got.size(), sources);
+  return differ == 0 ? 0 : 1;
+}
+
+int source_mask(const std::string& sofia, const std::string& product, const std::string& fits) {
+  long dims[3] = {};
+  const auto want = read_fits_source_mask(sofia, dims);
+  astrosweep::h5::silence_library_errors();
+  astrosweep::h5::Id file = astrosweep::h5::open_file(product, astrosweep::h5::Access::read);
+  astrosweep::h5::Id mask = astrosweep::h5::open_dataset(file.get(), "source_mask");
+  const auto d = astrosweep::h5::dims(mask.get());
+  std::vector<std::int32_t> got(d.at(0) * d.at(1) * d.at(2));
+  astrosweep::h5::read_hyperslab(mask.get(), H5T_NATIVE_INT32, {0, 0, 0}, d, got.data());
+  int failures = compare_ids("HDF5 source mask", got, want, dims);
+  if (!fits.empty()) {
+    long fdims[3] = {};
+    failures += compare_ids("FITS source mask", read_fits_source_mask(fits, fdims), want, dims);
+  }
+  return failures == 0 ? 0 : 1;
 }
 
 int write_par(const Block& c, const std::string& out) {
@@ -231,6 +290,8 @@ int main(int argc, char** argv) {
   try {
     if (argc == 4 && std::string(argv[1]) == "mask-storage") return mask_storage(argv[2], argv[3]);
     if (argc == 5 && std::string(argv[1]) == "fits-masks") return fits_masks(argv[2], argv[3], argv[4]);
+    if ((argc == 4 || argc == 5) && std::string(argv[1]) == "source-mask")
+      return source_mask(argv[2], argv[3], argc == 5 ? argv[4] : "");
     if (argc == 3 && std::string(argv[1]) == "absent") {
       const bool there = std::filesystem::exists(argv[2]);
       std::printf("%s: %s\n", argv[2], there ? "written" : "absent");

@@ -193,13 +193,13 @@ astrosweep_add_failure_test(scfind_misspelt_option NP 1 CODE 2
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_misspelt_option.h5 --overwrite --scfind.threshhold 3)
 file(WRITE ${scfind_bad}/later_stages.par
   "input.data = ${cubeA}\nscfind.kernelsXY = 0\nscfind.kernelsZ = 0, 3\nlinker.enable = true\nlinker.radiusXY = 2\n"
-  "reliability.enable = false\noutput.writeMask = true\n")
+  "reliability.threshold = 0.5\noutput.writeMask = true\noutput.writeMoments = true\n")
 astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
   COMMAND ${exe} scfind --par ${scfind_bad}/later_stages.par -o ${scfind_bad}/later_stages.h5 --no-fits-mask --overwrite
           --quiet)
-# The warning, and the run goes on to write its product.
+# The warning (the linker's keys are used now), and the run goes on to write its product.
 set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: linker.radiusXY = 2 \\([^)]*later_stages.par:5\\), output.writeMask = true \\([^)]*later_stages.par:7\\).*scfind: product [^\n]*later_stages.h5")
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: reliability.threshold = 0.5 \\([^)]*later_stages.par:6\\), output.writeMoments = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
@@ -296,3 +296,46 @@ foreach(np 2 3)
 endforeach()
 astrosweep_add_failure_test(scfind_resume_with_overwrite NP 1 CODE 2 MATCH "--resume and --overwrite contradict"
   FIXTURES_REQUIRED scfind_bad COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_resume_with_overwrite.h5 --resume --overwrite)
+
+# --- the linker (one rank): source masks identical to SoFiA-2 2.5.1's _mask.fits, ids included ---
+# Each case: SoFiA-2's default kernels, threshold 5, replacement 2, the statistic and flux range
+# named, and the linker settings listed (the rest SoFiA-2's defaults); reliability off.
+# tests/data/scfind/README.md, "Linker", gives SoFiA-2's full parameter files.
+# Fields split by "|", linker settings by "%" (a ";" would split the CMake list).
+set(linker_cases
+  "l_A_mad_negative_defaults|A|mad|negative|"
+  "l_A_std_full_keepneg_rz0|A|std|full|linker.radiusXY = 2%linker.radiusZ = 0%linker.minSizeXY = 2%linker.minSizeZ = 1%linker.keepNegative = true"
+  "l_A_gauss_full_positivity_fill|A|gauss|full|linker.radiusXY = 1%linker.radiusZ = 2%linker.minSizeXY = 3%linker.minSizeZ = 2%linker.maxSizeZ = 25%linker.minPixels = 8%linker.minFill = 0.05%linker.maxFill = 0.6%linker.positivity = true"
+  "l_B_mad_negative_r2_limits|B|mad|negative|linker.radiusXY = 2%linker.radiusZ = 3%linker.minSizeXY = 3%linker.minSizeZ = 3%linker.maxSizeXY = 30%linker.maxPixels = 5000")
+foreach(entry IN LISTS linker_cases)
+  string(REPLACE "|" ";" fields "${entry}")
+  list(GET fields 0 case)
+  list(GET fields 1 cube)
+  list(GET fields 2 statistic)
+  list(GET fields 3 range)
+  list(GET fields 4 linker_settings)
+  string(REPLACE "%" "\n" linker_text "${linker_settings}")
+  set(par ${scfind_out}/${case}.par)
+  file(WRITE ${par}
+    "scfind.kernelsXY = 0, 3, 6\nscfind.kernelsZ = 0, 3, 7, 15\nscfind.threshold = 5.0\nscfind.replacement = 2.0\n"
+    "scfind.statistic = ${statistic}\nscfind.fluxRange = ${range}\nlinker.enable = true\n${linker_text}\n"
+    "reliability.enable = false\nparameter.enable = false\noutput.writeMask = true\n")
+  set(product ${scfind_out}/${case}_np1.h5)
+  astrosweep_add_mpi_run(scfind_link_${case}_np1 NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_${cube}
+    FIXTURES_SETUP scfind_run_link_${case}
+    COMMAND ${exe} scfind --par ${par} -i ${scfind_out}/${cube}.fits -o ${product} --overwrite --threads 0)
+  set_tests_properties(scfind_link_${case}_np1 PROPERTIES PASS_REGULAR_EXPRESSION "linker: [0-9]+ sources")
+  add_test(NAME scfind_link_${case}_np1_equals_sofia
+           COMMAND scfind_case source-mask ${scfind_data}/${case}_mask.fits.gz ${product} ${scfind_out}/${case}_np1_mask.fits)
+  set_tests_properties(scfind_link_${case}_np1_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_link_${case}
+                       LABELS "scfind;sofia")
+endforeach()
+# The linker gathers the cube on one rank for now: more ranks are refused, naming what to do.
+astrosweep_add_failure_test(scfind_link_more_ranks NP 2 CODE 2 MATCH "linker runs on one rank" FIXTURES_REQUIRED scfind_cube_A
+  COMMAND scfind -i ${scfind_out}/A.fits -o ${scfind_bad}/scfind_link_more_ranks.h5 --overwrite --linker.enable true)
+# A bad linker value in --par is refused naming its file and line.
+file(WRITE ${scfind_bad}/bad_linker.par "input.data = ${scfind_out}/A.fits\nlinker.enable = true\nlinker.radiusXY = -1\n")
+astrosweep_add_failure_test(scfind_link_bad_radius NP 1 CODE 2 MATCH "bad_linker.par:3: linker.radiusXY: '-1' is not a whole number"
+  FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_linker.par -o ${scfind_bad}/scfind_link_bad_radius.h5 --overwrite)
+astrosweep_add_failure_test(scfind_link_source_mask_without_linker NP 1 CODE 2 MATCH "the linker is off" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind -i ${scfind_out}/A.fits -o ${scfind_bad}/scfind_link_off.h5 --overwrite --fits-source-mask ${scfind_bad}/off_mask.fits)

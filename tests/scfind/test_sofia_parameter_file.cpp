@@ -52,22 +52,23 @@ TEST(SofiaParameterFile, MisspeltKeyNamesFileLineAndTheKeyMeant) {
 TEST(SofiaParameterFile, UnimplementedSettingsAreListedNotRefused) {
   const test::TempDir dir;
   const std::string path = write(dir,
-                                 "linker.enable = true\n"                     // the default
-                                 "linker.radiusXY = 2\n"                      // not: listed
+                                 "linker.enable = true\n"                     // taken: the linker
+                                 "reliability.scaleKernel = 0.3\n"            // not: listed
                                  "reliability.enable = false\n"               // off
                                  "reliability.parameters = peak,sum, mean\n"  // the default, spaced otherwise
                                  "reliability.threshold = 0.90\n"             // the default, written otherwise
                                  "parameter.enable = false\n"                 // off
-                                 "output.writeMask = true\n"                  // listed
+                                 "output.writeMoments = true\n"               // listed
                                  "output.writeRawMask = true\n"               // taken: the FITS raw mask
                                  "pipeline.threads = 4\n"                     // listed: --threads is scfind's
                                  "dilation.threshold =\n");                   // empty: off
   const SofiaParameterFile file = read_sofia_parameter_file(path);
   ASSERT_EQ(file.not_implemented.size(), 3u);
-  EXPECT_EQ(file.not_implemented[0], "linker.radiusXY = 2 (" + path + ":2)");
-  EXPECT_EQ(file.not_implemented[1], "output.writeMask = true (" + path + ":7)");
+  EXPECT_EQ(file.not_implemented[0], "reliability.scaleKernel = 0.3 (" + path + ":2)");
+  EXPECT_EQ(file.not_implemented[1], "output.writeMoments = true (" + path + ":7)");
   EXPECT_EQ(file.not_implemented[2], "pipeline.threads = 4 (" + path + ":9)");
-  ASSERT_EQ(file.values.size(), 1u);
+  ASSERT_EQ(file.values.size(), 2u);
+  EXPECT_EQ(file.values.at("linker.enable"), "true");
   EXPECT_EQ(file.values.at("output.writeRawMask"), "true");
 }
 
