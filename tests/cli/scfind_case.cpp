@@ -55,22 +55,51 @@ const std::string& one(const Block& b, const std::string& key) {
   return it->second;
 }
 
-// The mask as CFITSIO reads it, from the first HDU with an image (a tile-compressed one is in
-// extension 1).
-std::vector<std::uint8_t> read_fits_mask(const std::string& path, long dims[3]) {
+// A FITS image as CFITSIO reads it into T (`datatype`: TBYTE, TINT), from the first HDU with an
+// image (a tile-compressed one is in extension 1; a gzipped file too); `bitpix` 0 takes any.
+template <class T>
+std::vector<T> read_fits_image(const std::string& path, long dims[3], int datatype, int bitpix_wanted = 0) {
   fitsfile* f = nullptr;
-  int status = 0, naxis = 0;
+  int status = 0, bitpix = 0;
   long d[4] = {1, 1, 1, 1};
   fits_open_image(&f, path.c_str(), READONLY, &status);
-  fits_get_img_dim(f, &naxis, &status);
+  fits_get_img_type(f, &bitpix, &status);
   fits_get_img_size(f, 4, d, &status);
   for (int i = 0; i < 3; ++i) dims[i] = d[i];
-  std::vector<std::uint8_t> v(static_cast<std::size_t>(d[0] * d[1] * d[2]));
+  std::vector<T> v(static_cast<std::size_t>(d[0] * d[1] * d[2]));
   int anynul = 0;
-  fits_read_img(f, TBYTE, 1, static_cast<LONGLONG>(v.size()), nullptr, v.data(), &anynul, &status);
+  fits_read_img(f, datatype, 1, static_cast<LONGLONG>(v.size()), nullptr, v.data(), &anynul, &status);
   fits_close_file(f, &status);
-  if (status != 0) throw std::runtime_error("cannot read FITS mask " + path);
+  if (status != 0) throw std::runtime_error("cannot read FITS image " + path);
+  if (bitpix_wanted != 0 && bitpix != bitpix_wanted)
+    throw std::runtime_error(path + ": BITPIX " + std::to_string(bitpix) + ", not " + std::to_string(bitpix_wanted));
   return v;
+}
+
+std::vector<std::uint8_t> read_fits_mask(const std::string& path, long dims[3]) {
+  return read_fits_image<std::uint8_t>(path, dims, TBYTE);
+}
+
+std::vector<std::int32_t> read_fits_source_mask(const std::string& path, long dims[3]) {
+  return read_fits_image<std::int32_t>(path, dims, TINT, LONG_IMG);
+}
+
+// Voxels where `same(ours, SoFiA-2's)` fails: the first five named, the count printed; 0 if none.
+template <class T, class Same>
+std::size_t count_differences(const char* what, const std::vector<T>& got, const std::vector<T>& want, const long* dims,
+                              Same same) {
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (same(got[i], want[i])) continue;
+    if (differ++ < 5) {
+      const std::size_t x = i % static_cast<std::size_t>(dims[0]);
+      const std::size_t y = i / static_cast<std::size_t>(dims[0]) % static_cast<std::size_t>(dims[1]);
+      const std::size_t z = i / static_cast<std::size_t>(dims[0] * dims[1]);
+      std::printf("%s: voxel (%zu, %zu, %zu): ours %d, SoFiA-2 %d\n", what, x, y, z, static_cast<int>(got[i]),
+                  static_cast<int>(want[i]));
+    }
+  }
+  return differ;
 }
 
 int compare(const char* what, const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want,
@@ -79,36 +108,10 @@ int compare(const char* what, const std::vector<std::uint8_t>& got, const std::v
     std::printf("%s: %zu voxels, SoFiA-2 %zu\n", what, got.size(), want.size());
     return 1;
   }
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if ((got[i] != 0) == (want[i] != 0)) continue;
-    if (differ++ < 5) {
-      const std::size_t x = i % static_cast<std::size_t>(dims[0]);
-      const std::size_t y = i / static_cast<std::size_t>(dims[0]) % static_cast<std::size_t>(dims[1]);
-      const std::size_t z = i / static_cast<std::size_t>(dims[0] * dims[1]);
-      std::printf("%s: voxel (%zu, %zu, %zu): ours %d, SoFiA-2 %d\n", what, x, y, z, got[i], want[i]);
-    }
-  }
+  const std::size_t differ =
+      count_differences(what, got, want, dims, [](std::uint8_t a, std::uint8_t b) { return (a != 0) == (b != 0); });
   std::printf("%s: %zu of %zu voxels differ from SoFiA-2\n", what, differ, got.size());
   return differ == 0 ? 0 : 1;
-}
-
-// An int32 source mask as CFITSIO reads it (a gzipped file too).
-std::vector<std::int32_t> read_fits_source_mask(const std::string& path, long dims[3]) {
-  fitsfile* f = nullptr;
-  int status = 0, bitpix = 0;
-  long d[4] = {1, 1, 1, 1};
-  fits_open_image(&f, path.c_str(), READONLY, &status);
-  fits_get_img_type(f, &bitpix, &status);
-  fits_get_img_size(f, 4, d, &status);
-  for (int i = 0; i < 3; ++i) dims[i] = d[i];
-  std::vector<std::int32_t> v(static_cast<std::size_t>(d[0] * d[1] * d[2]));
-  int anynul = 0;
-  fits_read_img(f, TINT, 1, static_cast<LONGLONG>(v.size()), nullptr, v.data(), &anynul, &status);
-  fits_close_file(f, &status);
-  if (status != 0) throw std::runtime_error("cannot read FITS source mask " + path);
-  if (bitpix != LONG_IMG) throw std::runtime_error(path + ": BITPIX " + std::to_string(bitpix) + ", not 32");
-  return v;
 }
 
 int compare_ids(const char* what, const std::vector<std::int32_t>& got, const std::vector<std::int32_t>& want,
@@ -117,16 +120,8 @@ int compare_ids(const char* what, const std::vector<std::int32_t>& got, const st
     std::printf("%s: %zu voxels, SoFiA-2 %zu\n", what, got.size(), want.size());
     return 1;
   }
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (got[i] == want[i]) continue;
-    if (differ++ < 5) {
-      const std::size_t x = i % static_cast<std::size_t>(dims[0]);
-      const std::size_t y = i / static_cast<std::size_t>(dims[0]) % static_cast<std::size_t>(dims[1]);
-      const std::size_t z = i / static_cast<std::size_t>(dims[0] * dims[1]);
-      std::printf("%s: voxel (%zu, %zu, %zu): ours %d, SoFiA-2 %d\n", what, x, y, z, got[i], want[i]);
-    }
-  }
+  const std::size_t differ =
+      count_differences(what, got, want, dims, [](std::int32_t a, std::int32_t b) { return a == b; });
   const std::int32_t sources = want.empty() ? 0 : *std::max_element(want.begin(), want.end());
   std::printf("%s: %zu of %zu voxels differ from SoFiA-2 (%d sources)\n", what, differ, got.size(), sources);
   return differ == 0 ? 0 : 1;
