@@ -332,16 +332,15 @@ class CudaBackend final : public PeriodBackend {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(host_threads_)
     for (std::size_t g = 0; g < group.size(); ++g) {
       const auto& s = series[group[g]];
-      double wy_sum = 0;
+      double wy_sum = 0, w_sum = 0;
       for (std::size_t j = 0, r = fast_first_[g]; j < s.t.size(); ++j, ++r) {
         t[r] = s.t[j];
         w[r] = s.w[j];
         y[r] = s.y[j];
         point_object[r] = static_cast<std::uint32_t>(g);
         wy_sum += s.w[j] * std::abs(s.y[j]);
+        w_sum += s.w[j];
       }
-      double w_sum = 0;
-      for (double v : s.w) w_sum += v;
       // 2^(62 - e) with sum < 2^e: a cell's fixed-point sum stays below 2^62.
       auto scale = [](double sum) {
         int e = 0;
