@@ -6,15 +6,18 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 
+#include "catalogue_files.hpp"
 #include "checkpoint_labels.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/mpi.hpp"
 #include "core/text.hpp"
+#include "cube_header.hpp"
 #include "device.hpp"
 #include "io/cube.hpp"
 #include "io/h5.hpp"
@@ -26,12 +29,48 @@
 #include "slab_layout.hpp"
 #include "slab_samples.hpp"
 #include "slab_sweep.hpp"
+#include "sofia_defaults.hpp"
 
 namespace astrosweep::scfind {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// A catalogue file SoFiA-2 would write, beside the product under SoFiA-2's name.
+struct CatalogueFile {
+  std::string path;
+  std::string option;  ///< the setting that asks for it, for messages
+  enum { ascii, xml, sql } kind;
+};
+
+std::vector<CatalogueFile> catalogue_files_of(const ScfindOptions& o) {
+  std::vector<CatalogueFile> files;
+  if (!o.linker.enable) return files;  // SoFiA-2 makes no catalogue without the linker
+  if (o.catalogue_files.ascii)
+    files.push_back({catalogue_file_name(o.output, "_cat.txt"), "output.writeCatASCII", CatalogueFile::ascii});
+  if (o.catalogue_files.xml)
+    files.push_back({catalogue_file_name(o.output, "_cat.xml"), "output.writeCatXML", CatalogueFile::xml});
+  if (o.catalogue_files.sql)
+    files.push_back({catalogue_file_name(o.output, "_cat.sql"), "output.writeCatSQL", CatalogueFile::sql});
+  return files;
+}
+
+/// SoFiA-2's parameter list as its VOTable carries it: every key in its order, with the value this
+/// run used where astrosweep has the setting, SoFiA-2's default otherwise.
+std::vector<std::pair<std::string, std::string>> votable_settings(const ScfindOptions& o) {
+  std::map<std::string, std::string> used;
+  for (auto& [k, v] : parameters_as_text(o.parameters)) used[k] = v;
+  for (auto& [k, v] : linker_parameters_as_text(o.linker)) used[k] = v;
+  for (auto& [k, v] : catalogue_parameters_as_text(o.catalogue, o.catalogue_files)) used[k] = v;
+  used["input.data"] = o.input;
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& d : sofia_defaults()) {
+    const auto it = used.find(d.key);
+    out.emplace_back(d.key, it != used.end() ? it->second : std::string(d.value));
+  }
+  return out;
+}
 
 // Checkpoint labels are bytes: 1..255 pairs done (checkpoint_labels.hpp).
 constexpr std::size_t max_kernel_pairs = 255;
@@ -229,6 +268,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   std::vector<std::pair<std::string, std::string>> fits_output;
   if (!options.fits_mask.empty()) fits_output.emplace_back(options.fits_mask, "--fits-mask");
   if (!options.fits_source_mask.empty()) fits_output.emplace_back(options.fits_source_mask, "--fits-source-mask");
+  const std::vector<CatalogueFile> catalogue_files = catalogue_files_of(options);
+  for (const auto& file : catalogue_files) fits_output.emplace_back(file.path, file.option);
   run::Lifecycle run("scfind", options, parent, fits_output);
   const MPI_Comm comm = run.comm();
   const int rank = run.rank();
@@ -435,6 +476,28 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     if (talk)
       run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
                           summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
+    // SoFiA-2's catalogue (its parameterisation when parameter.enable), on the same rank.
+    const auto t_catalogue = Clock::now();
+    std::vector<std::size_t> dims{cube.nx, cube.ny, cube.nz};
+    if (info.naxis == 4) dims.push_back(1);
+    const CubeHeader header(info.header_cards, dims);
+    const double global_rms = global_noise(cube, data);
+    const Catalogue catalogue =
+        make_catalogue(cube, linked.labels, data, linked, options.linker, global_rms, header, options.catalogue);
+    product.write_catalogue(catalogue);
+    const std::string time = catalogue_time_now();
+    for (const auto& file : catalogue_files) {
+      if (catalogue.size() == 0) break;  // SoFiA-2 writes no catalogue file without sources
+      write_text_file(file.path, file.kind == CatalogueFile::ascii ? catalogue_ascii(catalogue, time)
+                                 : file.kind == CatalogueFile::xml
+                                     ? catalogue_votable(catalogue, time, votable_settings(options))
+                                     : catalogue_sql(catalogue, time));
+      summary.catalogue_files.push_back(file.path);
+    }
+    if (talk)
+      run.log(format_text("catalogue: %zu sources, %zu columns (%s), global rms %.3e, %.2f s", catalogue.size(),
+                          catalogue.columns.size() + 1, options.catalogue.enable ? "parameterised" : "linker only",
+                          global_rms, seconds_since(t_catalogue)));
   }
   product.finish(noise_used, summary, meter.cadence());
   remove_labels();
@@ -455,6 +518,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     run.log(format_text("product %s%s%s%s%s", options.output.c_str(), options.fits_mask.empty() ? "" : ", FITS mask ",
                         options.fits_mask.c_str(), options.fits_source_mask.empty() ? "" : ", FITS source mask ",
                         options.fits_source_mask.c_str()));
+    for (const auto& file : summary.catalogue_files) run.log("catalogue file " + file);
   }
   const Slab top = layout.slab(sweep.slabs().front());
   const Slab bottom = layout.slab(sweep.slabs().back());

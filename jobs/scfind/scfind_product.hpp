@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "catalogue.hpp"
 #include "io/cube.hpp"
 #include "io/journal.hpp"
 #include "io/resume_point.hpp"
@@ -71,6 +72,9 @@ class ScfindProduct {
   /// One rank (the linker runs on one for now): the linker's source mask of the whole cube into
   /// /source_mask (created when options.linker.enable).
   void write_source_mask(std::span<const std::int32_t> labels);
+  /// One rank: SoFiA-2's catalogue into /catalogue (a dataset per column, with units, description
+  /// and UCD attributes; names as fixed-length strings).
+  void write_catalogue(const Catalogue& catalogue);
   /// Collective: flushes and closes, leaving status="incomplete" (an interrupted run).
   void close();
   /// Collective: the noise of every kernel pair, the counts; marks the product complete and closes

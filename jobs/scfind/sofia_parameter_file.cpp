@@ -30,13 +30,14 @@ std::string trim(const std::string& s) {
 }
 
 // Keys whose value is taken.
-constexpr std::array used_keys{"input.data",        "scfind.enable",      "scfind.kernelsXY", "scfind.kernelsZ",
-                               "scfind.threshold",  "scfind.replacement", "scfind.statistic", "scfind.fluxRange",
-                               "output.directory",  "output.filename",    "output.overwrite", "output.writeRawMask",
-                               "output.writeMask",  "linker.enable",      "linker.radiusXY",  "linker.radiusZ",
-                               "linker.minSizeXY",  "linker.minSizeZ",    "linker.maxSizeXY", "linker.maxSizeZ",
-                               "linker.minPixels",  "linker.maxPixels",   "linker.minFill",   "linker.maxFill",
-                               "linker.positivity", "linker.keepNegative"};
+constexpr std::array used_keys{
+    "input.data",          "scfind.enable",        "scfind.kernelsXY",   "scfind.kernelsZ",    "scfind.threshold",
+    "scfind.replacement",  "scfind.statistic",     "scfind.fluxRange",   "output.directory",   "output.filename",
+    "output.overwrite",    "output.writeRawMask",  "output.writeMask",   "linker.enable",      "linker.radiusXY",
+    "linker.radiusZ",      "linker.minSizeXY",     "linker.minSizeZ",    "linker.maxSizeXY",   "linker.maxSizeZ",
+    "linker.minPixels",    "linker.maxPixels",     "linker.minFill",     "linker.maxFill",     "linker.positivity",
+    "linker.keepNegative", "parameter.enable",     "parameter.wcs",      "parameter.physical", "parameter.prefix",
+    "parameter.offset",    "output.writeCatASCII", "output.writeCatXML", "output.writeCatSQL"};
 
 // Keys that change nothing astrosweep does, whatever their value: messages (astrosweep has its own)
 // and pedantry (astrosweep is always pedantic).
