@@ -114,50 +114,6 @@ double global_noise(const CubeShape& cube, std::span<const float> data) {
 
 namespace {
 
-/// SoFiA-2's running moments of a source's values (LinkerPar_update), with the pairwise merge of
-/// Chan, Golub and LeVeque for partial sums from several slabs.
-struct RunningMoments {
-  std::uint64_t n = 0;
-  double m1 = 0, m2 = 0, m3 = 0, m4 = 0;
-
-  void add(double value) {
-    if (n == 0) {
-      n = 1;
-      m1 = value;
-      m2 = m3 = m4 = 0;
-      return;
-    }
-    ++n;
-    const double nn = static_cast<double>(n);
-    const double delta = value - m1;
-    const double delta_n = delta / nn;
-    const double delta_n2 = delta_n * delta_n;
-    const double term1 = delta * delta_n * static_cast<double>(n - 1);
-    m1 += delta_n;
-    m4 += term1 * delta_n2 * static_cast<double>(n * n - 3 * n + 3) + 6.0 * delta_n2 * m2 - 4.0 * delta_n * m3;
-    m3 += term1 * delta_n * static_cast<double>(n - 2) - 3.0 * delta_n * m2;
-    m2 += term1;
-  }
-
-  void merge(const RunningMoments& o) {
-    if (o.n == 0) return;
-    if (n == 0) {
-      *this = o;
-      return;
-    }
-    const double na = static_cast<double>(n), nb = static_cast<double>(o.n), nt = na + nb;
-    const double d = o.m1 - m1, d2 = d * d;
-    const double m4_ = m4 + o.m4 + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (nt * nt * nt) +
-                       6.0 * d2 * (na * na * o.m2 + nb * nb * m2) / (nt * nt) + 4.0 * d * (na * o.m3 - nb * m3) / nt;
-    const double m3_ = m3 + o.m3 + d2 * d * na * nb * (na - nb) / (nt * nt) + 3.0 * d * (na * o.m2 - nb * m2) / nt;
-    m2 = m2 + o.m2 + d2 * na * nb / nt;
-    m1 = m1 + d * nb / nt;
-    m3 = m3_;
-    m4 = m4_;
-    n += o.n;
-  }
-};
-
 struct Shape {
   double maj = 0, min = 0, pa = 0;
 };
@@ -502,7 +458,7 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
 
     // The linker's statistics, in units of the global rms, in the order SoFiA-2's flood fill meets
     // the voxels (its running moments depend on that order in their last digits).
-    RunningMoments moments;
+    SourceMoments moments;
     double lin_min = std::numeric_limits<double>::infinity(), lin_max = -lin_min, lin_sum = 0;
     linker_order(cube, labels, c, id, linker, [&](std::size_t i) {
       const double scaled = static_cast<double>(data[i]) * rms_inv;

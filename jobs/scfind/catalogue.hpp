@@ -73,6 +73,52 @@ struct Catalogue {
   [[nodiscard]] const CatalogueColumn* find(const std::string& name) const;
 };
 
+/// SoFiA-2's running moments of a source's values (LinkerPar_update: mean and the 2nd to 4th
+/// central sums, updated voxel by voxel), with the pairwise merge of Chan, Golub and LeVeque, so
+/// partial moments of several slabs join (equal to SoFiA-2's to rounding; bit for bit only in
+/// SoFiA-2's own voxel order, which the one-rank catalogue follows).
+struct SourceMoments {
+  std::uint64_t n = 0;
+  double m1 = 0, m2 = 0, m3 = 0, m4 = 0;
+
+  void add(double value) {
+    if (n == 0) {
+      n = 1;
+      m1 = value;
+      m2 = m3 = m4 = 0;
+      return;
+    }
+    ++n;
+    const double nn = static_cast<double>(n);
+    const double delta = value - m1;
+    const double delta_n = delta / nn;
+    const double delta_n2 = delta_n * delta_n;
+    const double term1 = delta * delta_n * static_cast<double>(n - 1);
+    m1 += delta_n;
+    m4 += term1 * delta_n2 * static_cast<double>(n * n - 3 * n + 3) + 6.0 * delta_n2 * m2 - 4.0 * delta_n * m3;
+    m3 += term1 * delta_n * static_cast<double>(n - 2) - 3.0 * delta_n * m2;
+    m2 += term1;
+  }
+
+  void merge(const SourceMoments& o) {
+    if (o.n == 0) return;
+    if (n == 0) {
+      *this = o;
+      return;
+    }
+    const double na = static_cast<double>(n), nb = static_cast<double>(o.n), nt = na + nb;
+    const double d = o.m1 - m1, d2 = d * d;
+    const double m4_ = m4 + o.m4 + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (nt * nt * nt) +
+                       6.0 * d2 * (na * na * o.m2 + nb * nb * m2) / (nt * nt) + 4.0 * d * (na * o.m3 - nb * m3) / nt;
+    const double m3_ = m3 + o.m3 + d2 * d * na * nb * (na - nb) / (nt * nt) + 3.0 * d * (na * o.m2 - nb * m2) / nt;
+    m2 = m2 + o.m2 + d2 * na * nb / nt;
+    m1 = m1 + d * nb / nt;
+    m3 = m3_;
+    m4 = m4_;
+    n += o.n;
+  }
+};
+
 /// The catalogue of the linker's sources. `labels`/`data`: the whole cube (labels as
 /// link_sources gives them; data float32 with blanks NaN or infinite). `linker`: its parameters
 /// (the radii give SoFiA-2's flood-fill order, which the running moments follow). `global_rms`:
