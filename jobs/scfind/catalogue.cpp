@@ -502,9 +502,12 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
     const double n = static_cast<double>(c.voxels);
     const double fill = n / static_cast<double>(nx * ny * nz);
     col.whole("id", id, "", "meta.id", "source id (SoFiA-2's numbering)");
-    col.real("x", 0.0, "pix", "pos.cartesian.x", "flux-weighted centroid x of the positive voxels, 0-based");
-    col.real("y", 0.0, "pix", "pos.cartesian.y", "flux-weighted centroid y of the positive voxels, 0-based");
-    col.real("z", 0.0, "pix", "pos.cartesian.z", "flux-weighted centroid z of the positive voxels, 0-based");
+    col.real("x", 0.0, "pix", "pos.cartesian.x",
+             "flux-weighted centroid x of the positive voxels, 0-based (0 without parameter.enable)");
+    col.real("y", 0.0, "pix", "pos.cartesian.y",
+             "flux-weighted centroid y of the positive voxels, 0-based (0 without parameter.enable)");
+    col.real("z", 0.0, "pix", "pos.cartesian.z",
+             "flux-weighted centroid z of the positive voxels, 0-based (0 without parameter.enable)");
     col.whole("x_min", static_cast<std::int64_t>(c.x_min), "pix", "pos.cartesian.x;stat.min", "bounding box");
     col.whole("x_max", static_cast<std::int64_t>(c.x_max), "pix", "pos.cartesian.x;stat.max", "bounding box");
     col.whole("y_min", static_cast<std::int64_t>(c.y_min), "pix", "pos.cartesian.y;stat.min", "bounding box");

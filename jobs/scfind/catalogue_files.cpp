@@ -123,12 +123,18 @@ std::string catalogue_sql(const Catalogue& cat, const std::string& time) {
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  AS_EXPECTS(out.good(), OutputError, "cannot write the catalogue '" + path + "'",
+  // As NAME.part, renamed when whole, as the FITS masks: a stopped run never leaves a partial file.
+  const std::string part = path + ".part";
+  std::ofstream out(part, std::ios::binary | std::ios::trunc);
+  AS_EXPECTS(out.good(), OutputError, "cannot write the catalogue '" + part + "'",
              "check that the directory exists and is writable");
   out << text;
   out.close();
-  AS_EXPECTS(out.good(), OutputError, "error while writing the catalogue '" + path + "'", "check the free space");
+  AS_EXPECTS(out.good(), OutputError, "error while writing the catalogue '" + part + "'", "check the free space");
+  std::error_code error;
+  std::filesystem::rename(part, path, error);
+  AS_EXPECTS(!error, OutputError, "cannot rename '" + part + "' to '" + path + "': " + error.message(),
+             "check the directory's permissions");
 }
 
 }  // namespace astrosweep::scfind

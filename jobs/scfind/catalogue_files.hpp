@@ -29,7 +29,7 @@ std::string catalogue_sql(const Catalogue& catalogue, const std::string& time);
 /// SoFiA-2's time stamp ("Thu, 26 Nov 2026, 06:19:12", local time) of now.
 std::string catalogue_time_now();
 
-/// Writes `text` to `path` (replacing it); throws OutputError naming the path.
+/// Writes `text` to `path` (replacing it) through `path`.part; throws OutputError naming the path.
 void write_text_file(const std::string& path, const std::string& text);
 
 }  // namespace astrosweep::scfind

@@ -344,6 +344,20 @@ int compare_catalogues(const std::string& sofia_path, const std::string& ours_pa
   // The product's /catalogue: every column, with the ASCII file's units, printing as SoFiA-2's values.
   h5::Id file = h5::open_file(product, h5::Access::read);
   h5::Id group = h5::open_group(file.get(), "catalogue");
+  {
+    // The names: fixed-length strings.
+    h5::Id d = h5::open_dataset(group.get(), "name");
+    h5::Id type(H5Dget_type(d.get()));
+    const std::size_t size = H5Tget_size(type.get());
+    const std::size_t n = h5::dims(d.get()).at(0);
+    std::string packed(n * size, '\0');
+    if (n > 0) h5::check(H5Dread(d.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), "H5Dread name");
+    if (n != ours.rows.size()) fail("/catalogue/name has " + std::to_string(n) + " rows");
+    for (std::size_t i = 0; i < std::min(n, ours.rows.size()); ++i) {
+      const std::string name = packed.substr(i * size, size).c_str();
+      if (name != sofia.source_names[i]) fail("/catalogue/name row " + std::to_string(i + 1) + ": '" + name + "'");
+    }
+  }
   for (std::size_t j = 0; j < sofia.names.size(); ++j) {
     const std::string& name = sofia.names[j];
     if (!h5::exists(group.get(), name)) {
