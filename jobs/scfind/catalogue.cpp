@@ -161,20 +161,22 @@ double wm50_width(const std::vector<double>& spectrum) {
   for (std::size_t i = n; i-- > 0;)
     if (!std::isnan(spectrum[i])) flux += spectrum[i];
   if (flux <= 0.0 || std::isnan(flux)) return 0.0;
+  // SoFiA-2's loops have no bounds; they stay inside the spectrum for any spectrum of positive
+  // flux but the most contrived, and stop at its ends here where SoFiA-2 would read past them.
   std::size_t lower = 0;
   double flux_lower = spectrum[lower];
-  while (flux_lower < 0.05 * flux) flux_lower += spectrum[++lower];
+  while (flux_lower < 0.05 * flux && lower + 1 < n) flux_lower += spectrum[++lower];
   std::size_t upper = n - 1;
   double flux_upper = spectrum[upper];
-  while (flux_upper < 0.05 * flux) flux_upper += spectrum[--upper];
+  while (flux_upper < 0.05 * flux && upper > 0) flux_upper += spectrum[--upper];
   if (upper <= lower) return 0.0;
   double lower_intp = static_cast<double>(lower) - (flux_lower - 0.05 * flux) / spectrum[lower];
   double upper_intp = static_cast<double>(upper) + (flux_upper - 0.05 * flux) / spectrum[upper];
   const double flux_mean = 0.9 * flux / (upper_intp - lower_intp);
   lower = 0;
   upper = n - 1;
-  while (spectrum[lower] < 0.5 * flux_mean) ++lower;
-  while (spectrum[upper] < 0.5 * flux_mean) --upper;
+  while (spectrum[lower] < 0.5 * flux_mean && lower + 1 < n) ++lower;
+  while (spectrum[upper] < 0.5 * flux_mean && upper > 0) --upper;
   lower_intp = static_cast<double>(lower);
   upper_intp = static_cast<double>(upper);
   if (lower > 0) lower_intp -= (spectrum[lower] - 0.5 * flux_mean) / (spectrum[lower] - spectrum[lower - 1]);
