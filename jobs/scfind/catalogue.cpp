@@ -144,7 +144,7 @@ double line_width(const std::vector<double>& spectrum, double fraction) {
   std::size_t lo = 0;
   while (lo < n && spectrum[lo] < level) ++lo;
   if (lo >= n) return 0.0;
-  double w = static_cast<double>(lo);
+  auto w = static_cast<double>(lo);
   if (lo > 0) w -= (spectrum[lo] - level) / (spectrum[lo] - spectrum[lo - 1]);
   std::size_t hi = n - 1;
   while (hi < n && spectrum[hi] < level) --hi;  // unsigned: stops past 0 as SoFiA-2's loop does
@@ -501,7 +501,7 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
         }
 
     // The linker's catalogue (LinkerPar_make_catalog).
-    const double n = static_cast<double>(c.voxels);
+    const auto n = static_cast<double>(c.voxels);
     const double fill = n / static_cast<double>(nx * ny * nz);
     col.whole("id", id, "", "meta.id", "source id (SoFiA-2's numbering)");
     col.real("x", 0.0, "pix", "pos.cartesian.x",

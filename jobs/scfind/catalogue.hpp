@@ -89,7 +89,7 @@ struct SourceMoments {
       return;
     }
     ++n;
-    const double nn = static_cast<double>(n);
+    const auto nn = static_cast<double>(n);
     const double delta = value - m1;
     const double delta_n = delta / nn;
     const double delta_n2 = delta_n * delta_n;

@@ -50,8 +50,8 @@ class WorldCoordinates {
  public:
   /// nullopt when wcslib finds no usable system in the header (SoFiA-2 then writes no coordinates).
   static std::optional<WorldCoordinates> from(const CubeHeader& header);
-  WorldCoordinates(WorldCoordinates&&) noexcept;
-  WorldCoordinates& operator=(WorldCoordinates&&) noexcept;
+  WorldCoordinates(WorldCoordinates&& other) noexcept;
+  WorldCoordinates& operator=(WorldCoordinates&& other) noexcept;
   WorldCoordinates(const WorldCoordinates&) = delete;
   WorldCoordinates& operator=(const WorldCoordinates&) = delete;
   ~WorldCoordinates();
