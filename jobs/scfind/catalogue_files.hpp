@@ -1,8 +1,8 @@
 #pragma once
 // SoFiA-2 v2.5.1's catalogue files (Catalog_save in its src/Catalog.c): the plain-text table
 // (_cat.txt), the VOTable (_cat.xml) and the SQL script (_cat.sql), with its column names, units,
-// UCDs and number formats, so the rows diff cleanly against SoFiA-2's. What differs is the
-// creator line (astrosweep's), and the XML's parameter list (the settings astrosweep used).
+// UCDs and number formats, so the rows diff cleanly against SoFiA-2's. What differs is the time
+// and the creator line (astrosweep's).
 
 #include <string>
 #include <utility>

@@ -74,6 +74,7 @@ ScfindOptions to_options(const po::variables_map& vm) {
     values = file.values;
     where = file.where;
     o.unimplemented_parameters = file.not_implemented;
+    o.sofia_settings = file.written;
   }
   std::vector<const char*> option_keys;
   for (const ParameterKey& k : parameter_keys) option_keys.push_back(k.key);
@@ -82,6 +83,7 @@ ScfindOptions to_options(const po::variables_map& vm) {
   for (const char* key : option_keys)
     if (vm.count(key)) {
       values[key] = vm[key].as<std::string>();
+      o.sofia_settings[key] = values[key];
       where.erase(key);
     }
   // A bad value from the parameter file is reported with its file and line.

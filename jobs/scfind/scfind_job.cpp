@@ -56,17 +56,17 @@ std::vector<CatalogueFile> catalogue_files_of(const ScfindOptions& o) {
   return files;
 }
 
-/// SoFiA-2's parameter list as its VOTable carries it: every key in its order, with the value this
-/// run used where astrosweep has the setting, SoFiA-2's default otherwise.
+/// SoFiA-2's parameter list as its VOTable carries it: every key in its order, as the parameter
+/// file or the command line wrote it, else SoFiA-2's default; input.data is the cube read.
 std::vector<std::pair<std::string, std::string>> votable_settings(const ScfindOptions& o) {
-  std::map<std::string, std::string> used;
-  for (auto& [k, v] : parameters_as_text(o.parameters)) used[k] = v;
-  for (auto& [k, v] : linker_parameters_as_text(o.linker)) used[k] = v;
-  for (auto& [k, v] : catalogue_parameters_as_text(o.catalogue, o.catalogue_files)) used[k] = v;
+  std::map<std::string, std::string> used = o.sofia_settings;
   used["input.data"] = o.input;
+  if (!used.count("linker.enable")) used["linker.enable"] = o.linker.enable ? "true" : "false";
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& d : sofia_defaults()) {
     const auto it = used.find(d.key);
+    // A v2.6 key astrosweep knows so as to refuse it; SoFiA-2 2.5.1 lists no such parameter.
+    if (std::string(d.key) == "input.primaryBeam" && it == used.end()) continue;
     out.emplace_back(d.key, it != used.end() ? it->second : std::string(d.value));
   }
   return out;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ struct ScfindOptions : run::CommonOptions {
   CatalogueFiles catalogue_files{false, false, false};  ///< output.writeCat*: SoFiA-2's defaults with --par
   std::size_t slabs_per_rank = 0;                       ///< 0: the fewest that fit the memory budgets
   std::vector<std::string> unimplemented_parameters;    ///< SoFiA-2 settings of --par not used (warned of)
+  std::map<std::string, std::string> sofia_settings;    ///< SoFiA-2 keys as --par and the command line wrote them
 };
 
 struct ScfindSummary {

@@ -83,6 +83,7 @@ SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
       throw UsageError(at + ": unknown parameter '" + shown(key) + "'" + did_you_mean(key, known),
                        "astrosweep scfind reads SoFiA-2 v2.5 parameter files; docs/scfind.md lists the keys it uses");
     }
+    file.written[key] = value;
     if (listed(used_keys, key)) {
       file.values[key] = value;
       file.where[key] = at;
