@@ -12,10 +12,11 @@
 //                                                compares the product's /source_mask (and the FITS
 //                                                source mask) with SoFiA-2's _mask.fits, ids included
 //   scfind_case strip-wcs GOOD.fits OUT.fits     copies the cube with its WCS cards blanked
-//   scfind_case catalogue SOFIA_cat.txt OURS_cat.txt PRODUCT.h5
+//   scfind_case to-h5 CUBE.fits CUBE.h5          the cube as an HDF5 dataset /cube (no header)
+//   scfind_case catalogue SOFIA_cat.txt OURS_cat.txt PRODUCT.h5 [values-only]
 //                                                compares our ASCII catalogue with SoFiA-2's column
 //                                                by column at printed precision, and the product's
-//                                                /catalogue with it
+//                                                /catalogue with it (values-only: not the units)
 //   scfind_case same-lines SOFIA_cat.xml|sql OURS
 //                                                the files line for line, but for the creation time,
 //                                                the creator and the XML's parameter list
@@ -299,7 +300,24 @@ std::string ascii_value(double v) {
   return text;
 }
 
-int compare_catalogues(const std::string& sofia_path, const std::string& ours_path, const std::string& product) {
+// The FITS cube's data as float32 dataset /cube (nz, ny, nx) of a new HDF5 file: the same cube
+// without any header.
+int to_h5(const std::string& fits, const std::string& out) {
+  namespace h5 = astrosweep::h5;
+  long dims[3] = {0, 0, 0};
+  const std::vector<float> data = read_fits_image<float>(fits, dims, TFLOAT);
+  h5::Id file = h5::open_file(out, h5::Access::create_truncate);
+  const std::vector<std::uint64_t> shape{static_cast<std::uint64_t>(dims[2]), static_cast<std::uint64_t>(dims[1]),
+                                         static_cast<std::uint64_t>(dims[0])};
+  h5::Id cube = h5::create_dataset(file.get(), "cube", H5T_NATIVE_FLOAT, shape);
+  h5::write_hyperslab(cube.get(), H5T_NATIVE_FLOAT, {0, 0, 0}, shape, data.data());
+  cube = h5::Id();
+  h5::close_file(file);
+  return 0;
+}
+
+int compare_catalogues(const std::string& sofia_path, const std::string& ours_path, const std::string& product,
+                       bool values_only) {
   namespace h5 = astrosweep::h5;
   const AsciiCatalogue sofia = read_ascii_catalogue(sofia_path), ours = read_ascii_catalogue(ours_path);
   int bad = 0;
@@ -307,7 +325,7 @@ int compare_catalogues(const std::string& sofia_path, const std::string& ours_pa
     if (++bad <= 20) std::printf("DIFF %s\n", what.c_str());
   };
   if (sofia.names != ours.names) fail("column names differ");
-  if (sofia.units != ours.units) fail("column units differ");
+  if (!values_only && sofia.units != ours.units) fail("column units differ");
   if (sofia.rows.size() != ours.rows.size())
     fail("rows: SoFiA-2 " + std::to_string(sofia.rows.size()) + ", ours " + std::to_string(ours.rows.size()));
   if (bad != 0) return 1;
@@ -366,7 +384,8 @@ int compare_catalogues(const std::string& sofia_path, const std::string& ours_pa
     }
     h5::Id d = h5::open_dataset(group.get(), name);
     const std::string unit = h5::string_attribute(d.get(), "units").value_or("?");
-    if ((unit.empty() ? "-" : unit) != sofia.units[j]) fail("/catalogue/" + name + " units '" + unit + "'");
+    if ((unit.empty() ? "-" : unit) != (values_only ? ours.units[j] : sofia.units[j]))
+      fail("/catalogue/" + name + " units '" + unit + "'");
     if (!h5::string_attribute(d.get(), "description") || !h5::string_attribute(d.get(), "ucd"))
       fail("/catalogue/" + name + " without description or ucd");
     const std::vector<double> values = h5::read_all<double>(group.get(), name);
@@ -481,7 +500,9 @@ int main(int argc, char** argv) {
       return source_mask(argv[2], argv[3], argc == 5 ? argv[4] : "");
     if (argc == 4 && std::string(argv[1]) == "same-lines") return same_lines(argv[2], argv[3]);
     if (argc == 4 && std::string(argv[1]) == "strip-wcs") return strip_wcs(argv[2], argv[3]);
-    if (argc == 5 && std::string(argv[1]) == "catalogue") return compare_catalogues(argv[2], argv[3], argv[4]);
+    if ((argc == 5 || argc == 6) && std::string(argv[1]) == "catalogue")
+      return compare_catalogues(argv[2], argv[3], argv[4], argc == 6 && std::string(argv[5]) == "values-only");
+    if (argc == 4 && std::string(argv[1]) == "to-h5") return to_h5(argv[2], argv[3]);
     if (argc == 3 && std::string(argv[1]) == "absent") {
       const bool there = std::filesystem::exists(argv[2]);
       std::printf("%s: %s\n", argv[2], there ? "written" : "absent");

@@ -393,6 +393,21 @@ foreach(entry IN LISTS catalogue_cases)
     endforeach()
   endif()
 endforeach()
+# An HDF5 cube has no header: as the FITS cube without WCS keywords, wcslib's linear system; without
+# BUNIT its flux units are ??? (so only the values are compared with SoFiA-2's Anowcs catalogue).
+add_test(NAME scfind_make_cube_A_h5 COMMAND scfind_case to-h5 ${scfind_out}/A.fits ${scfind_out}/A_cube.h5)
+set_tests_properties(scfind_make_cube_A_h5 PROPERTIES FIXTURES_SETUP scfind_cube_A_h5
+                     FIXTURES_REQUIRED scfind_cube_A LABELS scfind)
+astrosweep_add_mpi_run(scfind_cat_hdf5_cube_np1 NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A_h5
+  FIXTURES_SETUP scfind_run_cat_hdf5_cube
+  COMMAND ${exe} scfind --par ${scfind_out}/p_Anowcs_mad_negative_defaults.par -i ${scfind_out}/A_cube.h5
+          -o ${scfind_out}/cat_hdf5_cube_np1.h5 --overwrite --threads 0)
+set_tests_properties(scfind_cat_hdf5_cube_np1 PROPERTIES PASS_REGULAR_EXPRESSION "catalogue: 5 sources, 46 columns")
+add_test(NAME scfind_cat_hdf5_cube_np1_equals_sofia
+         COMMAND scfind_case catalogue ${scfind_data}/p_Anowcs_mad_negative_defaults_cat.txt
+                 ${scfind_out}/cat_hdf5_cube_np1_cat.txt ${scfind_out}/cat_hdf5_cube_np1.h5 values-only)
+set_tests_properties(scfind_cat_hdf5_cube_np1_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_cat_hdf5_cube
+                     LABELS "scfind;sofia" PASS_REGULAR_EXPRESSION "225 values equal")
 # Bad parameter.* and output.writeCat* values in --par are refused naming their file and line.
 foreach(bad "parameter.wcs = maybe|parameter.wcs: 'maybe' is not true or false"
             "parameter.prefix = My Galaxy|parameter.prefix: 'My Galaxy' cannot start a source name"
