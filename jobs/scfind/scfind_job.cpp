@@ -19,6 +19,7 @@
 #include "io/cube.hpp"
 #include "io/h5.hpp"
 #include "linker.hpp"
+#include "linker_slabs.hpp"
 #include "noise.hpp"
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
@@ -264,11 +265,6 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
         "more ranks (" + std::to_string(size) + ") than channels (" + std::to_string(cube.nz) + ") in " + options.input,
         "run with at most " + std::to_string(cube.nz) + " ranks; slabs split the spectral axis");
   }
-  // The linker gathers the cube on one rank for now; joining slabs across ranks is issue 15's next step.
-  if (options.linker.enable && size > 1)
-    throw mpi::SharedError(ExitCode::usage,
-                           "the linker runs on one rank for now (" + std::to_string(size) + " ranks were started)",
-                           "run with mpiexec -n 1, or set linker.enable = false for the raw mask alone");
   const std::vector<KernelPair> pairs = kernel_pairs(options.parameters);
   std::size_t halo = 0;
   for (const auto& p : pairs) halo = std::max(halo, p.radius_z);
@@ -414,23 +410,26 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm));
   double link_seconds = 0;
   if (options.linker.enable) {
-    // One rank holds every slab: the whole mask, and the cube read again as the linker needs it.
+    // Each rank links its slabs' owned channels (the mask, and those channels of the cube read
+    // again); components touching other slabs are joined across ranks (linker_slabs.hpp).
     const auto t_link = Clock::now();
-    AS_ASSERT(size == 1);
-    std::vector<std::uint8_t> mask(cube.voxels());
+    std::vector<std::vector<std::uint8_t>> masks;
+    std::vector<std::vector<float>> values;
+    std::vector<LinkerSlab> slabs;
     for (std::size_t j : sweep.slabs()) {
-      const std::vector<std::uint8_t> owned = sweep.owned_mask(j);
-      std::copy(owned.begin(), owned.end(),
-                mask.begin() + static_cast<std::ptrdiff_t>(layout.slab(j).own_begin * cube.plane()));
+      const Slab s = layout.slab(j);
+      masks.push_back(sweep.owned_mask(j));
+      values.emplace_back(s.owned_channels() * cube.plane());
+      io::read_cube_channels(info, s.own_begin, s.own_end, values.back());
     }
-    std::vector<float> data(cube.voxels());
-    io::read_cube_channels(info, 0, cube.nz, data);
-    const LinkedSources linked = link_sources(cube, mask, data, options.linker);
+    for (std::size_t k = 0; k < masks.size(); ++k) {
+      const Slab s = layout.slab(sweep.slabs()[k]);
+      slabs.push_back({s.own_begin, s.own_end, masks[k], values[k]});
+    }
+    const SlabLinkedSources linked = link_sources_in_slabs(cube, slabs, options.linker, comm);
     summary.sources = linked.sources.size();
     for (const auto& source : linked.sources) summary.source_voxels += source.voxels;
-    product.write_source_mask(linked.labels);
-    if (!options.fits_source_mask.empty())
-      io::write_fits_source_mask(options.fits_source_mask, info, linked.labels, true);  // path checked at the start
+    for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
     link_seconds = seconds_since(t_link);
     if (talk)
       run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,

@@ -71,6 +71,7 @@ struct ScfindProduct::Files {
   io::PosixFile durable;  ///< this rank's descriptor of the product, for fsync
   std::optional<CheckpointLabels> labels;
   std::optional<io::FitsMaskWriter> fits;
+  std::optional<io::FitsMaskWriter> fits_sources;  ///< the linker's source mask as FITS
 };
 
 ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& cube,
@@ -263,14 +264,23 @@ void ScfindProduct::write_mask(std::size_t z0, std::span<const std::uint8_t> mas
   }
 }
 
-void ScfindProduct::write_source_mask(std::span<const std::int32_t> labels) {
-  AS_ASSERT(files_->source_mask.valid() && labels.size() == static_cast<std::size_t>(cube_.nx) * cube_.ny * cube_.nz);
-  h5::write_hyperslab(files_->source_mask.get(), H5T_NATIVE_INT32, {0, 0, 0}, {cube_.nz, cube_.ny, cube_.nx},
+void ScfindProduct::write_source_mask(std::size_t z0, std::span<const std::int32_t> labels) {
+  const std::uint64_t plane = static_cast<std::uint64_t>(cube_.nx) * cube_.ny;
+  AS_ASSERT(files_->source_mask.valid() && plane > 0 && labels.size() % plane == 0);
+  const std::uint64_t channels = labels.size() / plane;
+  h5::write_hyperslab(files_->source_mask.get(), H5T_NATIVE_INT32, {z0, 0, 0}, {channels, cube_.ny, cube_.nx},
                       labels.data(), compressed_ ? h5::Transfer::collective : h5::Transfer::independent);
+  if (!options_.fits_source_mask.empty()) {
+    // As the raw mask's writer: created now, NAME.part until whole; the path was checked at the start.
+    if (!files_->fits_sources)
+      files_->fits_sources.emplace(options_.fits_source_mask, cube_, comm_, true, io::FitsCompression::none, 32);
+    files_->fits_sources->write_channels(z0, labels);
+  }
 }
 
 void ScfindProduct::close() {
   files_->source_mask = h5::Id();
+  files_->fits_sources.reset();
   files_->fits.reset();
   files_->labels.reset();
   files_->mask = h5::Id();
@@ -294,6 +304,7 @@ void ScfindProduct::finish(std::span<const double> noise, const ScfindSummary& s
   // leaving the product "incomplete" and no FITS mask under its own name.
   h5::flush(f);
   if (files_->fits) files_->fits->close();
+  if (files_->fits_sources) files_->fits_sources->close();
   h5::set_attribute(f, "status", std::string("complete"));
   files_->mask = h5::Id();
   files_->noise = h5::Id();

@@ -70,7 +70,7 @@ double ExactSum::value() const noexcept {
   // bits, so converting them rounds as rounding the whole number would.
   const auto t = static_cast<std::size_t>(top);
   const int lead = 63 - std::countl_zero(magnitude[t]);  // highest set bit within limb t
-  const int low = top * 64 + lead - 63;                   // weight (in units) of the window's bit 0
+  const int low = top * 64 + lead - 63;                  // weight (in units) of the window's bit 0
   std::uint64_t window = 0;
   bool sticky = false;
   for (int b = 0; b < 64; ++b) {

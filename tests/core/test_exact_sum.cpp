@@ -27,9 +27,9 @@ TEST(ExactSum, EmptyAndZerosAreZero) {
 }
 
 TEST(ExactSum, OneValueComesBackExactly) {
-  for (float v : {1.0F, -1.0F, 0.1F, -3.5e-41F, std::numeric_limits<float>::denorm_min(),
-                  std::numeric_limits<float>::min(), std::numeric_limits<float>::max(),
-                  -std::numeric_limits<float>::max(), 16777215.0F, 1.0e-30F})
+  for (float v :
+       {1.0F, -1.0F, 0.1F, -3.5e-41F, std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
+        std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), 16777215.0F, 1.0e-30F})
     EXPECT_EQ(sum_of({v}).value(), static_cast<double>(v)) << v;
 }
 
