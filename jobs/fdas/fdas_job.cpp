@@ -179,7 +179,16 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     resume = run::journalled_items(point, options.output, inputs.series.size(), "series");
     return resume.note;
   });
-  if (start.complete()) return;
+  if (start.complete()) {
+    // A run stopped after completing the product but before removing its spool left it behind.
+    mpi::on_root_then_share_failure(comm, [&] {
+      const std::string spool_dir = spool_directory(options.output);
+      if (!std::filesystem::exists(spool_dir)) return;
+      run.log("removing the spool '" + spool_dir + "' that a run stopped after completing the product left");
+      remove_spool(spool_dir);
+    });
+    return;
+  }
 
   broadcast_inputs(comm, inputs);
   const std::uint64_t n_series = inputs.series.size();
@@ -324,6 +333,9 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
       for (const auto& [i, r] : contents.records)
         write_accel_text(accel_text_path(options, inputs.series[i]), r.candidates, r.harmonics,
                          inf_text(inputs.series[i]));
+    // Complete only once every output is written; the spool goes after, and a run stopped between
+    // the two leaves a complete product whose spool the next --resume removes.
+    mark_complete(options.output);
     remove_spool(spool_dir);
   });
   run.finished();

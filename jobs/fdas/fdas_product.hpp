@@ -77,8 +77,11 @@ struct FinalTables {
 };
 
 /// Rank 0 alone, after FdasProduct::close(): opens `path`, writes each series' candidate offset
-/// and count and its source, /candidates, /harmonics and /sifted, marks the product complete and
-/// closes it. OutputError naming the file when a write fails.
+/// and count and its source, /candidates, /harmonics and /sifted, and closes it. Tables a run
+/// stopped in the middle of this left behind are replaced, so a resumed run can write them again.
+/// OutputError naming the file when a write fails.
 void write_final_tables(const std::string& path, const FinalTables& tables);
+/// Rank 0 alone, the job's last write: marks the product complete (what --resume then finds).
+void mark_complete(const std::string& path);
 
 }  // namespace astrosweep::fdas

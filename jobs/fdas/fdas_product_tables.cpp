@@ -166,6 +166,9 @@ void write_final_tables(const std::string& path, const FinalTables& t) {
   AS_ASSERT(t.spool);
   h5::Id file = h5::open_file(path, h5::Access::read_write);
   const hid_t f = file.get();
+  // A run stopped while writing these left some of them; the spool they come from is still there.
+  for (const char* name : {"series/candidate_offset", "series/source", "candidates", "harmonics", "sifted"})
+    if (h5::exists(f, name)) h5::check(H5Ldelete(f, name, H5P_DEFAULT), "H5Ldelete");
   std::vector<CandidateRow> candidates;
   std::vector<HarmonicRow> harmonics;
   std::vector<std::uint64_t> offsets, harmonic_offsets;
@@ -193,8 +196,12 @@ void write_final_tables(const std::string& path, const FinalTables& t) {
   write_candidates(f, candidates, harmonic_offsets, dms);
   write_harmonics(f, harmonics);
   write_sifted(f, t.sifted, t.sift_options);
-  h5::flush(f);
-  h5::set_attribute(f, "status", std::string("complete"));
+  h5::close_file(file);
+}
+
+void mark_complete(const std::string& path) {
+  h5::Id file = h5::open_file(path, h5::Access::read_write);
+  h5::set_attribute(file.get(), "status", std::string("complete"));
   h5::close_file(file);
 }
 

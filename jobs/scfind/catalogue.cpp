@@ -456,7 +456,7 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
     const auto id = static_cast<std::int32_t>(s + 1);
     const std::size_t x0 = c.x_min, y0 = c.y_min, z0 = c.z_min;
     const std::size_t nx = c.size_x(), ny = c.size_y(), nz = c.size_z();
-    const bool negative = c.sum < 0.0;
+    const bool negative = c.sum.sign() < 0;  // SoFiA-2: its linker's sum, in double
 
     // The linker's statistics, in units of the global rms, in the order SoFiA-2's flood fill meets
     // the voxels (its running moments depend on that order in their last digits).

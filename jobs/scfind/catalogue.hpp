@@ -8,7 +8,8 @@
 // the running moments, which merge with Chan et al.'s pairwise formulae) or a min/max, plus the
 // list of non-source voxels in its bounding box for the local noise (merged by concatenation in
 // index order). The second pass (position errors, the 3-sigma centroids for kin_pa) needs the
-// first pass's centroid and noise and is again a sum. This file is the one-rank reference.
+// first pass's centroid and noise and is again a sum. This file is the whole-cube reference (the
+// job runs it on rank 0 with the labels gathered there).
 
 #include <cstddef>
 #include <cstdint>

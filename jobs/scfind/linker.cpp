@@ -98,14 +98,14 @@ std::vector<std::pair<std::string, std::string>> linker_parameters_as_text(const
           {"linker.keepNegative", flag(p.keep_negative)}};
 }
 
-void Component::add(std::uint64_t index, std::size_t x, std::size_t y, std::size_t z, double value) {
+void Component::add(std::uint64_t index, std::size_t x, std::size_t y, std::size_t z, float value) {
   Component one;
   one.highest = index;
   one.x_min = one.x_max = x;
   one.y_min = one.y_max = y;
   one.z_min = one.z_max = z;
   one.voxels = 1;
-  one.sum = value;
+  one.sum.add(value);
   if (voxels == 0)
     *this = one;
   else
@@ -126,7 +126,7 @@ void Component::merge(const Component& o) {
   z_min = std::min(z_min, o.z_min);
   z_max = std::max(z_max, o.z_max);
   voxels += o.voxels;
-  sum += o.sum;
+  sum.merge(o.sum);
   flags |= o.flags;
 }
 
@@ -138,22 +138,14 @@ bool keeps(const Component& c, const LinkerParameters& p) {
                     (p.max_size_xy != 0 && c.size_y() > p.max_size_xy) ||
                     (p.max_size_z != 0 && c.size_z() > p.max_size_z) || c.voxels < p.min_pixels ||
                     (p.max_pixels != 0 && c.voxels > p.max_pixels) || (p.min_fill > 0.0 && fill < p.min_fill) ||
-                    (p.max_fill > 0.0 && fill > p.max_fill) || (!p.keep_negative && c.sum < 0.0);
+                    (p.max_fill > 0.0 && fill > p.max_fill) || (!p.keep_negative && c.sum.sign() < 0);
   return !drop;
 }
 
-namespace {
-
-struct Offset {
-  std::ptrdiff_t dx, dy, dz;
-};
-
-// The neighbourhood SoFiA-2's DataCube_process_stack searches: the box of the radii, less the
-// offsets its integer ellipsoid test rejects (the same products, in 64 bits).
-std::vector<Offset> neighbourhood(std::size_t rxy, std::size_t rz) {
+std::vector<LinkOffset> link_neighbourhood(std::size_t rxy, std::size_t rz) {
   const std::uint64_t rx2 = std::uint64_t{rxy} * rxy, ry2 = rx2, rz2 = std::uint64_t{rz} * rz;
   const std::uint64_t limit = rx2 * ry2 * rz2;
-  std::vector<Offset> out;
+  std::vector<LinkOffset> out;
   const auto r_xy = static_cast<std::ptrdiff_t>(rxy), r_z = static_cast<std::ptrdiff_t>(rz);
   for (std::ptrdiff_t dz = -r_z; dz <= r_z; ++dz)
     for (std::ptrdiff_t dy = -r_xy; dy <= r_xy; ++dy)
@@ -163,6 +155,8 @@ std::vector<Offset> neighbourhood(std::size_t rxy, std::size_t rz) {
       }
   return out;
 }
+
+namespace {
 
 std::uint64_t find(std::vector<std::uint64_t>& parent, std::uint64_t i) {
   while (parent[i] != i) {
@@ -188,16 +182,16 @@ LinkedSources link_sources(const CubeShape& cube, std::span<const std::uint8_t> 
   std::vector<std::uint64_t> parent(n, outside);
   for (std::size_t i = 0; i < n; ++i)
     if (takes_part(i)) parent[i] = i;
-  const std::vector<Offset> around = neighbourhood(p.radius_xy, p.radius_z);
-  std::vector<Offset> before;  // the half of the neighbourhood at lower indices: each pair once
-  for (const Offset& o : around)
+  const std::vector<LinkOffset> around = link_neighbourhood(p.radius_xy, p.radius_z);
+  std::vector<LinkOffset> before;  // the half of the neighbourhood at lower indices: each pair once
+  for (const LinkOffset& o : around)
     if (o.dz < 0 || (o.dz == 0 && (o.dy < 0 || (o.dy == 0 && o.dx < 0)))) before.push_back(o);
   for (std::size_t z = 0; z < nz; ++z)
     for (std::size_t y = 0; y < ny; ++y)
       for (std::size_t x = 0; x < nx; ++x) {
         const std::size_t i = z * plane + y * nx + x;
         if (parent[i] == outside) continue;
-        for (const Offset& o : before) {
+        for (const LinkOffset& o : before) {
           const auto xx = static_cast<std::ptrdiff_t>(x) + o.dx, yy = static_cast<std::ptrdiff_t>(y) + o.dy,
                      zz = static_cast<std::ptrdiff_t>(z) + o.dz;
           if (xx < 0 || yy < 0 || zz < 0 || xx >= static_cast<std::ptrdiff_t>(nx) ||
@@ -222,7 +216,7 @@ LinkedSources link_sources(const CubeShape& cube, std::span<const std::uint8_t> 
       slot[i] = components.size();
       components.emplace_back();
     }
-    components[slot[r]].add(i, i % nx, (i / nx) % ny, i / plane, static_cast<double>(data[i]));
+    components[slot[r]].add(i, i % nx, (i / nx) % ny, i / plane, data[i]);
   }
   parent.clear();
   parent.shrink_to_fit();
@@ -253,7 +247,7 @@ LinkedSources link_sources(const CubeShape& cube, std::span<const std::uint8_t> 
     Component& c = out.sources[static_cast<std::size_t>(label - 1)];
     if (c.flags & flag_blank_nearby) continue;
     const std::size_t x = i % nx, y = (i / nx) % ny, z = i / plane;
-    for (const Offset& o : around) {
+    for (const LinkOffset& o : around) {
       const auto xx = static_cast<std::ptrdiff_t>(x) + o.dx, yy = static_cast<std::ptrdiff_t>(y) + o.dy,
                  zz = static_cast<std::ptrdiff_t>(z) + o.dz;
       if (xx < 0 || yy < 0 || zz < 0 || xx >= static_cast<std::ptrdiff_t>(nx) ||

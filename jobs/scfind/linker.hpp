@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/exact_sum.hpp"
 #include "smooth_and_clip.hpp"
 
 namespace astrosweep::scfind {
@@ -80,10 +81,10 @@ struct Component {
   std::uint64_t highest = 0;  ///< highest linear index of its voxels: SoFiA-2's numbering order
   std::size_t x_min = 0, x_max = 0, y_min = 0, y_max = 0, z_min = 0, z_max = 0;
   std::uint64_t voxels = 0;
-  double sum = 0;  ///< summed values (in index order: only the sign is used here)
+  ExactSum sum;  ///< summed values, exactly: the same on any number of slabs and ranks
   std::uint8_t flags = 0;
 
-  void add(std::uint64_t index, std::size_t x, std::size_t y, std::size_t z, double value);
+  void add(std::uint64_t index, std::size_t x, std::size_t y, std::size_t z, float value);
   void merge(const Component& other);
   [[nodiscard]] std::size_t size_x() const noexcept { return x_max - x_min + 1; }
   [[nodiscard]] std::size_t size_y() const noexcept { return y_max - y_min + 1; }
@@ -92,6 +93,14 @@ struct Component {
 
 /// Whether SoFiA-2 keeps a source with these statistics.
 [[nodiscard]] bool keeps(const Component& component, const LinkerParameters& parameters);
+
+/// An offset from a voxel to one it links with.
+struct LinkOffset {
+  std::ptrdiff_t dx, dy, dz;
+};
+/// The neighbourhood SoFiA-2's DataCube_process_stack searches: the box of the radii, less the
+/// offsets its integer ellipsoid test rejects (the same products, in 64 bits); (0, 0, 0) included.
+std::vector<LinkOffset> link_neighbourhood(std::size_t radius_xy, std::size_t radius_z);
 
 struct LinkedSources {
   std::vector<std::int32_t> labels;  ///< per voxel, x fastest: the source's number, 0 outside

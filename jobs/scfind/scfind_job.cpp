@@ -22,6 +22,7 @@
 #include "io/cube.hpp"
 #include "io/h5.hpp"
 #include "linker.hpp"
+#include "linker_slabs.hpp"
 #include "noise.hpp"
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
@@ -36,6 +37,28 @@ namespace astrosweep::scfind {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// Collective: rank 0's catalogue on every rank (names, column metadata and values; small).
+void share_catalogue(Catalogue& catalogue, MPI_Comm comm) {
+  std::uint64_t counts[2] = {catalogue.names.size(), catalogue.columns.size()};
+  mpi::broadcast_bytes(comm, counts, sizeof counts);
+  catalogue.names.resize(counts[0]);
+  catalogue.columns.resize(counts[1]);
+  for (auto& name : catalogue.names) mpi::broadcast_string(comm, name);
+  for (auto& c : catalogue.columns) {
+    for (std::string* text : {&c.name, &c.unit, &c.ucd, &c.description}) mpi::broadcast_string(comm, *text);
+    int integer = c.integer ? 1 : 0;
+    mpi::broadcast_value(comm, integer);
+    c.integer = integer != 0;
+    if (c.integer) {
+      c.whole.resize(counts[0]);
+      if (counts[0] > 0) mpi::broadcast_bytes(comm, c.whole.data(), c.whole.size() * sizeof(std::int64_t));
+    } else {
+      c.real.resize(counts[0]);
+      if (counts[0] > 0) mpi::broadcast_bytes(comm, c.real.data(), c.real.size() * sizeof(double));
+    }
+  }
+}
 
 /// A catalogue file SoFiA-2 would write, beside the product under SoFiA-2's name.
 struct CatalogueFile {
@@ -305,11 +328,6 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
         "more ranks (" + std::to_string(size) + ") than channels (" + std::to_string(cube.nz) + ") in " + options.input,
         "run with at most " + std::to_string(cube.nz) + " ranks; slabs split the spectral axis");
   }
-  // The linker gathers the cube on one rank for now; joining slabs across ranks is issue 15's next step.
-  if (options.linker.enable && size > 1)
-    throw mpi::SharedError(ExitCode::usage,
-                           "the linker runs on one rank for now (" + std::to_string(size) + " ranks were started)",
-                           "run with mpiexec -n 1, or set linker.enable = false for the raw mask alone");
   const std::vector<KernelPair> pairs = kernel_pairs(options.parameters);
   std::size_t halo = 0;
   for (const auto& p : pairs) halo = std::max(halo, p.radius_z);
@@ -455,45 +473,66 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm));
   double link_seconds = 0;
   if (options.linker.enable) {
-    // One rank holds every slab: the whole mask, and the cube read again as the linker needs it.
+    // Each rank links its slabs' owned channels (the mask, and those channels of the cube read
+    // again); components touching other slabs are joined across ranks (linker_slabs.hpp).
     const auto t_link = Clock::now();
-    AS_ASSERT(size == 1);
-    std::vector<std::uint8_t> mask(cube.voxels());
+    std::vector<std::vector<std::uint8_t>> masks;
+    std::vector<std::vector<float>> values;
+    std::vector<LinkerSlab> slabs;
     for (std::size_t j : sweep.slabs()) {
-      const std::vector<std::uint8_t> owned = sweep.owned_mask(j);
-      std::copy(owned.begin(), owned.end(),
-                mask.begin() + static_cast<std::ptrdiff_t>(layout.slab(j).own_begin * cube.plane()));
+      const Slab s = layout.slab(j);
+      masks.push_back(sweep.owned_mask(j));
+      values.emplace_back(s.owned_channels() * cube.plane());
+      io::read_cube_channels(info, s.own_begin, s.own_end, values.back());
     }
-    std::vector<float> data(cube.voxels());
-    io::read_cube_channels(info, 0, cube.nz, data);
-    const LinkedSources linked = link_sources(cube, mask, data, options.linker);
+    for (std::size_t k = 0; k < masks.size(); ++k) {
+      const Slab s = layout.slab(sweep.slabs()[k]);
+      slabs.push_back({s.own_begin, s.own_end, masks[k], values[k]});
+    }
+    const SlabLinkedSources linked = link_sources_in_slabs(cube, slabs, options.linker, comm);
     summary.sources = linked.sources.size();
     for (const auto& source : linked.sources) summary.source_voxels += source.voxels;
-    product.write_source_mask(linked.labels);
-    if (!options.fits_source_mask.empty())
-      io::write_fits_source_mask(options.fits_source_mask, info, linked.labels, true);  // path checked at the start
+    for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
     link_seconds = seconds_since(t_link);
     if (talk)
       run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
                           summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
-    // SoFiA-2's catalogue (its parameterisation when parameter.enable), on the same rank.
+    // SoFiA-2's catalogue (its parameterisation when parameter.enable), measured on rank 0 from the
+    // whole cube: the source numbers gathered from every rank (only source voxels travel) and the
+    // cube read again there (4 + 4 bytes a voxel on rank 0); then shared with every rank for the
+    // product's collective writes. Measuring slab by slab is issue 15's next step (catalogue.hpp).
     const auto t_catalogue = Clock::now();
-    std::vector<std::size_t> dims{cube.nx, cube.ny, cube.nz};
-    if (info.naxis == 4) dims.push_back(1);
-    const CubeHeader header(info.header_cards, dims);
-    const double global_rms = global_noise(cube, data);
-    const Catalogue catalogue =
-        make_catalogue(cube, linked.labels, data, linked, options.linker, global_rms, header, options.catalogue);
-    product.write_catalogue(catalogue);
-    const std::string time = catalogue_time_now();
-    for (const auto& file : catalogue_files) {
-      if (catalogue.size() == 0) break;  // SoFiA-2 writes no catalogue file without sources
-      write_text_file(file.path, file.kind == CatalogueFile::ascii ? catalogue_ascii(catalogue, time)
-                                 : file.kind == CatalogueFile::xml
-                                     ? catalogue_votable(catalogue, time, votable_settings(options))
-                                     : catalogue_sql(catalogue, time));
-      summary.catalogue_files.push_back(file.path);
-    }
+    std::vector<std::int32_t> whole_labels = gather_labels_on_root(cube, slabs, linked, comm);
+    masks.clear();
+    values.clear();
+    Catalogue catalogue;
+    double global_rms = 0;
+    mpi::on_root_then_share_failure(comm, [&] {
+      std::vector<float> data(cube.voxels());
+      io::read_cube_channels(info, 0, cube.nz, data);
+      std::vector<std::size_t> dims{cube.nx, cube.ny, cube.nz};
+      if (info.naxis == 4) dims.push_back(1);
+      const CubeHeader header(info.header_cards, dims);
+      global_rms = global_noise(cube, data);
+      LinkedSources whole;
+      whole.labels = std::move(whole_labels);
+      whole.sources = linked.sources;
+      catalogue =
+          make_catalogue(cube, whole.labels, data, whole, options.linker, global_rms, header, options.catalogue);
+    });
+    share_catalogue(catalogue, comm);
+    product.write_catalogue(catalogue, rank == 0);
+    mpi::on_root_then_share_failure(comm, [&] {
+      const std::string time = catalogue_time_now();
+      for (const auto& file : catalogue_files) {
+        if (catalogue.size() == 0) break;  // SoFiA-2 writes no catalogue file without sources
+        write_text_file(file.path, file.kind == CatalogueFile::ascii ? catalogue_ascii(catalogue, time)
+                                   : file.kind == CatalogueFile::xml
+                                       ? catalogue_votable(catalogue, time, votable_settings(options))
+                                       : catalogue_sql(catalogue, time));
+        summary.catalogue_files.push_back(file.path);
+      }
+    });
     if (talk)
       run.log(format_text("catalogue: %zu sources, %zu columns (%s), global rms %.3e, %.2f s", catalogue.size(),
                           catalogue.columns.size() + 1, options.catalogue.enable ? "parameterised" : "linker only",

@@ -75,6 +75,7 @@ struct ScfindProduct::Files {
   io::PosixFile durable;  ///< this rank's descriptor of the product, for fsync
   std::optional<CheckpointLabels> labels;
   std::optional<io::FitsMaskWriter> fits;
+  std::optional<io::FitsMaskWriter> fits_sources;  ///< the linker's source mask as FITS
 };
 
 ScfindProduct::ScfindProduct(const ScfindOptions& options, const io::CubeInfo& cube,
@@ -267,13 +268,21 @@ void ScfindProduct::write_mask(std::size_t z0, std::span<const std::uint8_t> mas
   }
 }
 
-void ScfindProduct::write_source_mask(std::span<const std::int32_t> labels) {
-  AS_ASSERT(files_->source_mask.valid() && labels.size() == static_cast<std::size_t>(cube_.nx) * cube_.ny * cube_.nz);
-  h5::write_hyperslab(files_->source_mask.get(), H5T_NATIVE_INT32, {0, 0, 0}, {cube_.nz, cube_.ny, cube_.nx},
+void ScfindProduct::write_source_mask(std::size_t z0, std::span<const std::int32_t> labels) {
+  const std::uint64_t plane = static_cast<std::uint64_t>(cube_.nx) * cube_.ny;
+  AS_ASSERT(files_->source_mask.valid() && plane > 0 && labels.size() % plane == 0);
+  const std::uint64_t channels = labels.size() / plane;
+  h5::write_hyperslab(files_->source_mask.get(), H5T_NATIVE_INT32, {z0, 0, 0}, {channels, cube_.ny, cube_.nx},
                       labels.data(), compressed_ ? h5::Transfer::collective : h5::Transfer::independent);
+  if (!options_.fits_source_mask.empty()) {
+    // As the raw mask's writer: created now, NAME.part until whole; the path was checked at the start.
+    if (!files_->fits_sources)
+      files_->fits_sources.emplace(options_.fits_source_mask, cube_, comm_, true, io::FitsCompression::none, 32);
+    files_->fits_sources->write_channels(z0, labels);
+  }
 }
 
-void ScfindProduct::write_catalogue(const Catalogue& catalogue) {
+void ScfindProduct::write_catalogue(const Catalogue& catalogue, bool write_rows) {
   const hid_t f = files_->file.get();
   h5::Id group = h5::create_group(f, "catalogue");
   h5::set_attribute(group.get(), "description",
@@ -295,21 +304,22 @@ void ScfindProduct::write_catalogue(const Catalogue& catalogue) {
   h5::Id names = h5::described(h5::create_dataset(group.get(), "name", text_type.get(), {n}), "",
                                "source name, as SoFiA-2 forms it (prefix and position, or prefix-id)");
   h5::set_attribute(names.get(), "ucd", std::string("meta.id"));
-  h5::write_rows(names.get(), text_type.get(), 0, n, packed.data());
+  h5::write_rows(names.get(), text_type.get(), 0, write_rows ? n : 0, packed.data());
   for (const auto& c : catalogue.columns) {
     h5::Id d =
         h5::described(h5::create_dataset(group.get(), c.name, c.integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, {n}),
                       c.unit, c.description);
     h5::set_attribute(d.get(), "ucd", c.ucd);
     if (c.integer)
-      h5::write_rows(d.get(), H5T_NATIVE_INT64, 0, n, c.whole.data());
+      h5::write_rows(d.get(), H5T_NATIVE_INT64, 0, write_rows ? n : 0, c.whole.data());
     else
-      h5::write_rows(d.get(), H5T_NATIVE_DOUBLE, 0, n, c.real.data());
+      h5::write_rows(d.get(), H5T_NATIVE_DOUBLE, 0, write_rows ? n : 0, c.real.data());
   }
 }
 
 void ScfindProduct::close() {
   files_->source_mask = h5::Id();
+  files_->fits_sources.reset();
   files_->fits.reset();
   files_->labels.reset();
   files_->mask = h5::Id();
@@ -333,6 +343,7 @@ void ScfindProduct::finish(std::span<const double> noise, const ScfindSummary& s
   // leaving the product "incomplete" and no FITS mask under its own name.
   h5::flush(f);
   if (files_->fits) files_->fits->close();
+  if (files_->fits_sources) files_->fits_sources->close();
   h5::set_attribute(f, "status", std::string("complete"));
   files_->mask = h5::Id();
   files_->noise = h5::Id();

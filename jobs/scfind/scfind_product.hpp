@@ -69,12 +69,14 @@ class ScfindProduct {
   /// files; every rank calls it the same number of times (compressed chunks are written only
   /// collectively).
   void write_mask(std::size_t z0, std::span<const std::uint8_t> mask);
-  /// One rank (the linker runs on one for now): the linker's source mask of the whole cube into
-  /// /source_mask (created when options.linker.enable).
-  void write_source_mask(std::span<const std::int32_t> labels);
-  /// One rank: SoFiA-2's catalogue into /catalogue (a dataset per column, with units, description
-  /// and UCD attributes; names as fixed-length strings).
-  void write_catalogue(const Catalogue& catalogue);
+  /// Collective, as write_mask: the linker's source numbers of channels [z0, z0 + labels.size() /
+  /// (nx·ny)) into /source_mask (created when options.linker.enable), and into the FITS source
+  /// mask when options.fits_source_mask names one.
+  void write_source_mask(std::size_t z0, std::span<const std::int32_t> labels);
+  /// Collective (dataset creation is): SoFiA-2's catalogue into /catalogue, a dataset per column
+  /// with units, description and UCD attributes, names as fixed-length strings. Every rank passes
+  /// the same catalogue; `write_rows` on one rank only (the others write nothing).
+  void write_catalogue(const Catalogue& catalogue, bool write_rows);
   /// Collective: flushes and closes, leaving status="incomplete" (an interrupted run).
   void close();
   /// Collective: the noise of every kernel pair, the counts; marks the product complete and closes

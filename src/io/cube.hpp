@@ -70,14 +70,18 @@ class FitsMaskWriter {
   /// Throws, on every rank alike, an Error with ExitCode::output (an mpi::SharedError found by
   /// rank 0) when `path` exists (unless `overwrite`), is a directory, or cannot be created (missing
   /// or unwritable directory, no space); an OutputError when MPI-IO cannot open it.
+  /// `bitpix` 8: a mask of 0/1 bytes; 32: the linker's source mask (big-endian int32 source ids,
+  /// 0 outside sources, SoFiA-2's `_mask.fits`), plain only.
   FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite,
-                 FitsCompression compression = FitsCompression::none);
+                 FitsCompression compression = FitsCompression::none, int bitpix = 8);
   ~FitsMaskWriter();
   FitsMaskWriter(const FitsMaskWriter&) = delete;
   FitsMaskWriter& operator=(const FitsMaskWriter&) = delete;
   /// Writes channels [z0, z0 + mask.size() / (nx·ny)); collective (a rank with nothing passes an
   /// empty span). Throws OutputError on every rank when a write failed on any.
   void write_channels(std::size_t z0, std::span<const std::uint8_t> mask);
+  /// The same for a writer of bitpix 32.
+  void write_channels(std::size_t z0, std::span<const std::int32_t> labels);
   /// Collective; the file is complete (padded to 2880 bytes) and has its name afterwards.
   void close();
   /// Byte offset of the data unit (the header's size, a multiple of 2880); plain masks only.
@@ -85,6 +89,8 @@ class FitsMaskWriter {
 
  private:
   void write_tiles(std::size_t z0, std::span<const std::uint8_t> mask);
+  void write_plain(std::uint64_t offset, std::span<const std::uint8_t> bytes);
+  std::uint64_t bytes_per_voxel_ = 1;
   FitsCompression compression_ = FitsCompression::none;
   std::unique_ptr<fits::File> tiles_;  ///< rank 0, tile-compressed masks: the file CFITSIO writes
   std::string path_;
@@ -97,12 +103,5 @@ class FitsMaskWriter {
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_File file_ = MPI_FILE_NULL;
 };
-
-/// The linker's source mask as FITS (BITPIX 32, big-endian int32 source ids, 0 outside sources),
-/// SoFiA-2's `_mask.fits`, with the input's header as for FitsMaskWriter; written by one process,
-/// under PATH.part and renamed when whole. Throws OutputError (PATH exists without `overwrite`, its
-/// directory is missing, a write fails).
-void write_fits_source_mask(const std::string& path, const CubeInfo& like, std::span<const std::int32_t> labels,
-                            bool overwrite);
 
 }  // namespace astrosweep::io

@@ -198,7 +198,7 @@ bool all_ranks(MPI_Comm comm, bool ok) {
 }  // namespace
 
 FitsMaskWriter::FitsMaskWriter(const std::string& path, const CubeInfo& like, MPI_Comm comm, bool overwrite,
-                               FitsCompression compression)
+                               FitsCompression compression, int bitpix)
     : compression_(compression),
       path_(final_name(path)),
       part_(path_ + ".part"),
@@ -207,7 +207,8 @@ FitsMaskWriter::FitsMaskWriter(const std::string& path, const CubeInfo& like, MP
       plane_(static_cast<std::uint64_t>(like.nx) * like.ny),
       nz_(like.nz),
       comm_(comm) {
-  AS_ASSERT(plane_ > 0 && nz_ > 0);
+  AS_ASSERT(plane_ > 0 && nz_ > 0 && (bitpix == 8 || (bitpix == 32 && compression == FitsCompression::none)));
+  bytes_per_voxel_ = static_cast<std::uint64_t>(bitpix / 8);
   if (compression_ != FitsCompression::none) {
     // Channels travel to rank 0 one at a time, counted in MPI's int.
     AS_EXPECTS(plane_ <= static_cast<std::uint64_t>(std::numeric_limits<int>::max()), UsageError,
@@ -216,9 +217,9 @@ FitsMaskWriter::FitsMaskWriter(const std::string& path, const CubeInfo& like, MP
     mpi::on_root_then_share_failure(comm, [&] { tiles_ = create_tiles(path_, part_, like, compression_, overwrite); });
     return;
   }
-  const std::string header = mask_header(like);
+  const std::string header = mask_header(like, bitpix);
   data_offset_ = header.size();
-  const std::uint64_t total = data_offset_ + padded(plane_ * nz_);
+  const std::uint64_t total = data_offset_ + padded(plane_ * nz_ * bytes_per_voxel_);
   mpi::on_root_then_share_failure(comm, [&] { lay_out_file(path_, part_, header, total, overwrite); });
 
   const int rc = MPI_File_open(comm, part_.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
@@ -248,29 +249,47 @@ FitsMaskWriter::~FitsMaskWriter() {
 void FitsMaskWriter::write_channels(std::size_t z0, std::span<const std::uint8_t> mask) {
   AS_ASSERT(mask.size() % plane_ == 0);
   AS_ASSERT(mask.empty() || z0 + mask.size() / plane_ <= nz_);
+  AS_ASSERT(bytes_per_voxel_ == 1);
   if (compression_ != FitsCompression::none) {
     write_tiles(z0, mask);
     return;
   }
+  write_plain(data_offset_ + static_cast<std::uint64_t>(z0) * plane_, mask);
+}
+
+void FitsMaskWriter::write_channels(std::size_t z0, std::span<const std::int32_t> labels) {
+  AS_ASSERT(bytes_per_voxel_ == 4 && labels.size() % plane_ == 0);
+  AS_ASSERT(labels.empty() || z0 + labels.size() / plane_ <= nz_);
+  std::vector<std::uint8_t> bytes(labels.size() * 4);  // big-endian, as FITS stores integers
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto v = static_cast<std::uint32_t>(labels[i]);
+    bytes[4 * i] = static_cast<std::uint8_t>(v >> 24);
+    bytes[4 * i + 1] = static_cast<std::uint8_t>(v >> 16);
+    bytes[4 * i + 2] = static_cast<std::uint8_t>(v >> 8);
+    bytes[4 * i + 3] = static_cast<std::uint8_t>(v);
+  }
+  write_plain(data_offset_ + static_cast<std::uint64_t>(z0) * plane_ * 4, bytes);
+}
+
+void FitsMaskWriter::write_plain(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
   AS_ASSERT(file_ != MPI_FILE_NULL);
   // MPI counts are int: pieces of at most 1 GiB, and every rank must make the same number of
   // collective calls, so the largest rank's count sets it.
   constexpr std::uint64_t piece = std::uint64_t{1} << 30;
-  std::uint64_t pieces = (mask.size() + piece - 1) / piece;
+  std::uint64_t pieces = (bytes.size() + piece - 1) / piece;
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_UINT64_T, MPI_MAX, comm_));
-  const std::uint64_t offset = data_offset_ + static_cast<std::uint64_t>(z0) * plane_;
   static const std::uint8_t nothing = 0;  // a valid address for zero-byte writes
   int failure = MPI_SUCCESS;
   for (std::uint64_t k = 0; k < pieces; ++k) {
-    const std::uint64_t begin = std::min<std::uint64_t>(k * piece, mask.size());
-    const auto n = static_cast<int>(std::min<std::uint64_t>(piece, mask.size() - begin));
+    const std::uint64_t begin = std::min<std::uint64_t>(k * piece, bytes.size());
+    const auto n = static_cast<int>(std::min<std::uint64_t>(piece, bytes.size() - begin));
     MPI_Status status;
     const int rc = MPI_File_write_at_all(file_, static_cast<MPI_Offset>(offset + begin),
-                                         n > 0 ? mask.data() + begin : &nothing, n, MPI_BYTE, &status);
+                                         n > 0 ? bytes.data() + begin : &nothing, n, MPI_BYTE, &status);
     if (rc != MPI_SUCCESS && failure == MPI_SUCCESS) failure = rc;
   }
   if (!all_ranks(comm_, failure == MPI_SUCCESS))
-    throw OutputError("writing the mask to '" + part_ + "' failed" +
+    throw OutputError("writing the bytes to '" + part_ + "' failed" +
                           (failure != MPI_SUCCESS ? ": " + mpi_error_text(failure) : std::string(" on another rank")),
                       "check the free space and quota of the output file system");
 }
@@ -354,43 +373,6 @@ void FitsMaskWriter::close() {
     throw OutputError("cannot rename '" + part_ + "' to '" + path_ + "'" + (ec ? ": " + ec.message() : std::string()),
                       "the complete mask is in '" + part_ + "'; rename it yourself");
   completed_ = true;
-}
-
-void write_fits_source_mask(const std::string& path, const CubeInfo& like, std::span<const std::int32_t> labels,
-                            bool overwrite) {
-  AS_ASSERT(labels.size() == like.nx * like.ny * like.nz);
-  const std::string target = final_name(path);
-  const std::string part = target + ".part";
-  const std::string header = mask_header(like, 32);
-  check_output(target, part, overwrite);
-  {
-    std::ofstream out(part, std::ios::binary | std::ios::trunc);
-    AS_EXPECTS(out, OutputError, "cannot create '" + part + "': " + std::strerror(errno),
-               "check that the directory is writable");
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    // Big-endian, as FITS stores integers; a channel at a time.
-    const std::size_t plane = like.nx * like.ny;
-    std::vector<unsigned char> bytes(plane * 4);
-    for (std::size_t z = 0; z < like.nz && out; ++z) {
-      for (std::size_t i = 0; i < plane; ++i) {
-        const auto v = static_cast<std::uint32_t>(labels[z * plane + i]);
-        bytes[4 * i] = static_cast<unsigned char>(v >> 24);
-        bytes[4 * i + 1] = static_cast<unsigned char>(v >> 16);
-        bytes[4 * i + 2] = static_cast<unsigned char>(v >> 8);
-        bytes[4 * i + 3] = static_cast<unsigned char>(v);
-      }
-      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    }
-    const std::uint64_t data = static_cast<std::uint64_t>(labels.size()) * 4;
-    const std::string padding(padded(data) - data, '\0');
-    out.write(padding.data(), static_cast<std::streamsize>(padding.size()));
-    out.close();
-    AS_EXPECTS(out, OutputError, "cannot write '" + part + "'", "check the free space and quota");
-  }
-  std::error_code ec;
-  std::filesystem::rename(part, target, ec);
-  AS_EXPECTS(!ec, OutputError, "cannot rename '" + part + "' to '" + target + "': " + ec.message(),
-             "check that the directory is writable");
 }
 
 }  // namespace astrosweep::io

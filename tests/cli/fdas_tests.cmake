@@ -107,6 +107,14 @@ fdas_add_resume_test(fdas_resume_sigterm MODE term NP 2,3 RESUME_NP 3 SEED 53 RO
 # Three units in flight per rank: a kill finds several units in hand on each rank.
 fdas_add_resume_test(fdas_resume_kill_all_lanes MODE kill-all NP 2,1 RESUME_NP 1 SEED 55 ROUNDS 2
   ARGS --units-in-flight 3)
+# Deterministic: the window between completing the product and removing its spool.
+string(REPLACE ";" "|" fdas_resume_args_piped "${fdas_resume_args}")
+add_test(NAME fdas_resume_leftover_spool
+  COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DEXE=$<TARGET_FILE:astrosweep>
+          -DREFERENCE=${fdas_out}/resume_reference.h5 -DOUT=${fdas_out}/leftover_spool.h5
+          "-DARGS=${fdas_resume_args_piped}" -P ${PROJECT_SOURCE_DIR}/tests/cli/fdas_leftover_spool.cmake)
+set_tests_properties(fdas_resume_leftover_spool PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}"
+                     LABELS "mpi;resume;fdas" FIXTURES_REQUIRED fdas_resume_reference)
 fdas_add_resume_test(fdas_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 54 ROUNDS 1
   ARGS --units-in-flight 1 OTHER -i ${fdas_out}/resume_beam --zmax 80 --numharm 8 --threads 1 --quiet)
 

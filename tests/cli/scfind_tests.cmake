@@ -297,7 +297,8 @@ endforeach()
 astrosweep_add_failure_test(scfind_resume_with_overwrite NP 1 CODE 2 MATCH "--resume and --overwrite contradict"
   FIXTURES_REQUIRED scfind_bad COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_resume_with_overwrite.h5 --resume --overwrite)
 
-# --- the linker (one rank): source masks identical to SoFiA-2 2.5.1's _mask.fits, ids included ---
+# --- the linker: source masks identical to SoFiA-2 2.5.1's _mask.fits, ids included, on 1, 2 and
+# 3 ranks and with two slabs per rank (sources joined across slab boundaries, linker_slabs.hpp) ---
 # Each case: SoFiA-2's default kernels, threshold 5, replacement 2, the statistic and flux range
 # named, and the linker settings listed (the rest SoFiA-2's defaults); reliability off.
 # tests/data/scfind/README.md, "Linker", gives SoFiA-2's full parameter files.
@@ -320,21 +321,33 @@ foreach(entry IN LISTS linker_cases)
     "scfind.kernelsXY = 0, 3, 6\nscfind.kernelsZ = 0, 3, 7, 15\nscfind.threshold = 5.0\nscfind.replacement = 2.0\n"
     "scfind.statistic = ${statistic}\nscfind.fluxRange = ${range}\nlinker.enable = true\n${linker_text}\n"
     "reliability.enable = false\nparameter.enable = false\noutput.writeMask = true\n")
-  set(product ${scfind_out}/${case}_np1.h5)
-  astrosweep_add_mpi_run(scfind_link_${case}_np1 NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_${cube}
-    FIXTURES_SETUP scfind_run_link_${case}
-    COMMAND ${exe} scfind --par ${par} -i ${scfind_out}/${cube}.fits -o ${product} --overwrite --threads 0)
-  set_tests_properties(scfind_link_${case}_np1 PROPERTIES PASS_REGULAR_EXPRESSION "linker: [0-9]+ sources")
-  add_test(NAME scfind_link_${case}_np1_equals_sofia
-           COMMAND scfind_case source-mask ${scfind_data}/${case}_mask.fits.gz ${product} ${scfind_out}/${case}_np1_mask.fits)
-  set_tests_properties(scfind_link_${case}_np1_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_link_${case}
-                       LABELS "scfind;sofia")
-  # With parameter.enable = false SoFiA-2 still writes the linker's catalogue (its ASCII file by
-  # default under --par): ids, bounding boxes, sizes, the linker's fluxes and moments.
-  add_test(NAME scfind_link_${case}_np1_catalogue_equals_sofia
-           COMMAND scfind_case catalogue ${scfind_data}/${case}_cat.txt ${scfind_out}/${case}_np1_cat.txt ${product})
-  set_tests_properties(scfind_link_${case}_np1_catalogue_equals_sofia PROPERTIES
-                       FIXTURES_REQUIRED scfind_run_link_${case} LABELS "scfind;sofia")
+  # run: ranks;slabs per rank;labels (2 ranks and the streamed run in the Release stage only)
+  foreach(run "1;1;scfind" "2;1;scfind\;heavy" "3;1;scfind" "3;2;scfind\;heavy")
+    list(GET run 0 np)
+    list(GET run 1 k)
+    list(GET run 2 labels)
+    set(name ${case}_np${np})
+    set(slab_args --threads 0)
+    if(k GREATER 1)
+      set(name ${case}_np${np}_k${k})
+      set(slab_args --threads 1 --slabs-per-rank ${k})
+    endif()
+    set(product ${scfind_out}/${name}.h5)
+    astrosweep_add_mpi_run(scfind_link_${name} NP ${np} LABELS "${labels}" FIXTURES_REQUIRED scfind_cube_${cube}
+      FIXTURES_SETUP scfind_run_link_${name}
+      COMMAND ${exe} scfind --par ${par} -i ${scfind_out}/${cube}.fits -o ${product} --overwrite ${slab_args})
+    set_tests_properties(scfind_link_${name} PROPERTIES PASS_REGULAR_EXPRESSION "linker: [0-9]+ sources")
+    add_test(NAME scfind_link_${name}_equals_sofia
+             COMMAND scfind_case source-mask ${scfind_data}/${case}_mask.fits.gz ${product} ${scfind_out}/${name}_mask.fits)
+    set_tests_properties(scfind_link_${name}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_link_${name}
+                         LABELS "${labels};sofia")
+    # With parameter.enable = false SoFiA-2 still writes the linker's catalogue (its ASCII file by
+    # default under --par): ids, bounding boxes, sizes, the linker's fluxes and moments.
+    add_test(NAME scfind_link_${name}_catalogue_equals_sofia
+             COMMAND scfind_case catalogue ${scfind_data}/${case}_cat.txt ${scfind_out}/${name}_cat.txt ${product})
+    set_tests_properties(scfind_link_${name}_catalogue_equals_sofia PROPERTIES
+                         FIXTURES_REQUIRED scfind_run_link_${name} LABELS "${labels};sofia")
+  endforeach()
 endforeach()
 
 # --- the catalogue (one rank): SoFiA-2 2.5.1's catalogue files, every column at printed precision ---
@@ -393,6 +406,25 @@ foreach(entry IN LISTS catalogue_cases)
     endforeach()
   endif()
 endforeach()
+# The linker across ranks, the catalogue measured on rank 0: the same files on 3 ranks (and 2 ranks
+# of 2 slabs each).
+foreach(run "p_A_mad_negative_defaults|A|3|1" "p_A_std_full_keepneg_rz0|A|2|2")
+  string(REPLACE "|" ";" fields "${run}")
+  list(GET fields 0 case)
+  list(GET fields 1 cube)
+  list(GET fields 2 np)
+  list(GET fields 3 k)
+  set(name ${case}_np${np}_k${k})
+  astrosweep_add_mpi_run(scfind_cat_${name} NP ${np} LABELS scfind FIXTURES_REQUIRED scfind_cube_${cube}
+    FIXTURES_SETUP scfind_run_cat_${name}
+    COMMAND ${exe} scfind --par ${scfind_out}/${case}.par -i ${scfind_out}/${cube}.fits -o ${scfind_out}/${name}.h5
+            --overwrite --threads 1 --slabs-per-rank ${k})
+  set_tests_properties(scfind_cat_${name} PROPERTIES PASS_REGULAR_EXPRESSION "catalogue: [0-9]+ sources")
+  add_test(NAME scfind_cat_${name}_equals_sofia
+           COMMAND scfind_case catalogue ${scfind_data}/${case}_cat.txt ${scfind_out}/${name}_cat.txt ${scfind_out}/${name}.h5)
+  set_tests_properties(scfind_cat_${name}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_cat_${name}
+                       LABELS "scfind;sofia")
+endforeach()
 # An HDF5 cube has no header: as the FITS cube without WCS keywords, wcslib's linear system; without
 # BUNIT its flux units are ??? (so only the values are compared with SoFiA-2's Anowcs catalogue).
 add_test(NAME scfind_make_cube_A_h5 COMMAND scfind_case to-h5 ${scfind_out}/A.fits ${scfind_out}/A_cube.h5)
@@ -420,9 +452,6 @@ foreach(bad "parameter.wcs = maybe|parameter.wcs: 'maybe' is not true or false"
   astrosweep_add_failure_test(scfind_cat_bad_${key} NP 1 CODE 2 MATCH "bad_${key}.par:3: ${message}"
     FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_${key}.par -o ${scfind_bad}/cat_bad_${key}.h5 --overwrite)
 endforeach()
-# The linker gathers the cube on one rank for now: more ranks are refused, naming what to do.
-astrosweep_add_failure_test(scfind_link_more_ranks NP 2 CODE 2 MATCH "linker runs on one rank" FIXTURES_REQUIRED scfind_cube_A
-  COMMAND scfind -i ${scfind_out}/A.fits -o ${scfind_bad}/scfind_link_more_ranks.h5 --overwrite --linker.enable true)
 # A bad linker value in --par is refused naming its file and line.
 file(WRITE ${scfind_bad}/bad_linker.par "input.data = ${scfind_out}/A.fits\nlinker.enable = true\nlinker.radiusXY = -1\n")
 astrosweep_add_failure_test(scfind_link_bad_radius NP 1 CODE 2 MATCH "bad_linker.par:3: linker.radiusXY: '-1' is not a whole number"

@@ -51,7 +51,7 @@ TEST(Linker, OneVoxel) {
   ASSERT_EQ(out.sources.size(), 1u);
   EXPECT_EQ(out.labels[c.at(2, 3, 4)], 1);
   EXPECT_EQ(out.sources[0].voxels, 1u);
-  EXPECT_EQ(out.sources[0].sum, 2.5);
+  EXPECT_EQ(out.sources[0].sum.value(), 2.5);
   EXPECT_EQ(out.sources[0].flags, flag_spectral_edge);  // z = 4 is the last channel
   // SoFiA-2's defaults (minimum 5 x 5 x 5) drop it.
   EXPECT_TRUE(c.link(LinkerParameters{}).sources.empty());
@@ -162,7 +162,7 @@ TEST(Linker, NegativeSourcesDroppedOrKept) {
   out = c.link(p);
   ASSERT_EQ(out.sources.size(), 2u);
   EXPECT_EQ(out.labels[c.at(0, 0, 0)], 2);
-  EXPECT_EQ(out.sources[1].sum, -2.0);
+  EXPECT_EQ(out.sources[1].sum.value(), -2.0);
   // positivity: negative voxels are not linked (they leave the mask), which splits nothing here
   // but drops the negative voxels' flux.
   p.positivity = true;
@@ -200,10 +200,10 @@ TEST(Linker, BlanksAreNotLinkedAndFlagTheirNeighbours) {
 TEST(Linker, ComponentsMergeAsTheWholeWould) {
   // What the multi-rank join relies on: statistics of parts merge into those of the whole.
   Component a, b, whole;
-  a.add(7, 1, 2, 0, 1.0);
-  a.add(9, 3, 2, 0, -4.0);
-  b.add(30, 0, 1, 1, 2.0);
-  for (auto [i, x, y, z, v] : {std::tuple{7, 1, 2, 0, 1.0}, {9, 3, 2, 0, -4.0}, {30, 0, 1, 1, 2.0}})
+  a.add(7, 1, 2, 0, 1.0F);
+  a.add(9, 3, 2, 0, -4.0F);
+  b.add(30, 0, 1, 1, 2.0F);
+  for (auto [i, x, y, z, v] : {std::tuple{7, 1, 2, 0, 1.0F}, {9, 3, 2, 0, -4.0F}, {30, 0, 1, 1, 2.0F}})
     whole.add(static_cast<std::uint64_t>(i), static_cast<std::size_t>(x), static_cast<std::size_t>(y),
               static_cast<std::size_t>(z), v);
   a.merge(b);
