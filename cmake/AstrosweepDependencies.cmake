@@ -24,6 +24,8 @@ pkg_check_modules(CFITSIO REQUIRED IMPORTED_TARGET cfitsio>=3.4)
 # FFTW (Debian libfftw3-dev), double and float: the fdas job's correlations and the period job's
 # NUFFT (the fast method). GLOBAL: both jobs' folders link PkgConfig::FFTW3.
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET GLOBAL fftw3 fftw3f)
+# wcslib (Debian wcslib-dev): the scfind catalogue's world coordinates, as SoFiA-2 converts them.
+pkg_check_modules(WCSLIB REQUIRED IMPORTED_TARGET GLOBAL wcslib>=7)
 
 if(ASTROSWEEP_TESTS)
   find_package(GTest 1.10 REQUIRED)

@@ -45,13 +45,15 @@ po::options_description scfind_options() {
   for (const ParameterKey& k : parameter_keys) sc.add_options()(k.key, po::value<std::string>(), k.help);
   po::options_description link("Linker (SoFiA-2 names and defaults; these override --par)");
   for (const LinkerKey& k : linker_keys) link.add_options()(k.key, po::value<std::string>(), k.help);
+  po::options_description par("Catalogue (SoFiA-2 names and defaults; these override --par)");
+  for (const CatalogueKey& k : catalogue_keys) par.add_options()(k.key, po::value<std::string>(), k.help);
   po::options_description run = run::run_options({"its slabs", 0});
   run.add_options()("slabs-per-rank", po::value<int>()->default_value(0),
                     "slabs each rank streams through its backend (0: the fewest that fit the memory budgets)")(
       "help,h", "show this help");
   po::options_description all(
       "astrosweep scfind: SoFiA-2's smooth-and-clip source finder, raw mask identical to SoFiA-2");
-  all.add(input).add(output).add(sc).add(link).add(run);
+  all.add(input).add(output).add(sc).add(link).add(par).add(run);
   return all;
 }
 
@@ -72,13 +74,16 @@ ScfindOptions to_options(const po::variables_map& vm) {
     values = file.values;
     where = file.where;
     o.unimplemented_parameters = file.not_implemented;
+    o.sofia_settings = file.written;
   }
   std::vector<const char*> option_keys;
   for (const ParameterKey& k : parameter_keys) option_keys.push_back(k.key);
   for (const LinkerKey& k : linker_keys) option_keys.push_back(k.key);
+  for (const CatalogueKey& k : catalogue_keys) option_keys.push_back(k.key);
   for (const char* key : option_keys)
     if (vm.count(key)) {
       values[key] = vm[key].as<std::string>();
+      o.sofia_settings[key] = values[key];
       where.erase(key);
     }
   // A bad value from the parameter file is reported with its file and line.
@@ -104,6 +109,11 @@ ScfindOptions to_options(const po::variables_map& vm) {
     LinkerParameters fallback;
     fallback.enable = vm.count("par") != 0;
     o.linker = linker_parameters_from_text(values, fallback);
+    o.catalogue = catalogue_parameters_from_text(values);
+    // SoFiA-2 writes its ASCII and XML catalogues by default; without --par, only those asked for.
+    const CatalogueFiles sofia_files;
+    o.catalogue_files =
+        catalogue_files_from_text(values, vm.count("par") ? sofia_files : CatalogueFiles{false, false, false});
   } catch (const UsageError& e) {
     throw given_at(e);
   }

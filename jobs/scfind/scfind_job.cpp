@@ -6,15 +6,18 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 
+#include "catalogue_files.hpp"
 #include "checkpoint_labels.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/mpi.hpp"
 #include "core/text.hpp"
+#include "cube_header.hpp"
 #include "device.hpp"
 #include "io/cube.hpp"
 #include "io/h5.hpp"
@@ -27,12 +30,70 @@
 #include "slab_layout.hpp"
 #include "slab_samples.hpp"
 #include "slab_sweep.hpp"
+#include "sofia_defaults.hpp"
 
 namespace astrosweep::scfind {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// Collective: rank 0's catalogue on every rank (names, column metadata and values; small).
+void share_catalogue(Catalogue& catalogue, MPI_Comm comm) {
+  std::uint64_t counts[2] = {catalogue.names.size(), catalogue.columns.size()};
+  mpi::broadcast_bytes(comm, counts, sizeof counts);
+  catalogue.names.resize(counts[0]);
+  catalogue.columns.resize(counts[1]);
+  for (auto& name : catalogue.names) mpi::broadcast_string(comm, name);
+  for (auto& c : catalogue.columns) {
+    for (std::string* text : {&c.name, &c.unit, &c.ucd, &c.description}) mpi::broadcast_string(comm, *text);
+    int integer = c.integer ? 1 : 0;
+    mpi::broadcast_value(comm, integer);
+    c.integer = integer != 0;
+    if (c.integer) {
+      c.whole.resize(counts[0]);
+      if (counts[0] > 0) mpi::broadcast_bytes(comm, c.whole.data(), c.whole.size() * sizeof(std::int64_t));
+    } else {
+      c.real.resize(counts[0]);
+      if (counts[0] > 0) mpi::broadcast_bytes(comm, c.real.data(), c.real.size() * sizeof(double));
+    }
+  }
+}
+
+/// A catalogue file SoFiA-2 would write, beside the product under SoFiA-2's name.
+struct CatalogueFile {
+  std::string path;
+  std::string option;  ///< the setting that asks for it, for messages
+  enum { ascii, xml, sql } kind;
+};
+
+std::vector<CatalogueFile> catalogue_files_of(const ScfindOptions& o) {
+  std::vector<CatalogueFile> files;
+  if (!o.linker.enable) return files;  // SoFiA-2 makes no catalogue without the linker
+  if (o.catalogue_files.ascii)
+    files.push_back({catalogue_file_name(o.output, "_cat.txt"), "output.writeCatASCII", CatalogueFile::ascii});
+  if (o.catalogue_files.xml)
+    files.push_back({catalogue_file_name(o.output, "_cat.xml"), "output.writeCatXML", CatalogueFile::xml});
+  if (o.catalogue_files.sql)
+    files.push_back({catalogue_file_name(o.output, "_cat.sql"), "output.writeCatSQL", CatalogueFile::sql});
+  return files;
+}
+
+/// SoFiA-2's parameter list as its VOTable carries it: every key in its order, as the parameter
+/// file or the command line wrote it, else SoFiA-2's default; input.data is the cube read.
+std::vector<std::pair<std::string, std::string>> votable_settings(const ScfindOptions& o) {
+  std::map<std::string, std::string> used = o.sofia_settings;
+  used["input.data"] = o.input;
+  if (!used.count("linker.enable")) used["linker.enable"] = o.linker.enable ? "true" : "false";
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& d : sofia_defaults()) {
+    const auto it = used.find(d.key);
+    // A v2.6 key astrosweep knows so as to refuse it; SoFiA-2 2.5.1 lists no such parameter.
+    if (std::string(d.key) == "input.primaryBeam" && it == used.end()) continue;
+    out.emplace_back(d.key, it != used.end() ? it->second : std::string(d.value));
+  }
+  return out;
+}
 
 // Checkpoint labels are bytes: 1..255 pairs done (checkpoint_labels.hpp).
 constexpr std::size_t max_kernel_pairs = 255;
@@ -230,6 +291,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   std::vector<std::pair<std::string, std::string>> fits_output;
   if (!options.fits_mask.empty()) fits_output.emplace_back(options.fits_mask, "--fits-mask");
   if (!options.fits_source_mask.empty()) fits_output.emplace_back(options.fits_source_mask, "--fits-source-mask");
+  const std::vector<CatalogueFile> catalogue_files = catalogue_files_of(options);
+  for (const auto& file : catalogue_files) fits_output.emplace_back(file.path, file.option);
   run::Lifecycle run("scfind", options, parent, fits_output);
   const MPI_Comm comm = run.comm();
   const int rank = run.rank();
@@ -434,6 +497,46 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     if (talk)
       run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
                           summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
+    // SoFiA-2's catalogue (its parameterisation when parameter.enable), measured on rank 0 from the
+    // whole cube: the source numbers gathered from every rank (only source voxels travel) and the
+    // cube read again there (4 + 4 bytes a voxel on rank 0); then shared with every rank for the
+    // product's collective writes. Measuring slab by slab is issue 15's next step (catalogue.hpp).
+    const auto t_catalogue = Clock::now();
+    std::vector<std::int32_t> whole_labels = gather_labels_on_root(cube, slabs, linked, comm);
+    masks.clear();
+    values.clear();
+    Catalogue catalogue;
+    double global_rms = 0;
+    mpi::on_root_then_share_failure(comm, [&] {
+      std::vector<float> data(cube.voxels());
+      io::read_cube_channels(info, 0, cube.nz, data);
+      std::vector<std::size_t> dims{cube.nx, cube.ny, cube.nz};
+      if (info.naxis == 4) dims.push_back(1);
+      const CubeHeader header(info.header_cards, dims);
+      global_rms = global_noise(cube, data);
+      LinkedSources whole;
+      whole.labels = std::move(whole_labels);
+      whole.sources = linked.sources;
+      catalogue =
+          make_catalogue(cube, whole.labels, data, whole, options.linker, global_rms, header, options.catalogue);
+    });
+    share_catalogue(catalogue, comm);
+    product.write_catalogue(catalogue, rank == 0);
+    mpi::on_root_then_share_failure(comm, [&] {
+      const std::string time = catalogue_time_now();
+      for (const auto& file : catalogue_files) {
+        if (catalogue.size() == 0) break;  // SoFiA-2 writes no catalogue file without sources
+        write_text_file(file.path, file.kind == CatalogueFile::ascii ? catalogue_ascii(catalogue, time)
+                                   : file.kind == CatalogueFile::xml
+                                       ? catalogue_votable(catalogue, time, votable_settings(options))
+                                       : catalogue_sql(catalogue, time));
+        summary.catalogue_files.push_back(file.path);
+      }
+    });
+    if (talk)
+      run.log(format_text("catalogue: %zu sources, %zu columns (%s), global rms %.3e, %.2f s", catalogue.size(),
+                          catalogue.columns.size() + 1, options.catalogue.enable ? "parameterised" : "linker only",
+                          global_rms, seconds_since(t_catalogue)));
   }
   product.finish(noise_used, summary, meter.cadence());
   remove_labels();
@@ -454,6 +557,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     run.log(format_text("product %s%s%s%s%s", options.output.c_str(), options.fits_mask.empty() ? "" : ", FITS mask ",
                         options.fits_mask.c_str(), options.fits_source_mask.empty() ? "" : ", FITS source mask ",
                         options.fits_source_mask.c_str()));
+    for (const auto& file : summary.catalogue_files) run.log("catalogue file " + file);
   }
   const Slab top = layout.slab(sweep.slabs().front());
   const Slab bottom = layout.slab(sweep.slabs().back());

@@ -6,9 +6,11 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "catalogue.hpp"
 #include "io/cube.hpp"
 #include "linker.hpp"
 #include "run/common_options.hpp"
@@ -31,17 +33,21 @@ struct ScfindOptions : run::CommonOptions {
   MaskCompression mask_compression = MaskCompression::deflate;
   double checkpoint_seconds = 600;  ///< make the mask durable at least this often; 0: after every pair
   ScfindParameters parameters;
-  LinkerParameters linker;                            ///< linker.enable: SoFiA-2's default with --par, off without
-  std::string fits_source_mask;                       ///< FITS source mask (int32 ids); empty: none
-  std::size_t slabs_per_rank = 0;                     ///< 0: the fewest that fit the memory budgets
-  std::vector<std::string> unimplemented_parameters;  ///< SoFiA-2 settings of --par not used (warned of)
+  LinkerParameters linker;                              ///< linker.enable: SoFiA-2's default with --par, off without
+  std::string fits_source_mask;                         ///< FITS source mask (int32 ids); empty: none
+  CatalogueParameters catalogue;                        ///< parameter.* (with the linker)
+  CatalogueFiles catalogue_files{false, false, false};  ///< output.writeCat*: SoFiA-2's defaults with --par
+  std::size_t slabs_per_rank = 0;                       ///< 0: the fewest that fit the memory budgets
+  std::vector<std::string> unimplemented_parameters;    ///< SoFiA-2 settings of --par not used (warned of)
+  std::map<std::string, std::string> sofia_settings;    ///< SoFiA-2 keys as --par and the command line wrote them
 };
 
 struct ScfindSummary {
   std::uint64_t mask_voxels = 0;
-  std::uint64_t sources = 0;        ///< kept by the linker (when enabled)
-  std::uint64_t source_voxels = 0;  ///< voxels in those sources
-  std::vector<double> noise;        ///< rms of the original, then of each smoothing pair in order
+  std::uint64_t sources = 0;                 ///< kept by the linker (when enabled)
+  std::uint64_t source_voxels = 0;           ///< voxels in those sources
+  std::vector<std::string> catalogue_files;  ///< the catalogue files written
+  std::vector<double> noise;                 ///< rms of the original, then of each smoothing pair in order
 };
 
 ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm comm);

@@ -24,7 +24,9 @@ constexpr const char* product_format_name = "astrosweep-scfind";
 // 2: parameters and cube shape written at creation; 3: checkpoint labels beside the product, /mask
 // written once at the end (deflate-compressed by default).
 // 4: the linker's parameters among the attributes; /source_mask when the linker runs.
-constexpr std::int64_t product_format_version = 4;
+// 5: the parameter.* and output.writeCat* settings among the attributes; /catalogue when the linker
+// runs (SoFiA-2's catalogue, one dataset per column).
+constexpr std::int64_t product_format_version = 5;
 
 // Root attributes written at creation, all text, in this order; every one but command_line is
 // part of the fingerprint.
@@ -39,6 +41,8 @@ std::vector<std::pair<std::string, std::string>> creation_attributes(const Scfin
       {"cube_shape", std::to_string(cube.nx) + " " + std::to_string(cube.ny) + " " + std::to_string(cube.nz)}};
   for (auto& key_value : parameters_as_text(o.parameters)) attributes.push_back(std::move(key_value));
   for (auto& key_value : linker_parameters_as_text(o.linker)) attributes.push_back(std::move(key_value));
+  for (auto& key_value : catalogue_parameters_as_text(o.catalogue, o.catalogue_files))
+    attributes.push_back(std::move(key_value));
   return attributes;
 }
 
@@ -275,6 +279,41 @@ void ScfindProduct::write_source_mask(std::size_t z0, std::span<const std::int32
     if (!files_->fits_sources)
       files_->fits_sources.emplace(options_.fits_source_mask, cube_, comm_, true, io::FitsCompression::none, 32);
     files_->fits_sources->write_channels(z0, labels);
+  }
+}
+
+void ScfindProduct::write_catalogue(const Catalogue& catalogue, bool write_rows) {
+  const hid_t f = files_->file.get();
+  h5::Id group = h5::create_group(f, "catalogue");
+  h5::set_attribute(group.get(), "description",
+                    std::string("SoFiA-2 2.5.1's source catalogue: one dataset per column, in its order (attribute "
+                                "columns), one row per source in id order"));
+  h5::set_attribute(group.get(), "sources", static_cast<std::int64_t>(catalogue.size()));
+  std::string order = "name";
+  for (const auto& c : catalogue.columns) order += "," + c.name;
+  h5::set_attribute(group.get(), "columns", order);
+  const std::uint64_t n = catalogue.size();
+  // Names: fixed-length strings as long as the longest.
+  std::size_t longest = 1;
+  for (const auto& name : catalogue.names) longest = std::max(longest, name.size());
+  std::string packed(n * longest, '\0');
+  for (std::size_t i = 0; i < n; ++i) catalogue.names[i].copy(packed.data() + i * longest, longest);
+  h5::Id text_type(H5Tcopy(H5T_C_S1));
+  h5::check(H5Tset_size(text_type.get(), longest), "H5Tset_size");
+  h5::check(H5Tset_strpad(text_type.get(), H5T_STR_NULLPAD), "H5Tset_strpad");
+  h5::Id names = h5::described(h5::create_dataset(group.get(), "name", text_type.get(), {n}), "",
+                               "source name, as SoFiA-2 forms it (prefix and position, or prefix-id)");
+  h5::set_attribute(names.get(), "ucd", std::string("meta.id"));
+  h5::write_rows(names.get(), text_type.get(), 0, write_rows ? n : 0, packed.data());
+  for (const auto& c : catalogue.columns) {
+    h5::Id d =
+        h5::described(h5::create_dataset(group.get(), c.name, c.integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, {n}),
+                      c.unit, c.description);
+    h5::set_attribute(d.get(), "ucd", c.ucd);
+    if (c.integer)
+      h5::write_rows(d.get(), H5T_NATIVE_INT64, 0, write_rows ? n : 0, c.whole.data());
+    else
+      h5::write_rows(d.get(), H5T_NATIVE_DOUBLE, 0, write_rows ? n : 0, c.real.data());
   }
 }
 

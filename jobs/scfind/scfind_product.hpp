@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "catalogue.hpp"
 #include "io/cube.hpp"
 #include "io/journal.hpp"
 #include "io/resume_point.hpp"
@@ -72,6 +73,10 @@ class ScfindProduct {
   /// (nx·ny)) into /source_mask (created when options.linker.enable), and into the FITS source
   /// mask when options.fits_source_mask names one.
   void write_source_mask(std::size_t z0, std::span<const std::int32_t> labels);
+  /// Collective (dataset creation is): SoFiA-2's catalogue into /catalogue, a dataset per column
+  /// with units, description and UCD attributes, names as fixed-length strings. Every rank passes
+  /// the same catalogue; `write_rows` on one rank only (the others write nothing).
+  void write_catalogue(const Catalogue& catalogue, bool write_rows);
   /// Collective: flushes and closes, leaving status="incomplete" (an interrupted run).
   void close();
   /// Collective: the noise of every kernel pair, the counts; marks the product complete and closes

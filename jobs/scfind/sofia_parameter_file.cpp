@@ -30,13 +30,14 @@ std::string trim(const std::string& s) {
 }
 
 // Keys whose value is taken.
-constexpr std::array used_keys{"input.data",        "scfind.enable",      "scfind.kernelsXY", "scfind.kernelsZ",
-                               "scfind.threshold",  "scfind.replacement", "scfind.statistic", "scfind.fluxRange",
-                               "output.directory",  "output.filename",    "output.overwrite", "output.writeRawMask",
-                               "output.writeMask",  "linker.enable",      "linker.radiusXY",  "linker.radiusZ",
-                               "linker.minSizeXY",  "linker.minSizeZ",    "linker.maxSizeXY", "linker.maxSizeZ",
-                               "linker.minPixels",  "linker.maxPixels",   "linker.minFill",   "linker.maxFill",
-                               "linker.positivity", "linker.keepNegative"};
+constexpr std::array used_keys{
+    "input.data",          "scfind.enable",        "scfind.kernelsXY",   "scfind.kernelsZ",    "scfind.threshold",
+    "scfind.replacement",  "scfind.statistic",     "scfind.fluxRange",   "output.directory",   "output.filename",
+    "output.overwrite",    "output.writeRawMask",  "output.writeMask",   "linker.enable",      "linker.radiusXY",
+    "linker.radiusZ",      "linker.minSizeXY",     "linker.minSizeZ",    "linker.maxSizeXY",   "linker.maxSizeZ",
+    "linker.minPixels",    "linker.maxPixels",     "linker.minFill",     "linker.maxFill",     "linker.positivity",
+    "linker.keepNegative", "parameter.enable",     "parameter.wcs",      "parameter.physical", "parameter.prefix",
+    "parameter.offset",    "output.writeCatASCII", "output.writeCatXML", "output.writeCatSQL"};
 
 // Keys that change nothing astrosweep does, whatever their value: messages (astrosweep has its own)
 // and pedantry (astrosweep is always pedantic).
@@ -82,6 +83,7 @@ SofiaParameterFile read_sofia_parameter_file(const std::string& path) {
       throw UsageError(at + ": unknown parameter '" + shown(key) + "'" + did_you_mean(key, known),
                        "astrosweep scfind reads SoFiA-2 v2.5 parameter files; docs/scfind.md lists the keys it uses");
     }
+    file.written[key] = value;
     if (listed(used_keys, key)) {
       file.values[key] = value;
       file.where[key] = at;

@@ -11,8 +11,9 @@
 namespace astrosweep::scfind {
 
 struct SofiaParameterFile {
-  std::map<std::string, std::string> values;  ///< keys astrosweep uses, as written
-  std::map<std::string, std::string> where;   ///< "FILE:LINE" of each value, for messages about it
+  std::map<std::string, std::string> values;   ///< keys astrosweep uses, as written
+  std::map<std::string, std::string> where;    ///< "FILE:LINE" of each value, for messages about it
+  std::map<std::string, std::string> written;  ///< every key the file sets, its value as written (the VOTable's list)
   /// "key = value (FILE:LINE)" of SoFiA-2 settings scfind does not implement (later stages) whose
   /// value is neither the default nor off, for one warning to the user
   std::vector<std::string> not_implemented;

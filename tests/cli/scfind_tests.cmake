@@ -341,7 +341,116 @@ foreach(entry IN LISTS linker_cases)
              COMMAND scfind_case source-mask ${scfind_data}/${case}_mask.fits.gz ${product} ${scfind_out}/${name}_mask.fits)
     set_tests_properties(scfind_link_${name}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_link_${name}
                          LABELS "${labels};sofia")
+    # With parameter.enable = false SoFiA-2 still writes the linker's catalogue (its ASCII file by
+    # default under --par): ids, bounding boxes, sizes, the linker's fluxes and moments.
+    add_test(NAME scfind_link_${name}_catalogue_equals_sofia
+             COMMAND scfind_case catalogue ${scfind_data}/${case}_cat.txt ${scfind_out}/${name}_cat.txt ${product})
+    set_tests_properties(scfind_link_${name}_catalogue_equals_sofia PROPERTIES
+                         FIXTURES_REQUIRED scfind_run_link_${name} LABELS "${labels};sofia")
   endforeach()
+endforeach()
+
+# --- the catalogue (one rank): SoFiA-2 2.5.1's catalogue files, every column at printed precision ---
+# As the linker cases, with parameter.enable = true and the parameter.* settings listed; Anowcs is
+# cube A with its WCS cards blanked (tests/data/scfind/README.md, "Catalogue"). Fields split by
+# "|": case, cube, statistic, flux range, linker settings ("%"), parameter.wcs, parameter.physical,
+# parameter.prefix, whether SoFiA-2's XML and SQL files are kept too, labels.
+add_test(NAME scfind_make_cube_Anowcs COMMAND scfind_case strip-wcs ${scfind_out}/A.fits ${scfind_out}/Anowcs.fits)
+set_tests_properties(scfind_make_cube_Anowcs PROPERTIES FIXTURES_SETUP scfind_cube_Anowcs
+                     FIXTURES_REQUIRED scfind_cube_A LABELS scfind)
+set(linker_rz0 "linker.radiusXY = 2%linker.radiusZ = 0%linker.minSizeXY = 2%linker.minSizeZ = 1%linker.keepNegative = true")
+set(catalogue_cases
+  "p_A_mad_negative_defaults|A|mad|negative||true|false|SoFiA|files|scfind"
+  "p_A_std_full_keepneg_rz0|A|std|full|${linker_rz0}|true|false|SoFiA||scfind"
+  "p_A_gauss_full_positivity_fill|A|gauss|full|linker.radiusXY = 1%linker.radiusZ = 2%linker.minSizeXY = 3%linker.minSizeZ = 2%linker.maxSizeZ = 25%linker.minPixels = 8%linker.minFill = 0.05%linker.maxFill = 0.6%linker.positivity = true|true|false|SoFiA||scfind"
+  "p_B_mad_negative_r2_limits|B|mad|negative|linker.radiusXY = 2%linker.radiusZ = 3%linker.minSizeXY = 3%linker.minSizeZ = 3%linker.maxSizeXY = 30%linker.maxPixels = 5000|true|false|SoFiA||scfind%heavy"
+  "p_A_mad_negative_physical_wallaby|A|mad|negative||true|true|WALLABY|files|scfind"
+  "p_A_std_full_keepneg_nowcs_physical|A|std|full|${linker_rz0}|false|true|Test||scfind"
+  "p_Anowcs_mad_negative_defaults|Anowcs|mad|negative||true|false|SoFiA||scfind")
+foreach(entry IN LISTS catalogue_cases)
+  string(REPLACE "|" ";" fields "${entry}")
+  list(GET fields 0 case)
+  list(GET fields 1 cube)
+  list(GET fields 2 statistic)
+  list(GET fields 3 range)
+  list(GET fields 4 linker_settings)
+  list(GET fields 5 wcs)
+  list(GET fields 6 physical)
+  list(GET fields 7 prefix)
+  list(GET fields 8 files)
+  list(GET fields 9 labels)
+  string(REPLACE "%" "\n" linker_text "${linker_settings}")
+  string(REPLACE "%" ";" labels "${labels}")
+  set(par ${scfind_out}/${case}.par)
+  file(WRITE ${par}
+    "scfind.kernelsXY = 0, 3, 6\nscfind.kernelsZ = 0, 3, 7, 15\nscfind.threshold = 5.0\nscfind.replacement = 2.0\n"
+    "scfind.statistic = ${statistic}\nscfind.fluxRange = ${range}\nlinker.enable = true\n${linker_text}\n"
+    "reliability.enable = false\nparameter.enable = true\nparameter.wcs = ${wcs}\nparameter.physical = ${physical}\n"
+    "parameter.prefix = ${prefix}\nparameter.offset = false\noutput.writeCatASCII = true\n"
+    "output.writeCatXML = true\noutput.writeCatSQL = true\n")
+  set(product ${scfind_out}/${case}_np1.h5)
+  astrosweep_add_mpi_run(scfind_cat_${case}_np1 NP 1 LABELS "${labels}" FIXTURES_REQUIRED scfind_cube_${cube}
+    FIXTURES_SETUP scfind_run_cat_${case}
+    COMMAND ${exe} scfind --par ${par} -i ${scfind_out}/${cube}.fits -o ${product} --overwrite --threads 0)
+  set_tests_properties(scfind_cat_${case}_np1 PROPERTIES PASS_REGULAR_EXPRESSION "catalogue: [0-9]+ sources")
+  add_test(NAME scfind_cat_${case}_np1_equals_sofia
+           COMMAND scfind_case catalogue ${scfind_data}/${case}_cat.txt ${scfind_out}/${case}_np1_cat.txt ${product})
+  set_tests_properties(scfind_cat_${case}_np1_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_cat_${case}
+                       LABELS "${labels};sofia")
+  if(files)
+    foreach(ext xml sql)
+      add_test(NAME scfind_cat_${case}_np1_${ext}_equals_sofia
+               COMMAND scfind_case same-lines ${scfind_data}/${case}_cat.${ext} ${scfind_out}/${case}_np1_cat.${ext})
+      set_tests_properties(scfind_cat_${case}_np1_${ext}_equals_sofia PROPERTIES
+                           FIXTURES_REQUIRED scfind_run_cat_${case} LABELS "${labels};sofia")
+    endforeach()
+  endif()
+endforeach()
+# The linker across ranks, the catalogue measured on rank 0: the same files on 3 ranks (and 2 ranks
+# of 2 slabs each).
+foreach(run "p_A_mad_negative_defaults|A|3|1" "p_A_std_full_keepneg_rz0|A|2|2")
+  string(REPLACE "|" ";" fields "${run}")
+  list(GET fields 0 case)
+  list(GET fields 1 cube)
+  list(GET fields 2 np)
+  list(GET fields 3 k)
+  set(name ${case}_np${np}_k${k})
+  astrosweep_add_mpi_run(scfind_cat_${name} NP ${np} LABELS scfind FIXTURES_REQUIRED scfind_cube_${cube}
+    FIXTURES_SETUP scfind_run_cat_${name}
+    COMMAND ${exe} scfind --par ${scfind_out}/${case}.par -i ${scfind_out}/${cube}.fits -o ${scfind_out}/${name}.h5
+            --overwrite --threads 1 --slabs-per-rank ${k})
+  set_tests_properties(scfind_cat_${name} PROPERTIES PASS_REGULAR_EXPRESSION "catalogue: [0-9]+ sources")
+  add_test(NAME scfind_cat_${name}_equals_sofia
+           COMMAND scfind_case catalogue ${scfind_data}/${case}_cat.txt ${scfind_out}/${name}_cat.txt ${scfind_out}/${name}.h5)
+  set_tests_properties(scfind_cat_${name}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_cat_${name}
+                       LABELS "scfind;sofia")
+endforeach()
+# An HDF5 cube has no header: as the FITS cube without WCS keywords, wcslib's linear system; without
+# BUNIT its flux units are ??? (so only the values are compared with SoFiA-2's Anowcs catalogue).
+add_test(NAME scfind_make_cube_A_h5 COMMAND scfind_case to-h5 ${scfind_out}/A.fits ${scfind_out}/A_cube.h5)
+set_tests_properties(scfind_make_cube_A_h5 PROPERTIES FIXTURES_SETUP scfind_cube_A_h5
+                     FIXTURES_REQUIRED scfind_cube_A LABELS scfind)
+astrosweep_add_mpi_run(scfind_cat_hdf5_cube_np1 NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A_h5
+  FIXTURES_SETUP scfind_run_cat_hdf5_cube
+  COMMAND ${exe} scfind --par ${scfind_out}/p_Anowcs_mad_negative_defaults.par -i ${scfind_out}/A_cube.h5
+          -o ${scfind_out}/cat_hdf5_cube_np1.h5 --overwrite --threads 0)
+set_tests_properties(scfind_cat_hdf5_cube_np1 PROPERTIES PASS_REGULAR_EXPRESSION "catalogue: 5 sources, 46 columns")
+add_test(NAME scfind_cat_hdf5_cube_np1_equals_sofia
+         COMMAND scfind_case catalogue ${scfind_data}/p_Anowcs_mad_negative_defaults_cat.txt
+                 ${scfind_out}/cat_hdf5_cube_np1_cat.txt ${scfind_out}/cat_hdf5_cube_np1.h5 values-only)
+set_tests_properties(scfind_cat_hdf5_cube_np1_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_cat_hdf5_cube
+                     LABELS "scfind;sofia" PASS_REGULAR_EXPRESSION "225 values equal")
+# Bad parameter.* and output.writeCat* values in --par are refused naming their file and line.
+foreach(bad "parameter.wcs = maybe|parameter.wcs: 'maybe' is not true or false"
+            "parameter.prefix = My Galaxy|parameter.prefix: 'My Galaxy' cannot start a source name"
+            "output.writeCatSQL = yes|output.writeCatSQL: 'yes' is not true or false")
+  string(REPLACE "|" ";" fields "${bad}")
+  list(GET fields 0 line)
+  list(GET fields 1 message)
+  string(REGEX MATCH "^[a-zA-Z.]+" key "${line}")
+  file(WRITE ${scfind_bad}/bad_${key}.par "input.data = ${scfind_out}/A.fits\nlinker.enable = true\n${line}\n")
+  astrosweep_add_failure_test(scfind_cat_bad_${key} NP 1 CODE 2 MATCH "bad_${key}.par:3: ${message}"
+    FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_${key}.par -o ${scfind_bad}/cat_bad_${key}.h5 --overwrite)
 endforeach()
 # A bad linker value in --par is refused naming its file and line.
 file(WRITE ${scfind_bad}/bad_linker.par "input.data = ${scfind_out}/A.fits\nlinker.enable = true\nlinker.radiusXY = -1\n")

@@ -57,7 +57,7 @@ TEST(SofiaParameterFile, UnimplementedSettingsAreListedNotRefused) {
                                  "reliability.enable = false\n"               // off
                                  "reliability.parameters = peak,sum, mean\n"  // the default, spaced otherwise
                                  "reliability.threshold = 0.90\n"             // the default, written otherwise
-                                 "parameter.enable = false\n"                 // off
+                                 "parameter.enable = false\n"                 // taken: the catalogue
                                  "output.writeMoments = true\n"               // listed
                                  "output.writeRawMask = true\n"               // taken: the FITS raw mask
                                  "pipeline.threads = 4\n"                     // listed: --threads is scfind's
@@ -67,8 +67,9 @@ TEST(SofiaParameterFile, UnimplementedSettingsAreListedNotRefused) {
   EXPECT_EQ(file.not_implemented[0], "reliability.scaleKernel = 0.3 (" + path + ":2)");
   EXPECT_EQ(file.not_implemented[1], "output.writeMoments = true (" + path + ":7)");
   EXPECT_EQ(file.not_implemented[2], "pipeline.threads = 4 (" + path + ":9)");
-  ASSERT_EQ(file.values.size(), 2u);
+  ASSERT_EQ(file.values.size(), 3u);
   EXPECT_EQ(file.values.at("linker.enable"), "true");
+  EXPECT_EQ(file.values.at("parameter.enable"), "false");
   EXPECT_EQ(file.values.at("output.writeRawMask"), "true");
 }
 
