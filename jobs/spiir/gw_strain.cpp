@@ -8,7 +8,9 @@
 
 namespace astrosweep::spiir {
 
-std::vector<DetectorStrain> read_gw_strain(const std::string& path) {
+namespace {
+
+std::vector<DetectorStrain> read_strain_file(const std::string& path) {
   const auto fail = [&](const std::string& what) {
     return InputError("strain file '" + path + "': " + what, "see docs/spiir.md#strain-files for the layout");
   };
@@ -58,6 +60,19 @@ std::vector<DetectorStrain> read_gw_strain(const std::string& path) {
       throw fail("detectors " + out.front().ifo + " and " + d.ifo + " have different lengths");
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<DetectorStrain> read_gw_strain(const std::string& path) {
+  try {
+    return read_strain_file(path);
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError("strain file '" + path + "' cannot be read (damaged?): " + e.what(),
+                     "see docs/spiir.md#strain-files for the layout");
+  }
 }
 
 void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>& detectors) {

@@ -246,7 +246,25 @@ class BankReader {
 
 }  // namespace
 
+namespace {
+SpiirBank read_bank_file(const std::string& path);
+}  // namespace
+
 SpiirBank read_spiir_bank(const std::string& path) {
+  // A damaged file can fail inside HDF5 in any call: every failure becomes an input error naming it.
+  try {
+    return read_bank_file(path);
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError("bank '" + path + "' cannot be read (damaged?): " + e.what(),
+                     "make the bank again with 'astrosweep spiirbank' (docs/spiir.md)");
+  }
+}
+
+namespace {
+
+SpiirBank read_bank_file(const std::string& path) {
   AS_EXPECTS(std::filesystem::exists(path), InputError, "bank '" + path + "' does not exist",
              "make one with 'astrosweep spiirbank'");
   AS_EXPECTS(h5::is_hdf5(path), InputError, "'" + path + "' is not an HDF5 file (damaged or not a bank)",
@@ -354,5 +372,7 @@ SpiirBank read_spiir_bank(const std::string& path) {
   }
   return bank;
 }
+
+}  // namespace
 
 }  // namespace astrosweep::spiir
