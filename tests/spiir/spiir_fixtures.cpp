@@ -1,11 +1,14 @@
 // Inputs and checks of the spiir end-to-end tests (tests/spiir/CMakeLists.txt):
 //   spiir_fixtures strain OUT --rate R --seconds S --ifos H1,L1 [--inject M1,M2 --f-low F --end SAMPLE --snr X]
-//                  [--seed N] [--unwhitened]
+//                  [--seed N] [--unwhitened] [--gap FIRST,COUNT]
 //       unit-variance white noise per detector (whitened = 1), plus in every detector the real part
-//       of the whitened TaylorF2 template of M1,M2 ending at sample SAMPLE, scaled to matched-filter SNR X
+//       of the whitened TaylorF2 template of M1,M2 ending at sample SAMPLE, scaled to matched-filter SNR X;
+//       samples FIRST ... FIRST + COUNT − 1 NaN (a gap)
 //   spiir_fixtures truncate IN OUT      the first half of IN's bytes (a damaged copy)
 //   spiir_fixtures check PEAKS --ifo IFO --template T --sample N --snr X
 //       the loudest peak of IFO is template T within ±1 sample of N, with SNR X ± 2.5 (noise σ = 1)
+//   spiir_fixtures check PEAKS --ifo IFO --below X
+//       IFO has peaks (so the filters were not poisoned by NaN), all with SNR below X
 // Exits 0 when done or when the check holds, 1 naming what failed, 2 on bad usage.
 #include <cmath>
 #include <cstdio>
@@ -75,6 +78,12 @@ int strain(const std::string& out, const std::vector<std::string>& args) {
     d.f_low = 15;
     d.strain.resize(n);
     for (std::size_t i = 0; i < n; ++i) d.strain[i] = static_cast<float>(g(rng) + injection[i]);
+    const std::string gap = option(args, "--gap", "");
+    if (!gap.empty()) {
+      const auto first = std::stoull(gap.substr(0, gap.find(',')));
+      const auto count = std::stoull(gap.substr(gap.find(',') + 1));
+      for (std::size_t i = first; i < std::min<std::size_t>(n, first + count); ++i) d.strain[i] = NAN;
+    }
     detectors.push_back(std::move(d));
   }
   spiir::write_gw_strain(out, detectors);
@@ -101,6 +110,14 @@ int check(const std::string& path, const std::vector<std::string>& args) {
   std::size_t loudest = 0;
   for (std::size_t i = 1; i < snr.size(); ++i)
     if (snr[i] > snr[loudest]) loudest = i;
+  const std::string below = option(args, "--below", "");
+  if (!below.empty()) {
+    std::printf("%s: %zu peaks, the loudest SNR %.3f at sample %lld\n", ifo.c_str(), snr.size(), snr[loudest],
+                static_cast<long long>(sample[loudest]));
+    for (double v : snr)
+      if (!(v < std::stod(below))) return std::fprintf(stderr, "a peak reaches %.3f\n", v), 1;
+    return 0;
+  }
   const auto want_template = std::stoll(option(args, "--template", "0"));
   const auto want_sample = std::stoll(option(args, "--sample", "0"));
   const double want_snr = std::stod(option(args, "--snr", "10"));
