@@ -42,24 +42,31 @@ namespace {
 
 struct TemplateResult {
   TemplateInfo info;
-  double sigmasq = 0;
+  std::map<std::string, double> sigmasq;
   std::vector<std::vector<IirFilter>> per_rate;  // index log2(M)
-  std::vector<std::complex<double>> autocorrelation;
+  std::map<std::string, std::vector<std::complex<double>>> autocorrelation;
 };
 
 TemplateResult one_template(const Binary& binary, const BankSettings& s, double sample_rate, int max_factor) {
-  const auto tmpl = taylorf2_template(binary, {s.f_low, sample_rate, s.psd});
+  const auto psd_of = [&](const std::string& ifo) { return s.psds.empty() ? Psd{} : s.psds.at(ifo); };
+  const auto tmpl = taylorf2_template(binary, {s.f_low, sample_rate, psd_of(s.ifos.front())});
   const auto fit = fit_iir(tmpl.h, s.iir, s.requirement);
   TemplateResult out;
   out.info = {binary.mass1, binary.mass2, tmpl.end_offset, tmpl.f_final, tmpl.duration, fit.match, fit.epsilon};
-  out.sigmasq = tmpl.sigmasq * fit.match * fit.match;
   const int n_rates = static_cast<int>(std::log2(max_factor)) + 1;
   out.per_rate.resize(static_cast<std::size_t>(n_rates));
   for (const auto& f : fit.filters) {
     const int m = decimation_factor(f.a1, s.padding, max_factor);
     out.per_rate[static_cast<std::size_t>(std::log2(m))].push_back(at_rate(f, m));
   }
-  out.autocorrelation = template_autocorrelation(tmpl.h, s.autocorrelation_length);
+  // sigmasq_d = <h,h>_d · match² (spec §3) and R_d from the template whitened by detector d's PSD.
+  for (const auto& ifo : s.ifos) {
+    const bool same = s.psds.empty() || ifo == s.ifos.front();
+    const auto own = same ? WhitenedTemplate{} : taylorf2_template(binary, {s.f_low, sample_rate, psd_of(ifo)});
+    const auto& t = same ? tmpl : own;
+    out.sigmasq[ifo] = t.sigmasq * fit.match * fit.match;
+    out.autocorrelation[ifo] = template_autocorrelation(t.h, s.autocorrelation_length);
+  }
   return out;
 }
 
@@ -69,6 +76,8 @@ SpiirBank make_spiir_bank(const std::vector<Binary>& binaries, const BankSetting
   AS_EXPECTS(!binaries.empty(), UsageError, "no binaries to make templates of");
   AS_EXPECTS(!s.ifos.empty(), UsageError, "no detectors named");
   AS_EXPECTS(s.padding >= 1, UsageError, "padding must be at least 1");
+  for (const auto& ifo : s.ifos)
+    AS_EXPECTS(s.psds.empty() || s.psds.count(ifo) > 0, UsageError, "no PSD for detector " + ifo);
   const double sample_rate = s.sample_rate > 0 ? s.sample_rate : default_sample_rate(binaries);
   AS_EXPECTS(std::exp2(std::round(std::log2(sample_rate))) == sample_rate, UsageError,
              "the sample rate must be a power of two in Hz");
@@ -97,13 +106,11 @@ SpiirBank make_spiir_bank(const std::vector<Binary>& binaries, const BankSetting
   bank.autocorrelation_length = s.autocorrelation_length;
   for (const auto& r : results) bank.templates.push_back(r.info);
   for (const auto& ifo : s.ifos) {
-    // One PSD for every detector this session (white, or the file's): the norms and
-    // autocorrelations are per detector in the format, equal here.
     auto& sig = bank.sigmasq[ifo];
     auto& ac = bank.autocorrelation[ifo];
     for (const auto& r : results) {
-      sig.push_back(r.sigmasq);
-      ac.insert(ac.end(), r.autocorrelation.begin(), r.autocorrelation.end());
+      sig.push_back(r.sigmasq.at(ifo));
+      ac.insert(ac.end(), r.autocorrelation.at(ifo).begin(), r.autocorrelation.at(ifo).end());
     }
   }
   for (std::size_t level = 0; level < results.front().per_rate.size(); ++level) {

@@ -3,6 +3,7 @@
 // template, its IIR filters, their rates, its norms and its autocorrelation, gathered into a bank.
 
 #include <complex>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ struct BankSettings {
   int n_rates = 7;  ///< D: rates f_s, f_s/2 … f_s/2^(D−1); 1 puts every filter at the top rate
   std::vector<std::string> ifos{"H1", "L1", "V1"};
   std::size_t autocorrelation_length = 201;
-  Psd psd;  ///< empty: white (unit variance per sample)
+  /// Per detector of `ifos`: its PSD; empty map: white data everywhere. The coefficients are made
+  /// with the first detector's PSD; each detector's sigmasq and autocorrelation with its own.
+  std::map<std::string, Psd> psds;
   std::string psd_name = "white";
   int threads = 0;  ///< OpenMP threads over templates; 0: the default
 };

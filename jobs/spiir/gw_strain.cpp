@@ -1,8 +1,11 @@
 #include "gw_strain.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/version.hpp"
 #include "io/h5.hpp"
 
@@ -75,7 +78,53 @@ std::vector<DetectorStrain> read_gw_strain(const std::string& path) {
   }
 }
 
-void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>& detectors) {
+double SampledPsd::operator()(double f) const {
+  const auto hi = std::upper_bound(frequency.begin(), frequency.end(), f);
+  if (hi == frequency.begin()) return value.front();
+  if (hi == frequency.end()) return value.back();
+  const auto i = static_cast<std::size_t>(hi - frequency.begin());
+  const double w = (f - frequency[i - 1]) / (frequency[i] - frequency[i - 1]);
+  return (1 - w) * value[i - 1] + w * value[i];
+}
+
+SampledPsd read_psd(const std::string& path, const std::string& ifo, double f_low, double f_high) {
+  const auto fail = [&](const std::string& what) {
+    return InputError("PSD file '" + path + "': " + what,
+                      "give --psd an astrosweep.gwstrain file with /detectors/<IFO>/psd/frequency and value "
+                      "(one-sided, strain^2/Hz) for every detector of --ifos (docs/spiir.md#strain-files)");
+  };
+  SampledPsd psd;
+  try {
+    if (!std::filesystem::exists(path)) throw fail("does not exist");
+    if (!h5::is_hdf5(path)) throw fail("is not an HDF5 file");
+    h5::Id file = h5::open_file(path, h5::Access::read);
+    const std::string where = "detectors/" + ifo + "/psd/";
+    if (!h5::exists(file.get(), "detectors/" + ifo) || !h5::exists(file.get(), where + "frequency") ||
+        !h5::exists(file.get(), where + "value"))
+      throw fail("has no '/" + where + "frequency' and '/" + where + "value'");
+    psd.frequency = h5::read_all<double>(file.get(), where + "frequency");
+    psd.value = h5::read_all<double>(file.get(), where + "value");
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw fail(std::string("cannot be read (damaged?): ") + e.what());
+  }
+  if (psd.frequency.size() != psd.value.size() || psd.frequency.size() < 2)
+    throw fail("the " + ifo + " PSD's frequency and value differ in length or hold fewer than 2 points");
+  for (std::size_t i = 0; i < psd.frequency.size(); ++i) {
+    if (!std::isfinite(psd.frequency[i]) || (i > 0 && !(psd.frequency[i] > psd.frequency[i - 1])))
+      throw fail("the " + ifo + " PSD's frequencies do not increase");
+    if (!(psd.value[i] > 0) || !std::isfinite(psd.value[i]))
+      throw fail("the " + ifo + " PSD has a value that is not positive and finite");
+  }
+  if (psd.frequency.front() > f_low || psd.frequency.back() < f_high)
+    throw fail(format_text("the %s PSD covers %g ... %g Hz, not the templates' %g ... %g Hz", ifo.c_str(),
+                           psd.frequency.front(), psd.frequency.back(), f_low, f_high));
+  return psd;
+}
+
+void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>& detectors,
+                     const std::vector<SampledPsd>& psds) {
   h5::Id file = h5::open_file(path, h5::Access::create_truncate);
   h5::set_attribute(file.get(), "format", std::string(strain_format_name));
   h5::set_attribute(file.get(), "format_version", std::int64_t{1});
@@ -92,6 +141,16 @@ void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>&
     h5::set_attribute(ds.get(), "sample_rate", d.sample_rate);
     h5::set_attribute(ds.get(), "whitened", std::int64_t{d.whitened ? 1 : 0});
     h5::set_attribute(ds.get(), "f_low", d.f_low);
+    if (!psds.empty()) {
+      const auto& p = psds.at(static_cast<std::size_t>(&d - detectors.data()));
+      h5::Id pg = h5::create_group(g.get(), "psd");
+      h5::Id f = h5::described(h5::create_dataset(pg.get(), "frequency", H5T_NATIVE_DOUBLE, {p.frequency.size()}), "Hz",
+                               "frequencies of the PSD's samples, increasing");
+      h5::write_rows(f.get(), H5T_NATIVE_DOUBLE, 0, p.frequency.size(), p.frequency.data());
+      h5::Id v = h5::described(h5::create_dataset(pg.get(), "value", H5T_NATIVE_DOUBLE, {p.value.size()}),
+                               "strain^2/Hz", "one-sided power spectral density of the detector's strain");
+      h5::write_rows(v.get(), H5T_NATIVE_DOUBLE, 0, p.value.size(), p.value.data());
+    }
   }
   group = h5::Id();
   h5::close_file(file);

@@ -26,7 +26,21 @@ struct DetectorStrain {
 /// detector holds no sample.
 std::vector<DetectorStrain> read_gw_strain(const std::string& path);
 
+/// A one-sided PSD sampled at increasing frequencies: Hz and strain²/Hz.
+struct SampledPsd {
+  std::vector<double> frequency, value;
+  /// Linear interpolation; the caller keeps f within [frequency.front(), frequency.back()].
+  [[nodiscard]] double operator()(double f) const;
+};
+
+/// /detectors/<IFO>/psd/frequency and value of a strain file (spec §6). Throws InputError naming the
+/// file when they are missing, of different lengths, not increasing, not positive and finite, or
+/// do not cover [f_low, f_high].
+SampledPsd read_psd(const std::string& path, const std::string& ifo, double f_low, double f_high);
+
 /// Writes a file in that layout (tests and tools); the root's "format" is astrosweep.gwstrain.
-void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>& detectors);
+/// `psds` (optional, one per detector or none) are written as each detector's psd group.
+void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>& detectors,
+                     const std::vector<SampledPsd>& psds = {});
 
 }  // namespace astrosweep::spiir

@@ -1,5 +1,6 @@
 // `astrosweep spiirbank`: a SPIIR template bank (docs/spiir.md) from a list of component masses,
 // one process (the templates of a bank take seconds each; OpenMP shares them among threads).
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/job.hpp"
 #include "core/text.hpp"
+#include "gw_strain.hpp"
 #include "io/output_lock.hpp"
 #include "io/output_path.hpp"
 
@@ -95,7 +97,8 @@ int spiirbank_command(const std::vector<std::string>& args, MPI_Comm /*comm: one
       "ifos", po::value<std::string>()->default_value("H1,L1,V1"), "detectors the norms are stored for")(
       "autocorrelation-length", po::value<std::size_t>()->default_value(201), "lags stored per template (odd)")(
       "psd", po::value<std::string>()->default_value("white"),
-      "whitening PSD: 'white' (unit variance per sample; the only one this version reads)")(
+      "whitening PSD: 'white' (unit variance per sample) or an astrosweep.gwstrain file with "
+      "/detectors/<IFO>/psd for every detector of --ifos (the first one's makes the filters)")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads over templates (0: the default)")(
       "help,h", "show this help");
   po::variables_map vm;
@@ -112,8 +115,6 @@ int spiirbank_command(const std::vector<std::string>& args, MPI_Comm /*comm: one
   AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output BANK.h5");
   AS_EXPECTS(vm.count("mass") || vm.count("masses"), UsageError, "no binaries given",
              "pass --masses FILE or --mass M1,M2");
-  AS_EXPECTS(vm["psd"].as<std::string>() == "white", UsageError,
-             "--psd: only 'white' is read by this version (a PSD file is future work, docs/spiir.md)");
   BankSettings s;
   s.f_low = vm["f-low"].as<double>();
   s.sample_rate = vm["sample-rate"].as<double>();
@@ -137,6 +138,14 @@ int spiirbank_command(const std::vector<std::string>& args, MPI_Comm /*comm: one
   if (vm.count("masses")) binaries = read_masses(vm["masses"].as<std::string>());
   if (vm.count("mass"))
     for (const auto& m : vm["mass"].as<std::vector<std::string>>()) binaries.push_back(parse_pair(m));
+  if (const auto psd_path = vm["psd"].as<std::string>(); psd_path != "white") {
+    // The PSDs must cover every template's band: f_low to the highest f_final.
+    const double rate = s.sample_rate > 0 ? s.sample_rate : default_sample_rate(binaries);
+    double f_high = 0;
+    for (const auto& b : binaries) f_high = std::max(f_high, std::min(f_isco(b), 0.45 * rate));
+    for (const auto& ifo : s.ifos) s.psds[ifo] = read_psd(psd_path, ifo, s.f_low, f_high);
+    s.psd_name = psd_path;
+  }
 
   const auto output = vm["output"].as<std::string>();
   io::check_output_path(output, true);

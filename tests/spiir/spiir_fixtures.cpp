@@ -1,9 +1,10 @@
 // Inputs and checks of the spiir end-to-end tests (tests/spiir/CMakeLists.txt):
 //   spiir_fixtures strain OUT --rate R --seconds S --ifos H1,L1 [--inject M1,M2 --f-low F --end SAMPLE --snr X]
-//                  [--seed N] [--unwhitened] [--gap FIRST,COUNT]
+//                  [--seed N] [--unwhitened] [--gap FIRST,COUNT] [--psd-knee F]
 //       unit-variance white noise per detector (whitened = 1), plus in every detector the real part
 //       of the whitened TaylorF2 template of M1,M2 ending at sample SAMPLE, scaled to matched-filter SNR X;
-//       samples FIRST ... FIRST + COUNT − 1 NaN (a gap)
+//       samples FIRST ... FIRST + COUNT − 1 NaN (a gap); with --psd-knee, PSD groups 0 ... f_s/2:
+//       the first detector's (2/f_s)(1 + (f/F)²), the others' flat 2/f_s
 //   spiir_fixtures truncate IN OUT      the first half of IN's bytes (a damaged copy)
 //   spiir_fixtures check PEAKS --ifo IFO --template T --sample N --snr X
 //       the loudest peak of IFO is template T within ±1 sample of N, with SNR X ± 2.5 (noise σ = 1)
@@ -86,7 +87,18 @@ int strain(const std::string& out, const std::vector<std::string>& args) {
     }
     detectors.push_back(std::move(d));
   }
-  spiir::write_gw_strain(out, detectors);
+  std::vector<spiir::SampledPsd> psds;
+  if (const auto knee = option(args, "--psd-knee", ""); !knee.empty()) {
+    for (std::size_t i = 0; i < detectors.size(); ++i) {
+      spiir::SampledPsd p;
+      for (double f = 0; f <= rate / 2; f += 0.25) {
+        p.frequency.push_back(f);
+        p.value.push_back(2 / rate * (i == 0 ? 1 + std::pow(f / std::stod(knee), 2) : 1.0));
+      }
+      psds.push_back(std::move(p));
+    }
+  }
+  spiir::write_gw_strain(out, detectors, psds);
   return 0;
 }
 
