@@ -36,10 +36,12 @@ std::vector<IirFilter> iir_filters(std::span<const double> amplitude, std::span<
   while (j >= 2) {
     const double phase_ddot = (phi(j - 2) - 2 * phi(j - 1) + phi(j)) / two_pi;  // cycles / sample²
     // The step bounds the quadratic phase error ½|φ̈|J² of a filter's linear phase, whichever the
-    // curvature's sign (the ripple near the merger makes it change sign); none: one step to the start.
+    // curvature's sign (the ripple near the merger makes it change sign), and is never longer than
+    // the samples left (as lalinspiral's XLALInspiralGenerateIIRSet: its last filter takes J = j);
+    // no curvature: one step to the start.
     const double exact_step = std::sqrt(2 * parameters.epsilon / std::abs(phase_ddot));
     const std::int64_t step =
-        exact_step < 1e15 ? std::max<std::int64_t>(1, round_half_up(exact_step)) : j;  // false for NaN too
+        exact_step < static_cast<double>(j) ? std::max<std::int64_t>(1, round_half_up(exact_step)) : j;  // NaN: j
     const std::int64_t k = round_half_up(static_cast<double>(j) - parameters.alpha * static_cast<double>(step));
     if (k <= 2) break;
     const double phase_dot = k > n - 3 ? 11.0 / 6.0 * phi(k) - 3 * phi(k - 1) + 1.5 * phi(k - 2) - phi(k - 3) / 3.0

@@ -24,9 +24,11 @@ struct IirParameters {
 };
 
 /// Spec §3's loop over the amplitude A and the unwrapped phase φ (radians) of a template sampled
-/// at the top rate: filters in order of increasing delay. The step uses |φ̈| (the spec's φ̈ on a
-/// chirp; near the merger the ripple of a frequency-domain template makes it change sign); where
-/// φ̈ = 0 the step is the samples left, which ends the loop.
+/// at the top rate: filters in order of increasing delay. Two refinements, identical to the spec
+/// on a chirp's body: the step uses |φ̈| (near the merger the ripple of a frequency-domain template
+/// makes φ̈ change sign; φ̈ = 0 gives a step to the start), and the step is at most the j samples
+/// left, which gives the last filter at the template's start exactly as lalinspiral's
+/// XLALInspiralGenerateIIRSet does (tests/spiir/data/lal_iir_newtonian.txt).
 std::vector<IirFilter> iir_filters(std::span<const double> amplitude, std::span<const double> phase,
                                    const IirParameters& parameters);
 
