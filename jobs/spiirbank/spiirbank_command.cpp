@@ -167,6 +167,15 @@ int spiirbank_command(const std::vector<std::string>& args, MPI_Comm /*comm: one
     total += count;
     min_match = std::min(min_match, bank.templates[t].match);
   }
+  if (s.requirement.min_match > 0) {
+    std::size_t below = 0;
+    for (const auto& t : bank.templates) below += t.match < s.requirement.min_match ? 1 : 0;
+    if (below > 0)
+      std::fprintf(
+          stderr,
+          "[astrosweep] spiirbank: warning: %zu templates stay below --min-match %g within the epsilon limits\n", below,
+          s.requirement.min_match);
+  }
   std::string rates;
   for (const auto& r : bank.rates) rates += (rates.empty() ? "" : ",") + std::to_string(r.rate);
   std::printf(
