@@ -76,7 +76,8 @@ class SpiirBackendCpu final : public SpiirBackend {
           y_re_[k] = yr;
           y_im_[k] = yi;
         }
-        for (std::size_t i = 0; i < n; ++i) z[t * n + i] = {acc_re[i], acc_im[i]};
+        for (std::size_t i = 0; i < n; ++i)
+          z[t * n + i] = {static_cast<double>(acc_re[i]), static_cast<double>(acc_im[i])};
       }
     }
     std::copy(ext.end() - static_cast<std::ptrdiff_t>(max_delay_), ext.end(), history_.begin());
