@@ -66,6 +66,11 @@ double taylorf2_phase(const Binary& binary, double f) {
   return 3.0 / (128.0 * eta * std::pow(v, 5)) * sum - pi / 4.0;
 }
 
+double taylorf2_amplitude_1mpc(const Binary& binary, double f) {
+  return std::sqrt(5.0 / 24.0) * std::pow(pi, -2.0 / 3.0) * std::pow(binary.chirp_mass_s(), 5.0 / 6.0) *
+         std::pow(f, -7.0 / 6.0) * speed_of_light / megaparsec;
+}
+
 void normalise_template(std::vector<std::complex<double>>& h) {
   double energy = 0;
   for (const auto& x : h) energy += std::norm(x);
@@ -115,8 +120,6 @@ WhitenedTemplate taylorf2_template(const Binary& binary, const TemplateSettings&
   const double t_c = static_cast<double>(n_coalescence) / fs;
   const double df = 1.0 / t_window;
   const double white_psd = 2.0 / fs;  // unit variance per sample
-  const double amplitude_1mpc = std::sqrt(5.0 / 24.0) * std::pow(pi, -2.0 / 3.0) *
-                                std::pow(binary.chirp_mass_s(), 5.0 / 6.0) * speed_of_light / megaparsec;
   std::vector<std::complex<double>> data(n_window);
   double sigmasq = 0;
   const auto k_low = static_cast<std::uint64_t>(std::ceil(settings.f_low / df));
@@ -131,7 +134,7 @@ WhitenedTemplate taylorf2_template(const Binary& binary, const TemplateSettings&
     const double phase = 2 * pi * f * t_c + taylorf2_phase(binary, f);
     // Whitened and analytic: positive frequencies doubled, negative ones zero.
     data[k] = std::polar(2.0 * taper * magnitude / std::sqrt(psd), -phase);
-    sigmasq += 4.0 * std::pow(amplitude_1mpc * taper * magnitude, 2) / psd * df;
+    sigmasq += 4.0 * std::pow(taper * taylorf2_amplitude_1mpc(binary, f), 2) / psd * df;
   }
   fft_in_place(data, FftDirection::backward);
   // The merger sample: where the frequency-domain template ends, t(f) = t_c + Ψ'_PN(f) / 2π.

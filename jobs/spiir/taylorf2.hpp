@@ -31,6 +31,10 @@ double chirp_time(const Binary& binary, double f);
 /// TaylorF2's Ψ(f) with t_c = φ_c = 0 (the 2π f t_c − φ_c term is added by the caller).
 double taylorf2_phase(const Binary& binary, double f);
 
+/// |h̃(f)| of the optimally oriented (face-on, overhead) source at 1 Mpc, Newtonian amplitude:
+/// √(5/24) π^{−2/3} 𝓜^{5/6} f^{−7/6} c / 1 Mpc, in 1/Hz.
+double taylorf2_amplitude_1mpc(const Binary& binary, double f);
+
 /// A one-sided PSD S(f) in strain²/Hz; an empty function means white data of unit variance per
 /// sample, S = 2 / f_s.
 using Psd = std::function<double(double f)>;
