@@ -1,13 +1,15 @@
-// `astrosweep spiir`, this version's stage of spec §§6, 7, 9 (docs/spiir.md): whitened strain in
-// the astrosweep.gwstrain layout filtered through a single-rate bank by the OpenMP backend,
-// chunk after chunk with the states carried, and each detector's peaks per chunk (spec §9's
-// selection) written to an astrosweep.spiirpeaks HDF5 file. One process; the coherent stage,
-// multi-rate filtering, whitening, GWOSC files and the MPI work units are still to come (issue 13).
+// `astrosweep spiir`, this version's stage of spec §§4, 6, 7, 9 (docs/spiir.md): whitened strain
+// in the astrosweep.gwstrain layout filtered through a single- or multi-rate bank by the OpenMP
+// backend, chunk after chunk with the states carried, and each detector's peaks per chunk (spec
+// §9's selection) written to an astrosweep.spiirpeaks HDF5 file. One process; the coherent stage,
+// whitening, GWOSC files and the MPI work units are still to come (issue 13).
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <memory>
 
 #include "core/backend.hpp"
 #include "core/command_line.hpp"
@@ -20,6 +22,7 @@
 #include "io/output_lock.hpp"
 #include "io/output_path.hpp"
 #include "io/product_attributes.hpp"
+#include "multirate_filter.hpp"
 #include "peaks.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_bank.hpp"
@@ -40,15 +43,25 @@ struct PeakRows {
   std::vector<double> snr, phase;
 };
 
-// Filters one detector through the bank chunk by chunk and collects its peaks.
-PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const RateBank& rates, SpiirBackend& backend,
-                        double threshold, std::size_t chunk) {
+// One detector's filtering, chunk by chunk: a single-rate backend, or the multi-rate stream
+// (late by its latency, fed chunks of a multiple of its unit, flushed with zeros at the end).
+struct ChunkFilter {
+  std::size_t n_templates = 0;
+  std::size_t latency = 0;   // output sample s is the SNR at input sample s − latency
+  std::size_t multiple = 1;  // chunk sizes must be multiples of this
+  std::function<void(std::span<const double>, std::span<std::complex<double>>)> run;
+};
+
+// Filters one detector through the bank and collects its peaks.
+PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const ChunkFilter& filter, double threshold,
+                        std::size_t chunk) {
   const std::size_t n_total = d.strain.size();
   // Usable samples: past the warm-up (the longest template) and no gap within a template length.
   std::size_t span = 1;
   for (const auto& t : bank.templates)
     span = std::max(span, static_cast<std::size_t>(std::ceil(t.duration * bank.sample_rate_max)));
-  std::vector<double> x(n_total);
+  const std::size_t n_stream = (n_total + filter.latency + filter.multiple - 1) / filter.multiple * filter.multiple;
+  std::vector<double> x(n_stream, 0.0);
   std::vector<bool> usable(n_total, true);
   std::size_t last_gap = SIZE_MAX;
   for (std::size_t n = 0; n < n_total; ++n) {
@@ -57,18 +70,21 @@ PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const Ra
     if (gap) last_gap = n;
     usable[n] = n + 1 >= span && (last_gap == SIZE_MAX || n - last_gap >= span);
   }
+  chunk = std::max(filter.multiple, chunk / filter.multiple * filter.multiple);
   PeakRows rows;
   const std::int64_t start_ns = d.gps_start_s * 1000000000LL + d.gps_start_ns;
   std::vector<std::complex<double>> z;
-  backend.reset();
-  for (std::size_t first = 0; first < n_total; first += chunk) {
-    const std::size_t n = std::min(chunk, n_total - first);
-    z.resize(rates.n_templates * n);
-    backend.filter(std::span(x).subspan(first, n), z);
-    const std::vector<bool> chunk_usable(usable.begin() + static_cast<std::ptrdiff_t>(first),
-                                         usable.begin() + static_cast<std::ptrdiff_t>(first + n));
-    for (const auto& p : chunk_peaks(z, rates.n_templates, n, chunk_usable, threshold)) {
-      const std::size_t sample = first + p.sample;
+  for (std::size_t first = 0; first < n_stream; first += chunk) {
+    const std::size_t n = std::min(chunk, n_stream - first);
+    z.resize(filter.n_templates * n);
+    filter.run(std::span(x).subspan(first, n), z);
+    std::vector<bool> chunk_usable(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t s = first + i;
+      chunk_usable[i] = s >= filter.latency && s - filter.latency < n_total && usable[s - filter.latency];
+    }
+    for (const auto& p : chunk_peaks(z, filter.n_templates, n, chunk_usable, threshold)) {
+      const std::size_t sample = first + p.sample - filter.latency;
       const double seconds = static_cast<double>(sample) / d.sample_rate + bank.templates[p.template_index].end_offset;
       const std::int64_t end = start_ns + std::llround(seconds * 1e9);
       rows.end_s.push_back(end / 1000000000LL);
@@ -136,10 +152,6 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   io::check_output_path(output, vm["overwrite"].as<bool>());
 
   const auto bank = read_spiir_bank(bank_path);
-  const RateBank* rates = bank.single_rate();
-  AS_EXPECTS(rates != nullptr, InputError,
-             "bank '" + bank_path + "' runs filters at several rates; this version filters single-rate banks only",
-             "make the bank with 'astrosweep spiirbank --n-rates 1' (multi-rate filtering is future work)");
   const auto detectors = read_gw_strain(strain_path);
   for (const auto& d : detectors) {
     AS_EXPECTS(d.sample_rate == bank.sample_rate_max, InputError,
@@ -154,11 +166,33 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
                "make the bank with --ifos naming every detector of the strain file");
   }
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
-  auto backend = make_spiir_backend(*rates, precision, options);
+  // A fresh filter per detector: states from zero.
+  std::string described;
+  const auto make_filter = [&] {
+    ChunkFilter f;
+    f.n_templates = bank.n_templates();
+    if (const RateBank* single = bank.single_rate()) {
+      std::shared_ptr<SpiirBackend> backend = make_spiir_backend(*single, precision, options);
+      described = backend->describe();
+      f.run = [backend](std::span<const double> x, std::span<std::complex<double>> z) { backend->filter(x, z); };
+    } else {
+      auto stream = std::make_shared<MultirateStream>(bank, [&](const RateBank& r) {
+        auto backend = make_spiir_backend(r, precision, options);
+        described = backend->describe();
+        return backend;
+      });
+      f.latency = stream->latency();
+      f.multiple = stream->chunk_multiple();
+      f.run = [stream](std::span<const double> x, std::span<std::complex<double>> z) { stream->filter(x, z); };
+      described += format_text(", %zu rates (latency %zu samples)", bank.rates.size(), f.latency);
+    }
+    return f;
+  };
+  make_filter();  // checks the backend before anything is written
   const auto chunk = static_cast<std::size_t>(std::max(1.0, std::round(chunk_seconds * bank.sample_rate_max)));
   std::fprintf(stderr, "[astrosweep] spiir: %zu templates x %zu detectors, %zu samples at %g Hz; %s\n",
                bank.n_templates(), detectors.size(), detectors.front().strain.size(), bank.sample_rate_max,
-               backend->describe().c_str());
+               described.c_str());
 
   try {
     h5::Id file = h5::open_file(output, h5::Access::create_truncate);
@@ -176,7 +210,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
     h5::Id peaks = h5::create_group(file.get(), "peaks");
     std::string summary;
     for (const auto& d : detectors) {
-      const auto rows = detector_peaks(d, bank, *rates, *backend, threshold, chunk);
+      const auto rows = detector_peaks(d, bank, make_filter(), threshold, chunk);
       h5::Id g = h5::create_group(peaks.get(), d.ifo);
       write_column(g.get(), "end_time_gps_s", rows.end_s, "s",
                    "GPS seconds of the coalescence: peak sample time plus the template's end_offset");
