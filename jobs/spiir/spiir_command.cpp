@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 
+#include "chunk_peaks.hpp"
 #include "core/backend.hpp"
 #include "core/command_line.hpp"
 #include "core/error.hpp"
@@ -23,7 +24,6 @@
 #include "io/output_path.hpp"
 #include "io/product_attributes.hpp"
 #include "multirate_filter.hpp"
-#include "peaks.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_bank.hpp"
 

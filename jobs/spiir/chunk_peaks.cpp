@@ -1,4 +1,4 @@
-#include "peaks.hpp"
+#include "chunk_peaks.hpp"
 
 #include "core/error.hpp"
 
