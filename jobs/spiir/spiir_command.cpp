@@ -1,0 +1,247 @@
+// `astrosweep spiir`, this version's stage of spec §§4, 6, 7, 9 (docs/spiir.md): whitened strain
+// in the astrosweep.gwstrain layout filtered through a single- or multi-rate bank by the OpenMP
+// backend, chunk after chunk with the states carried, and each detector's peaks per chunk (spec
+// §9's selection) written to an astrosweep.spiirpeaks HDF5 file. One process; the coherent stage,
+// whitening, GWOSC files and the MPI work units are still to come (issue 13).
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <memory>
+
+#include "chunk_peaks.hpp"
+#include "core/backend.hpp"
+#include "core/command_line.hpp"
+#include "core/error.hpp"
+#include "core/job.hpp"
+#include "core/text.hpp"
+#include "core/version.hpp"
+#include "gw_strain.hpp"
+#include "io/h5.hpp"
+#include "io/output_lock.hpp"
+#include "io/output_path.hpp"
+#include "io/product_attributes.hpp"
+#include "multirate_filter.hpp"
+#include "spiir_backend.hpp"
+#include "spiir_bank.hpp"
+
+namespace astrosweep {
+
+namespace po = boost::program_options;
+
+namespace spiir {
+
+namespace {
+
+inline constexpr const char* peaks_format_name = "astrosweep.spiirpeaks";
+inline constexpr std::int64_t peaks_format_version = 1;
+
+struct PeakRows {
+  std::vector<std::int64_t> end_s, end_ns, template_index, sample;
+  std::vector<double> snr, phase;
+};
+
+// One detector's filtering, chunk by chunk: a single-rate backend, or the multi-rate stream
+// (late by its latency, fed chunks of a multiple of its unit, flushed with zeros at the end).
+struct ChunkFilter {
+  std::size_t n_templates = 0;
+  std::size_t latency = 0;   // output sample s is the SNR at input sample s − latency
+  std::size_t multiple = 1;  // chunk sizes must be multiples of this
+  std::function<void(std::span<const double>, std::span<std::complex<double>>)> run;
+};
+
+// Filters one detector through the bank and collects its peaks.
+PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const ChunkFilter& filter, double threshold,
+                        std::size_t chunk) {
+  const std::size_t n_total = d.strain.size();
+  // Usable samples: past the warm-up (the longest template) and no gap within a template length.
+  std::size_t span = 1;
+  for (const auto& t : bank.templates)
+    span = std::max(span, static_cast<std::size_t>(std::ceil(t.duration * bank.sample_rate_max)));
+  const std::size_t n_stream = (n_total + filter.latency + filter.multiple - 1) / filter.multiple * filter.multiple;
+  std::vector<double> x(n_stream, 0.0);
+  std::vector<bool> usable(n_total, true);
+  std::size_t last_gap = SIZE_MAX;
+  for (std::size_t n = 0; n < n_total; ++n) {
+    const bool gap = !std::isfinite(d.strain[n]);
+    x[n] = gap ? 0.0 : static_cast<double>(d.strain[n]);
+    if (gap) last_gap = n;
+    usable[n] = n + 1 >= span && (last_gap == SIZE_MAX || n - last_gap >= span);
+  }
+  chunk = std::max(filter.multiple, chunk / filter.multiple * filter.multiple);
+  PeakRows rows;
+  const std::int64_t start_ns = d.gps_start_s * 1000000000LL + d.gps_start_ns;
+  std::vector<std::complex<double>> z;
+  for (std::size_t first = 0; first < n_stream; first += chunk) {
+    const std::size_t n = std::min(chunk, n_stream - first);
+    z.resize(filter.n_templates * n);
+    filter.run(std::span(x).subspan(first, n), z);
+    std::vector<bool> chunk_usable(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t s = first + i;
+      chunk_usable[i] = s >= filter.latency && s - filter.latency < n_total && usable[s - filter.latency];
+    }
+    for (const auto& p : chunk_peaks(z, filter.n_templates, n, chunk_usable, threshold)) {
+      const std::size_t sample = first + p.sample - filter.latency;
+      const double seconds = static_cast<double>(sample) / d.sample_rate + bank.templates[p.template_index].end_offset;
+      const std::int64_t end = start_ns + std::llround(seconds * 1e9);
+      rows.end_s.push_back(end / 1000000000LL);
+      rows.end_ns.push_back(end % 1000000000LL);
+      rows.template_index.push_back(static_cast<std::int64_t>(p.template_index));
+      rows.sample.push_back(static_cast<std::int64_t>(sample));
+      rows.snr.push_back(std::abs(p.z));
+      rows.phase.push_back(std::arg(p.z));
+    }
+  }
+  return rows;
+}
+
+template <class T>
+void write_column(hid_t group, const char* name, const std::vector<T>& values, const char* units,
+                  const char* description) {
+  h5::Id ds = h5::described(h5::create_dataset(group, name, h5::native_type<T>(), {values.size()}), units, description);
+  h5::write_rows(ds.get(), h5::native_type<T>(), 0, values.size(), values.data());
+}
+
+}  // namespace
+
+int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one process*/) {
+  po::options_description desc(
+      "astrosweep spiir: whitened strain (astrosweep.gwstrain) through a SPIIR bank -> per-detector SNR peaks");
+  desc.add_options()("bank", po::value<std::string>(), "astrosweep.spiirbank file (astrosweep spiirbank)")(
+      "strain", po::value<std::string>(), "astrosweep.gwstrain file of whitened strain")(
+      "output,o", po::value<std::string>(), "peaks file to write (HDF5)")("overwrite", po::bool_switch(),
+                                                                          "replace an existing output")(
+      "threshold", po::value<double>()->default_value(4.0), "single-detector SNR above which a peak is kept")(
+      "precision", po::value<std::string>()->default_value("fp32"), "arithmetic of the filters: fp32 or fp64")(
+      "chunk-seconds", po::value<double>()->default_value(1.0), "strain filtered per call (states carried across)")(
+      "backend", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda (no CUDA backend yet)")(
+      "threads", po::value<int>()->default_value(0), "OpenMP threads (0: the default)")("help,h", "show this help");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError("spiir: " + option_error_text(e, desc), "see astrosweep spiir --help");
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  AS_EXPECTS(vm.count("bank"), UsageError, "no bank given", "pass --bank BANK.h5");
+  AS_EXPECTS(vm.count("strain"), UsageError, "no strain given", "pass --strain STRAIN.h5");
+  AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output PEAKS.h5");
+  const auto precision_name = vm["precision"].as<std::string>();
+  AS_EXPECTS(precision_name == "fp32" || precision_name == "fp64", UsageError,
+             "--precision must be fp32 or fp64, not '" + precision_name + "'");
+  const double threshold = vm["threshold"].as<double>();
+  const double chunk_seconds = vm["chunk-seconds"].as<double>();
+  AS_EXPECTS(threshold >= 0 && std::isfinite(threshold), UsageError, "--threshold must be a number >= 0");
+  AS_EXPECTS(chunk_seconds > 0 && std::isfinite(chunk_seconds), UsageError, "--chunk-seconds must be positive");
+  BackendOptions options;
+  options.kind = parse_backend(vm["backend"].as<std::string>());
+  options.threads = vm["threads"].as<int>();
+  const auto bank_path = vm["bank"].as<std::string>();
+  const auto strain_path = vm["strain"].as<std::string>();
+  const auto output = vm["output"].as<std::string>();
+  io::check_output_path(output, true);
+  io::OutputLock lock = io::OutputLock::acquire(output, command_line_text("spiir", args));
+  if (!lock.held()) std::fprintf(stderr, "[astrosweep] spiir: warning: %s\n", lock.unsupported().c_str());
+  io::check_output_path(output, vm["overwrite"].as<bool>());
+
+  const auto bank = read_spiir_bank(bank_path);
+  const auto detectors = read_gw_strain(strain_path);
+  for (const auto& d : detectors) {
+    AS_EXPECTS(d.sample_rate == bank.sample_rate_max, InputError,
+               format_text("bank '%s' is for %g Hz but strain file '%s' is sampled at %g Hz", bank_path.c_str(),
+                           bank.sample_rate_max, strain_path.c_str(), d.sample_rate),
+               "make a bank with --sample-rate equal to the strain's rate");
+    AS_EXPECTS(d.whitened, InputError,
+               "strain file '" + strain_path + "': detector " + d.ifo + " is not whitened (whitened = 0)",
+               "whiten it first; the job's own whitening is future work (docs/spiir.md)");
+    AS_EXPECTS(bank.sigmasq.count(d.ifo) > 0, InputError,
+               "bank '" + bank_path + "' has no norms for detector " + d.ifo + " of '" + strain_path + "'",
+               "make the bank with --ifos naming every detector of the strain file");
+  }
+  const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
+  // A fresh filter per detector: states from zero.
+  std::string described;
+  const auto make_filter = [&] {
+    ChunkFilter f;
+    f.n_templates = bank.n_templates();
+    if (const RateBank* single = bank.single_rate()) {
+      std::shared_ptr<SpiirBackend> backend = make_spiir_backend(*single, precision, options);
+      described = backend->describe();
+      f.run = [backend](std::span<const double> x, std::span<std::complex<double>> z) { backend->filter(x, z); };
+    } else {
+      auto stream = std::make_shared<MultirateStream>(bank, [&](const RateBank& r) {
+        auto backend = make_spiir_backend(r, precision, options);
+        described = backend->describe();
+        return backend;
+      });
+      f.latency = stream->latency();
+      f.multiple = stream->chunk_multiple();
+      f.run = [stream](std::span<const double> x, std::span<std::complex<double>> z) { stream->filter(x, z); };
+      described += format_text(", %zu rates (latency %zu samples)", bank.rates.size(), f.latency);
+    }
+    return f;
+  };
+  make_filter();  // checks the backend before anything is written
+  const auto chunk = static_cast<std::size_t>(std::max(1.0, std::round(chunk_seconds * bank.sample_rate_max)));
+  std::fprintf(stderr, "[astrosweep] spiir: %zu templates x %zu detectors, %zu samples at %g Hz; %s\n",
+               bank.n_templates(), detectors.size(), detectors.front().strain.size(), bank.sample_rate_max,
+               described.c_str());
+
+  try {
+    h5::Id file = h5::open_file(output, h5::Access::create_truncate);
+    io::write_root_attributes(file.get(), {{"format", std::string(peaks_format_name)},
+                                           {"format_version", peaks_format_version},
+                                           {"software", std::string("astrosweep")},
+                                           {"software_version", std::string(version_string())},
+                                           {"command_line", command_line_text("spiir", args)},
+                                           {"bank", bank_path},
+                                           {"strain", strain_path},
+                                           {"sample_rate", bank.sample_rate_max},
+                                           {"threshold", threshold},
+                                           {"precision", precision_name},
+                                           {"chunk_samples", static_cast<std::int64_t>(chunk)}});
+    h5::Id peaks = h5::create_group(file.get(), "peaks");
+    std::string summary;
+    for (const auto& d : detectors) {
+      const auto rows = detector_peaks(d, bank, make_filter(), threshold, chunk);
+      h5::Id g = h5::create_group(peaks.get(), d.ifo);
+      write_column(g.get(), "end_time_gps_s", rows.end_s, "s",
+                   "GPS seconds of the coalescence: peak sample time plus the template's end_offset");
+      write_column(g.get(), "end_time_gps_ns", rows.end_ns, "ns", "nanoseconds to add to end_time_gps_s");
+      write_column(g.get(), "template", rows.template_index, "", "row of the template in the bank's /templates");
+      write_column(g.get(), "sample", rows.sample, "", "index of the peak sample in the strain file");
+      write_column(g.get(), "snr", rows.snr, "", "|z|: the single-detector SNR of the peak");
+      write_column(g.get(), "phase", rows.phase, "rad",
+                   "arg z (the complex conjugate of the usual matched-filter phase convention)");
+      summary += format_text("%s%s %zu", summary.empty() ? "" : ", ", d.ifo.c_str(), rows.snr.size());
+    }
+    h5::set_attribute(file.get(), "status", std::string("complete"));
+    peaks = h5::Id();
+    h5::close_file(file);
+    std::printf("peaks: %s; product: %s\n", summary.c_str(), output.c_str());
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(output, ec);
+    throw;
+  }
+  return 0;
+}
+
+}  // namespace spiir
+
+namespace jobs {
+const Job& spiir() {
+  static const Job job{"spiir", "SPIIR gravitational-wave filtering: whitened strain to per-detector SNR peaks", true,
+                       spiir::spiir_command};
+  return job;
+}
+}  // namespace jobs
+
+}  // namespace astrosweep

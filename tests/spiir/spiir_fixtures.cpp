@@ -1,0 +1,160 @@
+// Inputs and checks of the spiir end-to-end tests (tests/spiir/CMakeLists.txt):
+//   spiir_fixtures strain OUT --rate R --seconds S --ifos H1,L1 [--inject M1,M2 --f-low F --end SAMPLE --snr X]
+//                  [--seed N] [--unwhitened] [--gap FIRST,COUNT] [--psd-knee F]
+//       unit-variance white noise per detector (whitened = 1), plus in every detector the real part
+//       of the whitened TaylorF2 template of M1,M2 ending at sample SAMPLE, scaled to matched-filter SNR X;
+//       samples FIRST ... FIRST + COUNT − 1 NaN (a gap); with --psd-knee, PSD groups 0 ... f_s/2:
+//       the first detector's (2/f_s)(1 + (f/F)²), the others' flat 2/f_s
+//   spiir_fixtures truncate IN OUT      the first half of IN's bytes (a damaged copy)
+//   spiir_fixtures check PEAKS --ifo IFO --template T --sample N --snr X
+//       the loudest peak of IFO is template T within ±1 sample of N, with SNR X ± 2.5 (noise σ = 1)
+//   spiir_fixtures check PEAKS --ifo IFO --below X
+//       IFO has peaks (so the filters were not poisoned by NaN), all with SNR below X
+// Exits 0 when done or when the check holds, 1 naming what failed, 2 on bad usage.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "gw_strain.hpp"
+#include "io/h5.hpp"
+#include "taylorf2.hpp"
+
+namespace spiir = astrosweep::spiir;
+namespace h5 = astrosweep::h5;
+
+namespace {
+
+std::string option(const std::vector<std::string>& args, const std::string& name, const std::string& fallback) {
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == name) return args[i + 1];
+  return fallback;
+}
+
+bool flag(const std::vector<std::string>& args, const std::string& name) {
+  for (const auto& a : args)
+    if (a == name) return true;
+  return false;
+}
+
+int strain(const std::string& out, const std::vector<std::string>& args) {
+  const double rate = std::stod(option(args, "--rate", "2048"));
+  const double seconds = std::stod(option(args, "--seconds", "16"));
+  const auto n = static_cast<std::size_t>(rate * seconds);
+  std::mt19937_64 rng(std::stoull(option(args, "--seed", "1")));
+  std::normal_distribution<double> g(0, 1);
+  std::vector<std::string> ifos;
+  std::stringstream ss(option(args, "--ifos", "H1"));
+  for (std::string item; std::getline(ss, item, ',');) ifos.push_back(item);
+  std::vector<double> injection(n, 0.0);
+  const std::string inject = option(args, "--inject", "");
+  if (!inject.empty()) {
+    const auto comma = inject.find(',');
+    const spiir::Binary b{std::stod(inject.substr(0, comma)), std::stod(inject.substr(comma + 1))};
+    const auto t = spiir::taylorf2_template(b, {std::stod(option(args, "--f-low", "40")), rate, {}});
+    const auto end = std::stoull(option(args, "--end", "0"));
+    const double snr = std::stod(option(args, "--snr", "10"));
+    if (end + 1 < t.h.size() || end >= n) {
+      std::fprintf(stderr, "spiir_fixtures: the injection does not fit\n");
+      return 2;
+    }
+    // Σ|h|² = 2: x = X · Re(e^{iθ} h) gives the matched filter |z| = X at the template's last sample.
+    for (std::size_t s = 0; s < t.h.size(); ++s)
+      injection[end + 1 - t.h.size() + s] = snr * (std::polar(1.0, 1.1) * t.h[s]).real();
+  }
+  std::vector<spiir::DetectorStrain> detectors;
+  for (const auto& ifo : ifos) {
+    spiir::DetectorStrain d;
+    d.ifo = ifo;
+    d.gps_start_s = 1000000000;
+    d.gps_start_ns = 250000000;
+    d.sample_rate = rate;
+    d.whitened = !flag(args, "--unwhitened");
+    d.f_low = 15;
+    d.strain.resize(n);
+    for (std::size_t i = 0; i < n; ++i) d.strain[i] = static_cast<float>(g(rng) + injection[i]);
+    const std::string gap = option(args, "--gap", "");
+    if (!gap.empty()) {
+      const auto first = std::stoull(gap.substr(0, gap.find(',')));
+      const auto count = std::stoull(gap.substr(gap.find(',') + 1));
+      for (std::size_t i = first; i < std::min<std::size_t>(n, first + count); ++i) d.strain[i] = NAN;
+    }
+    detectors.push_back(std::move(d));
+  }
+  std::vector<spiir::SampledPsd> psds;
+  if (const auto knee = option(args, "--psd-knee", ""); !knee.empty()) {
+    for (std::size_t i = 0; i < detectors.size(); ++i) {
+      spiir::SampledPsd p;
+      for (double f = 0; f <= rate / 2; f += 0.25) {
+        p.frequency.push_back(f);
+        p.value.push_back(2 / rate * (i == 0 ? 1 + std::pow(f / std::stod(knee), 2) : 1.0));
+      }
+      psds.push_back(std::move(p));
+    }
+  }
+  spiir::write_gw_strain(out, detectors, psds);
+  return 0;
+}
+
+int truncate(const std::string& in, const std::string& out) {
+  std::ifstream src(in, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(src), {}};
+  std::ofstream(out, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() / 2);
+  return bytes.empty() ? 1 : 0;
+}
+
+int check(const std::string& path, const std::vector<std::string>& args) {
+  const std::string ifo = option(args, "--ifo", "H1");
+  h5::Id file = h5::open_file(path, h5::Access::read);
+  const auto snr = h5::read_all<double>(file.get(), "peaks/" + ifo + "/snr");
+  const auto tmpl = h5::read_all<std::int64_t>(file.get(), "peaks/" + ifo + "/template");
+  const auto sample = h5::read_all<std::int64_t>(file.get(), "peaks/" + ifo + "/sample");
+  if (snr.empty()) {
+    std::fprintf(stderr, "spiir_check: no peak in %s\n", ifo.c_str());
+    return 1;
+  }
+  std::size_t loudest = 0;
+  for (std::size_t i = 1; i < snr.size(); ++i)
+    if (snr[i] > snr[loudest]) loudest = i;
+  const std::string below = option(args, "--below", "");
+  if (!below.empty()) {
+    std::printf("%s: %zu peaks, the loudest SNR %.3f at sample %lld\n", ifo.c_str(), snr.size(), snr[loudest],
+                static_cast<long long>(sample[loudest]));
+    for (double v : snr)
+      if (!(v < std::stod(below))) return std::fprintf(stderr, "a peak reaches %.3f\n", v), 1;
+    return 0;
+  }
+  const auto want_template = std::stoll(option(args, "--template", "0"));
+  const auto want_sample = std::stoll(option(args, "--sample", "0"));
+  const double want_snr = std::stod(option(args, "--snr", "10"));
+  std::printf("%s: loudest peak template %lld, sample %lld, SNR %.3f (%zu peaks)\n", ifo.c_str(),
+              static_cast<long long>(tmpl[loudest]), static_cast<long long>(sample[loudest]), snr[loudest], snr.size());
+  int bad = 0;
+  if (tmpl[loudest] != want_template) bad = std::fprintf(stderr, "wrong template (want %lld)\n", want_template);
+  if (std::llabs(sample[loudest] - want_sample) > 1)
+    bad = std::fprintf(stderr, "wrong sample (want %lld)\n", want_sample);
+  if (std::abs(snr[loudest] - want_snr) > 2.5) bad = std::fprintf(stderr, "wrong SNR (want %.2f)\n", want_snr);
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.size() >= 2 && args[0] == "strain") return strain(args[1], args);
+    if (args.size() == 3 && args[0] == "truncate") return truncate(args[1], args[2]);
+    if (args.size() >= 2 && args[0] == "check") return check(args[1], args);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spiir_fixtures: %s\n", e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "usage: spiir_fixtures strain|truncate|check ... (see the source's first lines)\n");
+  return 2;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Reference values from LALSuite for the spiir tests (tests/spiir), so that CI needs no LAL.
+
+iir (tests/spiir/test_iir_coefficients.cpp):
+
+The Newtonian chirp of the spec's validation plan (§5C, §13 item 1): 1.4+1.4 Msun, f_low 40 Hz,
+2048 Hz, from f_low to min(f_ISCO, 0.45 f_s), amplitude ~ f^(2/3), normalised to sum |h|^2 = 2 --
+the same samples as astrosweep::spiir::newtonian_chirp -- given to lalinspiral's
+XLALInspiralGenerateIIRSet (epsilon 0.02, alpha 0.99, beta 0.25, padding 1.3). Its filters are
+written one per line: delay, Re a1, Im a1, Re b0, Im b0 (b0 as LAL returns it, unnormalised).
+
+taylorf2 (tests/spiir/test_taylorf2.cpp): lalsimulation's TaylorF2 (SimInspiralChooseFDWaveform,
+3.5PN phase, Newtonian amplitude, no spins or tides), 1.4+1.4 Msun (masses scaled so that
+G M/c^3 uses our 4.925491e-6 s per Msun), face-on at 1 Mpc, df = 1/64 Hz; every 256th bin from
+41 to 900 Hz: f, |h+(f)| and -unwrapped arg h+(f) (LAL's Psi up to its t_c, phi_c convention).
+
+    pip install lalsuite numpy
+    python3 tools/spiir_lal_reference.py iir > tests/spiir/data/lal_iir_newtonian.txt
+    python3 tools/spiir_lal_reference.py taylorf2 > tests/spiir/data/lal_taylorf2.txt
+"""
+import importlib.metadata
+import sys
+
+import lal
+import lalinspiral
+import lalsimulation
+import numpy as np
+
+SOLAR_MASS_S = 4.925491e-6
+
+
+def newtonian_chirp(m1, m2, f_low, fs):
+    total = (m1 + m2) * SOLAR_MASS_S
+    eta = m1 * m2 / (m1 + m2) ** 2
+    mc = eta ** 0.6 * total
+    f_end = min(1 / (6 ** 1.5 * np.pi * total), 0.45 * fs)
+    tau = lambda f: 5 / 256 * mc ** (-5 / 3) * (np.pi * f) ** (-8 / 3)
+    n = int(np.floor((tau(f_low) - tau(f_end)) * fs)) + 1
+    t = tau(f_low) - np.arange(n) / fs
+    f = (5 / t) ** (3 / 8) * mc ** (-5 / 8) / (8 * np.pi)
+    h = f ** (2 / 3) * np.exp(1j * -2 * (t / (5 * mc)) ** (5 / 8))
+    return h * np.sqrt(2 / np.sum(np.abs(h) ** 2))
+
+
+def versions():
+    return "lalsuite %s, LAL %s" % (importlib.metadata.version("lalsuite"), lal.__version__)
+
+
+def taylorf2():
+    scale = SOLAR_MASS_S / lal.MTSUN_SI
+    params = lal.CreateDict()
+    lalsimulation.SimInspiralWaveformParamsInsertPNAmplitudeOrder(params, 0)
+    lalsimulation.SimInspiralWaveformParamsInsertPNPhaseOrder(params, 7)
+    df = 1 / 64.0
+    hp, _ = lalsimulation.SimInspiralChooseFDWaveform(
+        1.4 * scale * lal.MSUN_SI, 1.4 * scale * lal.MSUN_SI, 0, 0, 0, 0, 0, 0, 1e6 * lal.PC_SI, 0, 0, 0, 0, 0,
+        df, 40.0, 1000.0, 40.0, params, lalsimulation.TaylorF2)
+    f = np.arange(hp.data.length) * df
+    h = hp.data.data
+    keep = (f >= 41) & (f <= 900)
+    f, h = f[keep], h[keep]
+    psi = -np.unwrap(np.angle(h))
+    out = sys.stdout
+    out.write("# lalsimulation TaylorF2 (%s), 1.4+1.4 Msun, face-on, 1 Mpc, df 1/64 Hz; "
+              "made by tools/spiir_lal_reference.py taylorf2\n" % versions())
+    out.write("# columns: f (Hz), |h+| (1/Hz), Psi = -arg h+ unwrapped (rad)\n")
+    for i in range(0, len(f), 256):
+        out.write("%.17g %.17g %.17g\n" % (f[i], abs(h[i]), psi[i]))
+
+
+def iir():
+    h = newtonian_chirp(1.4, 1.4, 40.0, 2048.0)
+    amp = lal.CreateREAL8Vector(len(h))
+    amp.data = np.abs(h)
+    phase = lal.CreateREAL8Vector(len(h))
+    phase.data = np.unwrap(np.angle(h))
+    a1, b0, delay = lalinspiral.InspiralGenerateIIRSet(amp, phase, 0.02, 0.99, 0.25, 1.3)
+    out = sys.stdout
+    out.write("# lalinspiral.InspiralGenerateIIRSet (lalsuite %s, LAL %s) on the Newtonian chirp 1.4+1.4 Msun, "
+              "40 Hz, 2048 Hz, %d samples; eps 0.02, alpha 0.99, beta 0.25\n"
+              % (importlib.metadata.version("lalsuite"), lal.__version__, len(h)))
+    out.write("# made by tools/spiir_lal_reference.py iir\n")
+    out.write("# columns: delay re(a1) im(a1) re(b0) im(b0)\n")
+    for d, a, b in zip(delay.data, a1.data, b0.data):
+        out.write("%d %.17g %.17g %.17g %.17g\n" % (d, a.real, a.imag, b.real, b.imag))
+
+
+if __name__ == "__main__":
+    {"iir": iir, "taylorf2": taylorf2}[sys.argv[1] if len(sys.argv) > 1 else "iir"]()
