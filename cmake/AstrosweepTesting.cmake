@@ -24,16 +24,17 @@ endfunction()
 
 # astrosweep_add_mpi_run(name NP n [LABELS ...] [FIXTURES_SETUP f] [FIXTURES_REQUIRED f] COMMAND exe args...)
 function(astrosweep_add_mpi_run name)
-  cmake_parse_arguments(A "" "NP;FIXTURES_SETUP;FIXTURES_REQUIRED" "COMMAND;LABELS" ${ARGN})
+  # Fixtures are lists ("a;b" arrives as two arguments): multi-value keywords, set quoted.
+  cmake_parse_arguments(A "" "NP" "COMMAND;LABELS;FIXTURES_SETUP;FIXTURES_REQUIRED" ${ARGN})
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${A_NP} ${MPIEXEC_PREFLAGS}
            ${A_COMMAND} ${MPIEXEC_POSTFLAGS})
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;${A_LABELS}" TIMEOUT 900)
   astrosweep_defer_sanitizer_environment()
   if(A_FIXTURES_SETUP)
-    set_tests_properties(${name} PROPERTIES FIXTURES_SETUP ${A_FIXTURES_SETUP})
+    set_tests_properties(${name} PROPERTIES FIXTURES_SETUP "${A_FIXTURES_SETUP}")
   endif()
   if(A_FIXTURES_REQUIRED)
-    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${A_FIXTURES_REQUIRED})
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED "${A_FIXTURES_REQUIRED}")
   endif()
 endfunction()
 
@@ -42,7 +43,7 @@ endfunction()
 # input and checks its exit code and that stderr explains the problem; the optional checks are
 # described in tests/cli/expect_failure.cmake.
 function(astrosweep_add_failure_test name)
-  cmake_parse_arguments(A "AS_NOBODY" "NP;CODE;MATCH;FIXTURES_REQUIRED;FILE;FSIZE" "COMMAND;PRODUCTS;ABSENT" ${ARGN})
+  cmake_parse_arguments(A "AS_NOBODY" "NP;CODE;MATCH;FILE;FSIZE" "COMMAND;PRODUCTS;ABSENT;FIXTURES_REQUIRED" ${ARGN})
   if(NOT A_NP)
     set(A_NP 1)
   endif()
@@ -58,7 +59,7 @@ function(astrosweep_add_failure_test name)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV};OMPI_MCA_odls_base_sigkill_timeout=0"
                        LABELS "bad-input" TIMEOUT 300 SKIP_REGULAR_EXPRESSION "astrosweep-test-skipped")
   if(A_FIXTURES_REQUIRED)
-    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${A_FIXTURES_REQUIRED})
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED "${A_FIXTURES_REQUIRED}")
   endif()
 endfunction()
 
