@@ -2,7 +2,7 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <iostream>
+#include <optional>
 
 #include "core/command_line.hpp"
 #include "core/error.hpp"
@@ -53,17 +53,11 @@ int convert_command(const std::vector<std::string>& args, MPI_Comm /*comm: one p
                                                                "FITS: keep cadences with non-zero QUALITY")(
       "time-reference", po::value<std::string>()->default_value(""), "label of the time zero point (e.g. MJD)")(
       "help,h", "show this help");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError("convert: " + option_error_text(e, desc), "see astrosweep convert --help");
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  // One process: MPI_COMM_SELF, so --help prints here and an error is this process's alone.
+  const std::optional<po::variables_map> parsed = parse_command_line<po::variables_map>(
+      args, desc, "convert", MPI_COMM_SELF, [](const po::variables_map& v) { return v; });
+  if (!parsed) return 0;  // --help
+  const po::variables_map& vm = *parsed;
   AS_EXPECTS(vm.count("input"), UsageError, "no input given", "pass --input PATH");
   AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output CATALOG.h5");
   const auto format = vm["format"].as<std::string>();

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
-#include <iostream>
 #include <memory>
+#include <optional>
 
 #include "chunk_peaks.hpp"
 #include "core/backend.hpp"
@@ -119,17 +119,11 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
       "chunk-seconds", po::value<double>()->default_value(1.0), "strain filtered per call (states carried across)")(
       "backend", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda (no CUDA backend yet)")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads (0: the default)")("help,h", "show this help");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError("spiir: " + option_error_text(e, desc), "see astrosweep spiir --help");
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  // One process: MPI_COMM_SELF, so --help prints here and an error is this process's alone.
+  const std::optional<po::variables_map> parsed = parse_command_line<po::variables_map>(
+      args, desc, "spiir", MPI_COMM_SELF, [](const po::variables_map& v) { return v; });
+  if (!parsed) return 0;  // --help
+  const po::variables_map& vm = *parsed;
   AS_EXPECTS(vm.count("bank"), UsageError, "no bank given", "pass --bank BANK.h5");
   AS_EXPECTS(vm.count("strain"), UsageError, "no strain given", "pass --strain STRAIN.h5");
   AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output PEAKS.h5");

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "bank_generation.hpp"
@@ -101,17 +101,11 @@ int spiirbank_command(const std::vector<std::string>& args, MPI_Comm /*comm: one
       "/detectors/<IFO>/psd for every detector of --ifos (the first one's makes the filters)")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads over templates (0: the default)")(
       "help,h", "show this help");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError("spiirbank: " + option_error_text(e, desc), "see astrosweep spiirbank --help");
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  // One process: MPI_COMM_SELF, so --help prints here and an error is this process's alone.
+  const std::optional<po::variables_map> parsed = parse_command_line<po::variables_map>(
+      args, desc, "spiirbank", MPI_COMM_SELF, [](const po::variables_map& v) { return v; });
+  if (!parsed) return 0;  // --help
+  const po::variables_map& vm = *parsed;
   AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output BANK.h5");
   AS_EXPECTS(vm.count("mass") || vm.count("masses"), UsageError, "no binaries given",
              "pass --masses FILE or --mass M1,M2");
