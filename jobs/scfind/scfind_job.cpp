@@ -489,7 +489,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       const Slab s = layout.slab(sweep.slabs()[k]);
       slabs.push_back({s.own_begin, s.own_end, masks[k], values[k]});
     }
-    const SlabLinkedSources linked = link_sources_in_slabs(cube, slabs, options.linker, comm);
+    SlabLinkedSources linked = link_sources_in_slabs(cube, slabs, options.linker, comm);
     summary.sources = linked.sources.size();
     for (const auto& source : linked.sources) summary.source_voxels += source.voxels;
     for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
@@ -499,17 +499,24 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                           summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
     // SoFiA-2's catalogue (its parameterisation when parameter.enable), measured on rank 0 from the
     // whole cube: the source numbers gathered from every rank (only source voxels travel) and the
-    // cube read again there (4 + 4 bytes a voxel on rank 0); then shared with every rank for the
+    // cube read again there (4 + 4 bytes a voxel on rank 0; on one rank with one slab, what it
+    // holds); then shared with every rank for the
     // product's collective writes. Measuring slab by slab is issue 15's next step (catalogue.hpp).
+    // One rank with one slab already holds the whole cube and its labels: neither is read again.
     const auto t_catalogue = Clock::now();
-    std::vector<std::int32_t> whole_labels = gather_labels_on_root(cube, slabs, linked, comm);
+    const bool whole_here = size == 1 && slabs.size() == 1;
+    std::vector<std::int32_t> whole_labels =
+        whole_here ? std::move(linked.labels.front()) : gather_labels_on_root(cube, slabs, linked, comm);
+    std::vector<float> data = whole_here ? std::move(values.front()) : std::vector<float>{};
     masks.clear();
     values.clear();
     Catalogue catalogue;
     double global_rms = 0;
     mpi::on_root_then_share_failure(comm, [&] {
-      std::vector<float> data(cube.voxels());
-      io::read_cube_channels(info, 0, cube.nz, data);
+      if (!whole_here) {
+        data.resize(cube.voxels());
+        io::read_cube_channels(info, 0, cube.nz, data);
+      }
       std::vector<std::size_t> dims{cube.nx, cube.ny, cube.nz};
       if (info.naxis == 4) dims.push_back(1);
       const CubeHeader header(info.header_cards, dims);
