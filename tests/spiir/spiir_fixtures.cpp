@@ -10,6 +10,10 @@
 //       the loudest peak of IFO is template T within ±1 sample of N, with SNR X ± 2.5 (noise σ = 1)
 //   spiir_fixtures check PEAKS --ifo IFO --below X
 //       IFO has peaks (so the filters were not poisoned by NaN), all with SNR below X
+//   spiir_fixtures check-triggers PRODUCT --template T --coh X
+//       the loudest coherent trigger (/triggers) is template T at the end time of the loudest
+//       single-detector peak of its reference detector (±1 sample), with ρ_coh X ± 3 and, for two
+//       detectors, ρ_null 0; /background holds n_slides trials of every candidate
 // Exits 0 when done or when the check holds, 1 naming what failed, 2 on bad usage.
 #include <cmath>
 #include <cstdio>
@@ -143,6 +147,51 @@ int check(const std::string& path, const std::vector<std::string>& args) {
   return bad ? 1 : 0;
 }
 
+int check_triggers(const std::string& path, const std::vector<std::string>& args) {
+  h5::Id file = h5::open_file(path, h5::Access::read);
+  const auto coh = h5::read_all<double>(file.get(), "triggers/coh_snr");
+  const auto null = h5::read_all<double>(file.get(), "triggers/null_snr");
+  const auto tmpl = h5::read_all<std::int64_t>(file.get(), "triggers/template");
+  const auto ref = h5::read_all<std::int64_t>(file.get(), "triggers/ref_ifo");
+  const auto end_s = h5::read_all<std::int64_t>(file.get(), "triggers/end_time_gps_s");
+  const auto end_ns = h5::read_all<std::int64_t>(file.get(), "triggers/end_time_gps_ns");
+  if (coh.empty()) return std::fprintf(stderr, "spiir_check: no trigger\n"), 1;
+  std::size_t loudest = 0;
+  for (std::size_t i = 1; i < coh.size(); ++i)
+    if (coh[i] > coh[loudest]) loudest = i;
+  h5::Id triggers = h5::open_group(file.get(), "triggers");
+  const auto ifos_text = h5::string_attribute(triggers.get(), "ifos").value_or("");
+  std::vector<std::string> ifos;
+  std::stringstream list(ifos_text);
+  for (std::string i; std::getline(list, i, ',');) ifos.push_back(i);
+  const std::string ref_ifo = ifos.at(static_cast<std::size_t>(ref[loudest]));
+  const auto p_snr = h5::read_all<double>(file.get(), "peaks/" + ref_ifo + "/snr");
+  const auto p_s = h5::read_all<std::int64_t>(file.get(), "peaks/" + ref_ifo + "/end_time_gps_s");
+  const auto p_ns = h5::read_all<std::int64_t>(file.get(), "peaks/" + ref_ifo + "/end_time_gps_ns");
+  std::size_t peak = 0;
+  for (std::size_t i = 1; i < p_snr.size(); ++i)
+    if (p_snr[i] > p_snr[peak]) peak = i;
+  const double dt =
+      static_cast<double>(end_s[loudest] - p_s[peak]) + 1e-9 * static_cast<double>(end_ns[loudest] - p_ns[peak]);
+  const auto n_slides = h5::int_attribute(triggers.get(), "n_slides").value_or(-1);
+  const auto trials = h5::read_all<std::int64_t>(file.get(), "background/trial");
+  const auto candidates = h5::read_all<std::int64_t>(file.get(), "background/candidates/template");
+  std::printf(
+      "%zu triggers; the loudest: template %lld, reference %s, rho_coh %.3f, rho_null %.3g, %.3g s from the "
+      "loudest %s peak; background %zu rows for %zu candidates x %lld slides\n",
+      coh.size(), static_cast<long long>(tmpl[loudest]), ref_ifo.c_str(), coh[loudest], null[loudest], dt,
+      ref_ifo.c_str(), trials.size(), candidates.size(), static_cast<long long>(n_slides));
+  int bad = 0;
+  if (tmpl[loudest] != std::stoll(option(args, "--template", "0"))) bad = std::fprintf(stderr, "wrong template\n");
+  if (std::abs(dt) > 1.0 / 2048) bad = std::fprintf(stderr, "not at the loudest peak's time\n");
+  if (std::abs(coh[loudest] - std::stod(option(args, "--coh", "10"))) > 3)
+    bad = std::fprintf(stderr, "wrong rho_coh\n");
+  if (ifos.size() == 2 && null[loudest] > 1e-3) bad = std::fprintf(stderr, "two detectors with a null stream\n");
+  if (trials.size() != candidates.size() * static_cast<std::size_t>(n_slides))
+    bad = std::fprintf(stderr, "background rows are not candidates x slides\n");
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,10 +200,12 @@ int main(int argc, char** argv) {
     if (args.size() >= 2 && args[0] == "strain") return strain(args[1], args);
     if (args.size() == 3 && args[0] == "truncate") return truncate(args[1], args[2]);
     if (args.size() >= 2 && args[0] == "check") return check(args[1], args);
+    if (args.size() >= 2 && args[0] == "check-triggers") return check_triggers(args[1], args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "spiir_fixtures: %s\n", e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: spiir_fixtures strain|truncate|check ... (see the source's first lines)\n");
+  std::fprintf(stderr,
+               "usage: spiir_fixtures strain|truncate|check|check-triggers ... (see the source's first lines)\n");
   return 2;
 }
