@@ -39,6 +39,7 @@ namespace spiir {
 
 namespace {
 
+// Spec §10's product: the per-detector peaks and, for 2-3 detectors, the coherent triggers.
 inline constexpr const char* peaks_format_name = "astrosweep.spiir";
 inline constexpr std::int64_t peaks_format_version = 1;
 
