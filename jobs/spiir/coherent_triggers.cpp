@@ -110,7 +110,7 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
   const NetworkSnr snr = windows.network(input.ifos);
   TemplateAutocorrelations ac;
   {
-    const auto all = TemplateAutocorrelations::from_bank(bank, input.ifos, "bank");
+    const auto all = TemplateAutocorrelations::from_bank(bank, input.ifos, input.bank_path);
     ac.length = all.length;
     ac.n_templates = candidates.size();
     ac.per_ifo.assign(n_det, {});

@@ -37,6 +37,7 @@ using SnrSink = std::function<void(std::int64_t first, std::size_t n, std::span<
 using SnrPass = std::function<void(std::size_t d, const SnrSink& sink)>;
 
 struct CoherentStageInput {
+  std::string bank_path;  ///< for messages
   std::vector<std::string> ifos;
   std::int64_t gps_start_s = 0;
   std::int32_t gps_start_ns = 0;

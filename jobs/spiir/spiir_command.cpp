@@ -230,7 +230,8 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
                                            {"chunk_samples", static_cast<std::int64_t>(chunk)}});
     h5::Id peaks = h5::create_group(file.get(), "peaks");
     std::string summary;
-    CoherentStageInput network{{},
+    CoherentStageInput network{bank_path,
+                               {},
                                detectors.front().gps_start_s,
                                detectors.front().gps_start_ns,
                                bank.sample_rate_max,
