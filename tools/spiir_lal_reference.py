@@ -14,9 +14,19 @@ taylorf2 (tests/spiir/test_taylorf2.cpp): lalsimulation's TaylorF2 (SimInspiralC
 G M/c^3 uses our 4.925491e-6 s per Msun), face-on at 1 Mpc, df = 1/64 Hz; every 256th bin from
 41 to 900 Hz: f, |h+(f)| and -unwrapped arg h+(f) (LAL's Psi up to its t_c, phi_c convention).
 
-    pip install lalsuite numpy
+sky (tests/spiir/test_sky.cpp): 40 directions, polarisations and GPS times (2017-2027) from a fixed
+seed; per row LAL's Greenwich mean sidereal time (XLALGreenwichMeanSiderealTime) and, per detector
+H1, L1, V1 (lal.CachedDetectors), F+ and F x (XLALComputeDetAMResponse at LAL's GMST) and the
+delay from the geocentre (XLALTimeDelayFromEarthCenter).
+
+healpix (tests/spiir/test_sky.cpp): healpy's NESTED pixel centres (pix2ang(nest=True)) of every
+pixel of orders 0-2 and every 97th pixel of orders 4, 5 and 7. healpy is not LAL: pip install healpy.
+
+    pip install lalsuite numpy healpy
     python3 tools/spiir_lal_reference.py iir > tests/spiir/data/lal_iir_newtonian.txt
     python3 tools/spiir_lal_reference.py taylorf2 > tests/spiir/data/lal_taylorf2.txt
+    python3 tools/spiir_lal_reference.py sky > tests/spiir/data/lal_sky.txt
+    python3 tools/spiir_lal_reference.py healpix > tests/spiir/data/healpy_nest.txt
 """
 import importlib.metadata
 import sys
@@ -85,5 +95,41 @@ def iir():
         out.write("%d %.17g %.17g %.17g %.17g\n" % (d, a.real, a.imag, b.real, b.imag))
 
 
+def sky():
+    rng = np.random.default_rng(20261126)
+    dets = [("H1", lal.LHO_4K_DETECTOR), ("L1", lal.LLO_4K_DETECTOR), ("V1", lal.VIRGO_DETECTOR)]
+    out = sys.stdout
+    out.write("# LAL %s: GMST (XLALGreenwichMeanSiderealTime), per detector F+, Fx (XLALComputeDetAMResponse at "
+              "that GMST) and t_det - t_geocentre (XLALTimeDelayFromEarthCenter); made by "
+              "tools/spiir_lal_reference.py sky\n" % versions())
+    out.write("# columns: gps ra dec psi gmst, then for H1 L1 V1: fplus fcross delay_s\n")
+    for _ in range(40):
+        gps = float(rng.uniform(1167264018, 1483228818))  # 2017-01-01 ... 2027-01-01
+        ra = float(rng.uniform(0, 2 * np.pi))
+        dec = float(np.arcsin(rng.uniform(-1, 1)))
+        psi = float(rng.uniform(0, np.pi))
+        t = lal.LIGOTimeGPS(gps)
+        gmst = lal.GreenwichMeanSiderealTime(t)
+        row = [gps, ra, dec, psi, gmst]
+        for _, index in dets:
+            det = lal.CachedDetectors[index]
+            fp, fc = lal.ComputeDetAMResponse(det.response, ra, dec, psi, gmst)
+            row += [fp, fc, lal.TimeDelayFromEarthCenter(det.location, ra, dec, t)]
+        out.write(" ".join("%.17g" % v for v in row) + "\n")
+
+
+def healpix():
+    import healpy
+    out = sys.stdout
+    out.write("# healpy %s pix2ang(nest=True); made by tools/spiir_lal_reference.py healpix\n" % healpy.__version__)
+    out.write("# columns: order pixel theta phi\n")
+    for order, step in [(0, 1), (1, 1), (2, 1), (4, 97), (5, 97), (7, 97)]:
+        nside = 2 ** order
+        pix = np.arange(0, 12 * nside * nside, step)
+        theta, phi = healpy.pix2ang(nside, pix, nest=True)
+        for p, t, f in zip(pix, theta, phi):
+            out.write("%d %d %.17g %.17g\n" % (order, p, t, f))
+
+
 if __name__ == "__main__":
-    {"iir": iir, "taylorf2": taylorf2}[sys.argv[1] if len(sys.argv) > 1 else "iir"]()
+    {"iir": iir, "taylorf2": taylorf2, "sky": sky, "healpix": healpix}[sys.argv[1] if len(sys.argv) > 1 else "iir"]()

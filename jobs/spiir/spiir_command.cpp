@@ -1,8 +1,10 @@
-// `astrosweep spiir`, this version's stage of spec §§4, 6, 7, 9 (docs/spiir.md): whitened strain
-// in the astrosweep.gwstrain layout filtered through a single- or multi-rate bank by the OpenMP
-// backend, chunk after chunk with the states carried, and each detector's peaks per chunk (spec
-// §9's selection) written to an astrosweep.spiirpeaks HDF5 file. One process; the coherent stage,
-// whitening, GWOSC files and the MPI work units are still to come (issue 13).
+// `astrosweep spiir`, this version's stage of spec §§4, 6, 7, 9, 10 (docs/spiir.md): whitened
+// strain in the astrosweep.gwstrain layout filtered through a single- or multi-rate bank by the
+// OpenMP backend, chunk after chunk with the states carried; each detector's peaks per chunk (spec
+// §9's selection) and, for 2-3 detectors, the coherent triggers and their time-slide background
+// (coherent_triggers.cpp), written to an astrosweep.spiir HDF5 file. One process; whitening, GWOSC
+// files and the MPI work units are still to come (issue 13).
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -12,12 +14,14 @@
 #include <optional>
 
 #include "chunk_peaks.hpp"
+#include "coherent_triggers.hpp"
 #include "core/backend.hpp"
 #include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/job.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
+#include "detector_geometry.hpp"
 #include "gw_strain.hpp"
 #include "io/h5.hpp"
 #include "io/output_lock.hpp"
@@ -35,7 +39,8 @@ namespace spiir {
 
 namespace {
 
-inline constexpr const char* peaks_format_name = "astrosweep.spiirpeaks";
+// Spec §10's product: the per-detector peaks and, for 2-3 detectors, the coherent triggers.
+inline constexpr const char* peaks_format_name = "astrosweep.spiir";
 inline constexpr std::int64_t peaks_format_version = 1;
 
 struct PeakRows {
@@ -53,8 +58,9 @@ struct ChunkFilter {
 };
 
 // Filters one detector through the bank and collects its peaks.
+// `sink`, when given, also receives every chunk's SNR (the coherent stage's second pass).
 PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const ChunkFilter& filter, double threshold,
-                        std::size_t chunk) {
+                        std::size_t chunk, const SnrSink& sink = {}) {
   const std::size_t n_total = d.strain.size();
   // Usable samples: past the warm-up (the longest template) and no gap within a template length.
   std::size_t span = 1;
@@ -78,6 +84,7 @@ PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const Ch
     const std::size_t n = std::min(chunk, n_stream - first);
     z.resize(filter.n_templates * n);
     filter.run(std::span(x).subspan(first, n), z);
+    if (sink) sink(static_cast<std::int64_t>(first) - static_cast<std::int64_t>(filter.latency), n, z);
     std::vector<bool> chunk_usable(n, false);
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t s = first + i;
@@ -118,7 +125,13 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
       "precision", po::value<std::string>()->default_value("fp32"), "arithmetic of the filters: fp32 or fp64")(
       "chunk-seconds", po::value<double>()->default_value(1.0), "strain filtered per call (states carried across)")(
       "backend", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda (no CUDA backend yet)")(
-      "threads", po::value<int>()->default_value(0), "OpenMP threads (0: the default)")("help,h", "show this help");
+      "threads", po::value<int>()->default_value(0), "OpenMP threads (0: the default)")(
+      "sky-order", po::value<int>()->default_value(5), "coherent stage: HEALPix order of the sky grid")(
+      "n-slides", po::value<int>()->default_value(100), "coherent stage: time-slide trials per candidate")(
+      "slide-seconds", po::value<double>()->default_value(0.1), "coherent stage: step between time slides")(
+      "cluster-window", po::value<double>()->default_value(1.0),
+      "coherent stage: seconds within which the loudest "
+      "trigger is kept")("help,h", "show this help");
   // One process: MPI_COMM_SELF, so --help prints here and an error is this process's alone.
   const std::optional<po::variables_map> parsed = parse_command_line<po::variables_map>(
       args, desc, "spiir", MPI_COMM_SELF, [](const po::variables_map& v) { return v; });
@@ -134,6 +147,14 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   const double chunk_seconds = vm["chunk-seconds"].as<double>();
   AS_EXPECTS(threshold >= 0 && std::isfinite(threshold), UsageError, "--threshold must be a number >= 0");
   AS_EXPECTS(chunk_seconds > 0 && std::isfinite(chunk_seconds), UsageError, "--chunk-seconds must be positive");
+  CoherentStageSettings coherent;
+  coherent.sky_order = vm["sky-order"].as<int>();
+  coherent.n_slides = vm["n-slides"].as<int>();
+  coherent.slide_seconds = vm["slide-seconds"].as<double>();
+  coherent.cluster_window_seconds = vm["cluster-window"].as<double>();
+  coherent.precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
+  coherent.threads = vm["threads"].as<int>();
+  check_coherent_settings(coherent);
   BackendOptions options;
   options.kind = parse_backend(vm["backend"].as<std::string>());
   options.threads = vm["threads"].as<int>();
@@ -158,6 +179,12 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
     AS_EXPECTS(bank.sigmasq.count(d.ifo) > 0, InputError,
                "bank '" + bank_path + "' has no norms for detector " + d.ifo + " of '" + strain_path + "'",
                "make the bank with --ifos naming every detector of the strain file");
+    const auto known = known_detectors();
+    AS_EXPECTS(detectors.size() == 1 || (detectors.size() <= 3 && std::count(known.begin(), known.end(), d.ifo) == 1),
+               InputError,
+               "strain file '" + strain_path + "': the coherent stage combines 2 or 3 of H1, L1, V1, not " +
+                   std::to_string(detectors.size()) + " detectors with " + d.ifo,
+               "give the strain of H1, L1 and/or V1 (or one detector alone for its peaks)");
   }
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
   // A fresh filter per detector: states from zero.
@@ -203,8 +230,19 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
                                            {"chunk_samples", static_cast<std::int64_t>(chunk)}});
     h5::Id peaks = h5::create_group(file.get(), "peaks");
     std::string summary;
+    CoherentStageInput network{bank_path,
+                               {},
+                               detectors.front().gps_start_s,
+                               detectors.front().gps_start_ns,
+                               bank.sample_rate_max,
+                               detectors.front().strain.size(),
+                               {},
+                               {}};
     for (const auto& d : detectors) {
       const auto rows = detector_peaks(d, bank, make_filter(), threshold, chunk);
+      network.ifos.push_back(d.ifo);
+      network.peak_samples.push_back(rows.sample);
+      network.peak_templates.push_back(rows.template_index);
       h5::Id g = h5::create_group(peaks.get(), d.ifo);
       write_column(g.get(), "end_time_gps_s", rows.end_s, "s",
                    "GPS seconds of the coalescence: peak sample time plus the template's end_offset");
@@ -215,6 +253,15 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
       write_column(g.get(), "phase", rows.phase, "rad",
                    "arg z (the complex conjugate of the usual matched-filter phase convention)");
       summary += format_text("%s%s %zu", summary.empty() ? "" : ", ", d.ifo.c_str(), rows.snr.size());
+    }
+    // The coherent stage: 2 or 3 detectors (H1, L1, V1); one detector's run has peaks alone.
+    if (detectors.size() >= 2) {
+      const auto stage =
+          write_coherent_triggers(file.get(), bank, network, coherent, [&](std::size_t d, const SnrSink& sink) {
+            detector_peaks(detectors[d], bank, make_filter(), threshold, chunk, sink);
+          });
+      summary += format_text("; coherent: %zu candidates (%zu without margin), %zu triggers", stage.candidates,
+                             stage.dropped, stage.triggers);
     }
     h5::set_attribute(file.get(), "status", std::string("complete"));
     peaks = h5::Id();

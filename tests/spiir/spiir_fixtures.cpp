@@ -1,17 +1,25 @@
 // Inputs and checks of the spiir end-to-end tests (tests/spiir/CMakeLists.txt):
 //   spiir_fixtures strain OUT --rate R --seconds S --ifos H1,L1 [--inject M1,M2 --f-low F --end SAMPLE --snr X]
-//                  [--seed N] [--unwhitened] [--gap FIRST,COUNT] [--psd-knee F]
+//                  [--seed N] [--unwhitened] [--gap FIRST,COUNT] [--psd-knee F] [--sky RA,DEC]
 //       unit-variance white noise per detector (whitened = 1), plus in every detector the real part
 //       of the whitened TaylorF2 template of M1,M2 ending at sample SAMPLE, scaled to matched-filter SNR X;
 //       samples FIRST ... FIRST + COUNT − 1 NaN (a gap); with --psd-knee, PSD groups 0 ... f_s/2:
-//       the first detector's (2/f_s)(1 + (f/F)²), the others' flat 2/f_s
+//       the first detector's (2/f_s)(1 + (f/F)²), the others' flat 2/f_s; with --sky (rad) a source
+//       there instead (ψ 0.4, ι 0.6): each detector gets F+ h+ + F× h× at its own end sample
+//       SAMPLE + round(delay from the geocentre · f_s), X the network SNR √Σ ρ_d²
 //   spiir_fixtures truncate IN OUT      the first half of IN's bytes (a damaged copy)
 //   spiir_fixtures check PEAKS --ifo IFO --template T --sample N --snr X
 //       the loudest peak of IFO is template T within ±1 sample of N, with SNR X ± 2.5 (noise σ = 1)
 //   spiir_fixtures check PEAKS --ifo IFO --below X
 //       IFO has peaks (so the filters were not poisoned by NaN), all with SNR below X
+//   spiir_fixtures check-triggers PRODUCT --template T --coh X
+//       the loudest coherent trigger (/triggers) is template T at the end time of the loudest
+//       single-detector peak of its reference detector (±1 sample), with ρ_coh X ± 3 and, for two
+//       detectors, ρ_null 0; /background holds n_slides trials of every candidate; with
+//       --ra R --dec D [--within DEG] its pixel within DEG (10) of there; with --max-null Y ρ_null ≤ Y
 // Exits 0 when done or when the check holds, 1 naming what failed, 2 on bad usage.
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -22,6 +30,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "detector_geometry.hpp"
 #include "gw_strain.hpp"
 #include "io/h5.hpp"
 #include "taylorf2.hpp"
@@ -52,7 +61,7 @@ int strain(const std::string& out, const std::vector<std::string>& args) {
   std::vector<std::string> ifos;
   std::stringstream ss(option(args, "--ifos", "H1"));
   for (std::string item; std::getline(ss, item, ',');) ifos.push_back(item);
-  std::vector<double> injection(n, 0.0);
+  std::vector<std::vector<double>> injection(ifos.size(), std::vector<double>(n, 0.0));
   const std::string inject = option(args, "--inject", "");
   if (!inject.empty()) {
     const auto comma = inject.find(',');
@@ -65,20 +74,45 @@ int strain(const std::string& out, const std::vector<std::string>& args) {
       return 2;
     }
     // Σ|h|² = 2: x = X · Re(e^{iθ} h) gives the matched filter |z| = X at the template's last sample.
-    for (std::size_t s = 0; s < t.h.size(); ++s)
-      injection[end + 1 - t.h.size() + s] = snr * (std::polar(1.0, 1.1) * t.h[s]).real();
+    std::vector<std::complex<double>> amplitude(ifos.size(), std::polar(snr, 1.1));
+    std::vector<std::int64_t> shift(ifos.size(), 0);
+    if (const auto sky = option(args, "--sky", ""); !sky.empty()) {
+      const spiir::SkyDirection where{std::stod(sky.substr(0, sky.find(','))),
+                                      std::stod(sky.substr(sky.find(',') + 1))};
+      const double gmst = spiir::gmst_from_gps(1000000000.25 + static_cast<double>(end) / rate);
+      const double psi = 0.4, ci = std::cos(0.6);
+      double norm = 0;
+      for (std::size_t d = 0; d < ifos.size(); ++d) {
+        const auto& det = spiir::detector(ifos[d]);
+        const auto f = spiir::antenna_pattern(det, where, psi, gmst);
+        amplitude[d] =
+            f.plus * 0.5 * (1 + ci * ci) * std::polar(1.0, 1.1) + f.cross * ci * std::polar(1.0, 1.1 - M_PI / 2);
+        norm += std::norm(amplitude[d]);
+        shift[d] = static_cast<std::int64_t>(std::floor(spiir::delay_from_geocentre(det, where, gmst) * rate + 0.5));
+      }
+      for (auto& a : amplitude) a *= snr / std::sqrt(norm);
+    }
+    for (std::size_t d = 0; d < ifos.size(); ++d) {
+      const std::int64_t last = static_cast<std::int64_t>(end) + shift[d];
+      if (last + 1 < static_cast<std::int64_t>(t.h.size()) || last >= static_cast<std::int64_t>(n)) {
+        std::fprintf(stderr, "spiir_fixtures: the injection does not fit\n");
+        return 2;
+      }
+      for (std::size_t s = 0; s < t.h.size(); ++s)
+        injection[d][static_cast<std::size_t>(last + 1) - t.h.size() + s] = (amplitude[d] * t.h[s]).real();
+    }
   }
   std::vector<spiir::DetectorStrain> detectors;
-  for (const auto& ifo : ifos) {
+  for (std::size_t k = 0; k < ifos.size(); ++k) {
     spiir::DetectorStrain d;
-    d.ifo = ifo;
+    d.ifo = ifos[k];
     d.gps_start_s = 1000000000;
     d.gps_start_ns = 250000000;
     d.sample_rate = rate;
     d.whitened = !flag(args, "--unwhitened");
     d.f_low = 15;
     d.strain.resize(n);
-    for (std::size_t i = 0; i < n; ++i) d.strain[i] = static_cast<float>(g(rng) + injection[i]);
+    for (std::size_t i = 0; i < n; ++i) d.strain[i] = static_cast<float>(g(rng) + injection[k][i]);
     const std::string gap = option(args, "--gap", "");
     if (!gap.empty()) {
       const auto first = std::stoull(gap.substr(0, gap.find(',')));
@@ -143,6 +177,62 @@ int check(const std::string& path, const std::vector<std::string>& args) {
   return bad ? 1 : 0;
 }
 
+int check_triggers(const std::string& path, const std::vector<std::string>& args) {
+  h5::Id file = h5::open_file(path, h5::Access::read);
+  const auto coh = h5::read_all<double>(file.get(), "triggers/coh_snr");
+  const auto null = h5::read_all<double>(file.get(), "triggers/null_snr");
+  const auto tmpl = h5::read_all<std::int64_t>(file.get(), "triggers/template");
+  const auto ref = h5::read_all<std::int64_t>(file.get(), "triggers/ref_ifo");
+  const auto end_s = h5::read_all<std::int64_t>(file.get(), "triggers/end_time_gps_s");
+  const auto end_ns = h5::read_all<std::int64_t>(file.get(), "triggers/end_time_gps_ns");
+  if (coh.empty()) return std::fprintf(stderr, "spiir_check: no trigger\n"), 1;
+  std::size_t loudest = 0;
+  for (std::size_t i = 1; i < coh.size(); ++i)
+    if (coh[i] > coh[loudest]) loudest = i;
+  h5::Id triggers = h5::open_group(file.get(), "triggers");
+  const auto ifos_text = h5::string_attribute(triggers.get(), "ifos").value_or("");
+  std::vector<std::string> ifos;
+  std::stringstream list(ifos_text);
+  for (std::string i; std::getline(list, i, ',');) ifos.push_back(i);
+  const std::string ref_ifo = ifos.at(static_cast<std::size_t>(ref[loudest]));
+  const auto p_snr = h5::read_all<double>(file.get(), "peaks/" + ref_ifo + "/snr");
+  const auto p_s = h5::read_all<std::int64_t>(file.get(), "peaks/" + ref_ifo + "/end_time_gps_s");
+  const auto p_ns = h5::read_all<std::int64_t>(file.get(), "peaks/" + ref_ifo + "/end_time_gps_ns");
+  std::size_t peak = 0;
+  for (std::size_t i = 1; i < p_snr.size(); ++i)
+    if (p_snr[i] > p_snr[peak]) peak = i;
+  const double dt =
+      static_cast<double>(end_s[loudest] - p_s[peak]) + 1e-9 * static_cast<double>(end_ns[loudest] - p_ns[peak]);
+  const auto n_slides = h5::int_attribute(triggers.get(), "n_slides").value_or(-1);
+  const auto trials = h5::read_all<std::int64_t>(file.get(), "background/trial");
+  const auto candidates = h5::read_all<std::int64_t>(file.get(), "background/candidates/template");
+  std::printf(
+      "%zu triggers; the loudest: template %lld, reference %s, rho_coh %.3f, rho_null %.3g, %.3g s from the "
+      "loudest %s peak; background %zu rows for %zu candidates x %lld slides\n",
+      coh.size(), static_cast<long long>(tmpl[loudest]), ref_ifo.c_str(), coh[loudest], null[loudest], dt,
+      ref_ifo.c_str(), trials.size(), candidates.size(), static_cast<long long>(n_slides));
+  int bad = 0;
+  if (tmpl[loudest] != std::stoll(option(args, "--template", "0"))) bad = std::fprintf(stderr, "wrong template\n");
+  if (std::abs(dt) > 1.0 / 2048) bad = std::fprintf(stderr, "not at the loudest peak's time\n");
+  if (std::abs(coh[loudest] - std::stod(option(args, "--coh", "10"))) > 3)
+    bad = std::fprintf(stderr, "wrong rho_coh\n");
+  if (ifos.size() == 2 && null[loudest] > 1e-3) bad = std::fprintf(stderr, "two detectors with a null stream\n");
+  if (const auto ra = option(args, "--ra", ""); !ra.empty()) {
+    const auto t_ra = h5::read_all<double>(file.get(), "triggers/ra");
+    const auto t_dec = h5::read_all<double>(file.get(), "triggers/dec");
+    const double off = spiir::angular_distance({t_ra[loudest], t_dec[loudest]},
+                                               {std::stod(ra), std::stod(option(args, "--dec", "0"))}) *
+                       180 / M_PI;
+    std::printf("the loudest trigger's pixel is %.2f deg from the source\n", off);
+    if (off > std::stod(option(args, "--within", "10"))) bad = std::fprintf(stderr, "wrong sky position\n");
+  }
+  if (const auto max_null = option(args, "--max-null", ""); !max_null.empty() && null[loudest] > std::stod(max_null))
+    bad = std::fprintf(stderr, "rho_null above %s\n", max_null.c_str());
+  if (trials.size() != candidates.size() * static_cast<std::size_t>(n_slides))
+    bad = std::fprintf(stderr, "background rows are not candidates x slides\n");
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,10 +241,12 @@ int main(int argc, char** argv) {
     if (args.size() >= 2 && args[0] == "strain") return strain(args[1], args);
     if (args.size() == 3 && args[0] == "truncate") return truncate(args[1], args[2]);
     if (args.size() >= 2 && args[0] == "check") return check(args[1], args);
+    if (args.size() >= 2 && args[0] == "check-triggers") return check_triggers(args[1], args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "spiir_fixtures: %s\n", e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: spiir_fixtures strain|truncate|check ... (see the source's first lines)\n");
+  std::fprintf(stderr,
+               "usage: spiir_fixtures strain|truncate|check|check-triggers ... (see the source's first lines)\n");
   return 2;
 }

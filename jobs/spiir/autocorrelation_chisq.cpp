@@ -1,0 +1,37 @@
+#include "autocorrelation_chisq.hpp"
+
+#include "core/error.hpp"
+
+namespace astrosweep::spiir {
+
+TemplateAutocorrelations TemplateAutocorrelations::from_bank(const SpiirBank& bank,
+                                                             const std::vector<std::string>& ifos,
+                                                             const std::string& bank_path) {
+  TemplateAutocorrelations out;
+  out.length = bank.autocorrelation_length;
+  out.n_templates = bank.n_templates();
+  AS_EXPECTS(out.length % 2 == 1, InputError,
+             "bank file '" + bank_path + "': the autocorrelation length " + std::to_string(out.length) + " is not odd");
+  for (const auto& ifo : ifos) {
+    const auto it = bank.autocorrelation.find(ifo);
+    AS_EXPECTS(it != bank.autocorrelation.end() && it->second.size() == out.length * out.n_templates, InputError,
+               "bank file '" + bank_path + "' has no autocorrelation for detector " + ifo,
+               "make the bank with --ifos naming every detector of the strain file");
+    out.per_ifo.push_back(it->second);
+  }
+  return out;
+}
+
+double autocorrelation_chisq(const std::complex<double>* centre, const std::complex<double>* r, std::size_t length) {
+  const auto k = static_cast<std::ptrdiff_t>(length / 2);
+  const std::complex<double> peak = centre[0];
+  double num = 0, den = 0;
+  for (std::ptrdiff_t s = -k; s <= k; ++s) {
+    const std::complex<double> rs = r[s + k];
+    num += std::norm(centre[s] - peak * rs);
+    den += 2 - std::norm(rs);
+  }
+  return num / den;
+}
+
+}  // namespace astrosweep::spiir

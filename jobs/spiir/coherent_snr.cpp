@@ -1,0 +1,227 @@
+#include "coherent_snr.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+
+#include "core/error.hpp"
+#include "detector_geometry.hpp"
+
+namespace astrosweep::spiir {
+namespace {
+
+// U of A (n × 2, n = 2 or 3) from the eigen-decomposition of the 2 × 2 AᵀA = V S² Vᵀ:
+// u_k = A v_k / s_k, completed by u_0 × u_1 for three detectors. Written column by column into
+// `u` (n × n).
+void signal_basis(const std::vector<std::array<double, 2>>& a, double* u) {
+  const std::size_t n = a.size();
+  double p = 0, q = 0, r = 0;  // AᵀA = [[p, q], [q, r]]
+  for (const auto& row : a) {
+    p += row[0] * row[0];
+    q += row[0] * row[1];
+    r += row[1] * row[1];
+  }
+  // The larger eigenvalue's eigenvector, from whichever of the two forms is better conditioned.
+  const double mean = 0.5 * (p + r), half_gap = std::hypot(0.5 * (p - r), q);
+  const double lambda0 = mean + half_gap;
+  double v0x = q, v0y = lambda0 - p;
+  if (std::hypot(lambda0 - r, q) > std::hypot(v0x, v0y)) {
+    v0x = lambda0 - r;
+    v0y = q;
+  }
+  const double norm_v = std::hypot(v0x, v0y);
+  if (norm_v == 0) {  // AᵀA already diagonal with p ≥ r
+    v0x = 1;
+    v0y = 0;
+  } else {
+    v0x /= norm_v;
+    v0y /= norm_v;
+  }
+  const double v1x = -v0y, v1y = v0x;
+  auto column = [&](std::size_t k) { return u + k * n; };
+  auto normalise = [n](double* c) {
+    double s = 0;
+    for (std::size_t d = 0; d < n; ++d) s += c[d] * c[d];
+    s = std::sqrt(s);
+    for (std::size_t d = 0; d < n; ++d) c[d] /= s;
+    return s;
+  };
+  for (std::size_t d = 0; d < n; ++d) {
+    column(0)[d] = a[d][0] * v0x + a[d][1] * v0y;
+    column(1)[d] = a[d][0] * v1x + a[d][1] * v1y;
+  }
+  normalise(column(0));
+  // A v_1 is orthogonal to A v_0 in exact arithmetic; take out the rounding so U stays orthogonal.
+  double dot = 0;
+  for (std::size_t d = 0; d < n; ++d) dot += column(0)[d] * column(1)[d];
+  for (std::size_t d = 0; d < n; ++d) column(1)[d] -= dot * column(0)[d];
+  normalise(column(1));
+  if (n == 3) {
+    const double* a0 = column(0);
+    const double* a1 = column(1);
+    double* c2 = column(2);
+    c2[0] = a0[1] * a1[2] - a0[2] * a1[1];
+    c2[1] = a0[2] * a1[0] - a0[0] * a1[2];
+    c2[2] = a0[0] * a1[1] - a0[1] * a1[0];
+  }
+}
+
+std::int32_t round_samples(double x) { return static_cast<std::int32_t>(std::floor(x + 0.5)); }
+
+template <typename Real>
+void search_one(const SkyMap& map, const std::vector<Real>& u01, const NetworkSnr& snr,
+                const TemplateAutocorrelations& autocorrelations, const Candidate& c, int trial,
+                std::int64_t slide_samples, CoherentResult& out) {
+  const std::size_t n_det = map.n_det(), n_pix = map.n_pix();
+  // Each detector's series at the candidate's sample, the slide already applied.
+  std::array<const std::complex<double>*, 3> base{};
+  for (std::size_t d = 0; d < n_det; ++d)
+    base[d] = snr.series(d, c.tmpl) + c.sample - (d == c.ref_ifo ? 0 : trial * slide_samples);
+  Real best_coh = -1, best_total = 0;
+  std::size_t best = 0;
+  for (std::size_t p = 0; p < n_pix; ++p) {
+    const std::int32_t* off = &map.offsets[(c.ref_ifo * n_pix + p) * n_det];
+    const Real* u = &u01[p * 2 * n_det];
+    Real w0r = 0, w0i = 0, w1r = 0, w1i = 0, total = 0;
+    for (std::size_t d = 0; d < n_det; ++d) {
+      const std::complex<double> zd = base[d][off[d]];
+      const Real zr = static_cast<Real>(zd.real()), zi = static_cast<Real>(zd.imag());
+      w0r += u[d] * zr;
+      w0i += u[d] * zi;
+      w1r += u[n_det + d] * zr;
+      w1i += u[n_det + d] * zi;
+      total += zr * zr + zi * zi;
+    }
+    const Real coh = w0r * w0r + w0i * w0i + w1r * w1r + w1i * w1i;
+    if (coh > best_coh) {
+      best_coh = coh;
+      best_total = total;
+      best = p;
+    }
+  }
+  out.coh_snr2 = static_cast<double>(best_coh);
+  out.null_snr2 = static_cast<double>(best_total - best_coh);
+  out.pixel = static_cast<std::int64_t>(best);
+  out.snr.resize(n_det);
+  out.chisq.resize(n_det);
+  out.offset.resize(n_det);
+  out.network_chisq = 0;
+  for (std::size_t d = 0; d < n_det; ++d) {
+    const std::int32_t off = map.offset(c.ref_ifo, best, d);
+    const std::complex<double>* centre = base[d] + off;
+    out.snr[d] = *centre;
+    out.offset[d] = off - static_cast<std::int32_t>(d == c.ref_ifo ? 0 : trial * slide_samples);
+    out.chisq[d] = autocorrelation_chisq(centre, autocorrelations.of(d, c.tmpl), autocorrelations.length);
+    out.network_chisq += out.chisq[d];
+  }
+}
+
+template <typename Real>
+void search_all(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorrelations& autocorrelations,
+                std::span<const Candidate> candidates, const CoherentSettings& settings, int threads,
+                std::vector<CoherentResult>& results) {
+  // Only the two signal columns are read (ρ_null² = Σ|ζ|² − ρ_coh²), in the search's precision.
+  const std::size_t n_det = map.n_det();
+  std::vector<Real> u01(map.n_pix() * 2 * n_det);
+  for (std::size_t p = 0; p < map.n_pix(); ++p)
+    for (std::size_t k = 0; k < 2; ++k)
+      for (std::size_t d = 0; d < n_det; ++d) u01[(p * 2 + k) * n_det + d] = static_cast<Real>(map.u_at(p, k, d));
+  const int trials = settings.n_slides + 1;
+  const auto n_tasks = static_cast<std::int64_t>(candidates.size()) * trials;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads > 0 ? threads : omp_get_max_threads())
+  for (std::int64_t task = 0; task < n_tasks; ++task) {
+    const auto c = static_cast<std::size_t>(task / trials);
+    const int trial = static_cast<int>(task % trials);
+    search_one<Real>(map, u01, snr, autocorrelations, candidates[c], trial, settings.slide_samples,
+                     results[static_cast<std::size_t>(task)]);
+  }
+}
+
+}  // namespace
+
+std::vector<double> network_basis(const std::vector<std::array<double, 2>>& a) {
+  AS_EXPECTS(a.size() == 2 || a.size() == 3, UsageError, "the coherent stage needs 2 or 3 detectors");
+  std::vector<double> u(a.size() * a.size());
+  signal_basis(a, u.data());
+  return u;
+}
+
+SkyMap make_sky_map(int order, const std::vector<std::string>& ifos, const std::vector<double>& sigma, double gps,
+                    double sample_rate) {
+  AS_EXPECTS(ifos.size() == 2 || ifos.size() == 3, UsageError,
+             "the coherent stage needs 2 or 3 detectors, not " + std::to_string(ifos.size()));
+  AS_EXPECTS(std::set<std::string>(ifos.begin(), ifos.end()).size() == ifos.size(), UsageError,
+             "a detector is named twice for the coherent stage");
+  AS_EXPECTS(sigma.size() == ifos.size(), UsageError, "one sensitivity per detector is needed");
+  for (double s : sigma)
+    AS_EXPECTS(s > 0 && std::isfinite(s), UsageError, "detector sensitivities must be positive and finite");
+  AS_EXPECTS(sample_rate > 0, UsageError, "the sample rate must be positive");
+  SkyMap map;
+  map.order = order;
+  map.gps = gps;
+  map.sample_rate = sample_rate;
+  map.ifos = ifos;
+  map.pixels = sky_grid(order);
+  const std::size_t n_det = ifos.size(), n_pix = map.pixels.size();
+  std::vector<const Detector*> dets;
+  for (const auto& name : ifos) dets.push_back(&detector(name));
+  const double gmst = gmst_from_gps(gps);
+  map.u.resize(n_pix * n_det * n_det);
+  map.offsets.resize(n_det * n_pix * n_det);
+  std::vector<std::array<double, 2>> a(n_det);
+  std::vector<double> delay(n_det);
+  for (std::size_t p = 0; p < n_pix; ++p) {
+    for (std::size_t d = 0; d < n_det; ++d) {
+      const AntennaPattern f = antenna_pattern(*dets[d], map.pixels[p], 0.0, gmst);  // ψ drops out (spec §9)
+      a[d] = {sigma[d] * f.plus, sigma[d] * f.cross};
+      delay[d] = delay_from_geocentre(*dets[d], map.pixels[p], gmst);
+    }
+    const auto u = network_basis(a);
+    std::copy(u.begin(), u.end(), map.u.begin() + static_cast<std::ptrdiff_t>(p * n_det * n_det));
+    for (std::size_t i = 0; i < n_det; ++i)
+      for (std::size_t d = 0; d < n_det; ++d) {
+        const std::int32_t o = round_samples((delay[d] - delay[i]) * sample_rate);
+        map.offsets[(i * n_pix + p) * n_det + d] = o;
+        map.max_offset = std::max(map.max_offset, std::abs(o));
+      }
+  }
+  return map;
+}
+
+bool candidate_fits(const SkyMap& map, const CoherentSettings& settings, std::size_t chisq_half_length,
+                    std::size_t n_samples, std::int64_t sample) {
+  const auto k = static_cast<std::int64_t>(chisq_half_length);
+  const std::int64_t before = map.max_offset + settings.n_slides * settings.slide_samples + k;
+  const std::int64_t after = map.max_offset + k;
+  return sample - before >= 0 && sample + after < static_cast<std::int64_t>(n_samples);
+}
+
+std::vector<CoherentResult> coherent_search(const SkyMap& map, const NetworkSnr& snr,
+                                            const TemplateAutocorrelations& autocorrelations,
+                                            std::span<const Candidate> candidates, const CoherentSettings& settings,
+                                            Precision precision, int threads) {
+  AS_EXPECTS(snr.ifos == map.ifos, UsageError, "the SNR series' detectors differ from the sky map's");
+  AS_EXPECTS(autocorrelations.per_ifo.size() == map.n_det() && autocorrelations.n_templates == snr.n_templates,
+             UsageError, "the autocorrelations do not fit the SNR series");
+  AS_EXPECTS(settings.n_slides >= 0 && settings.slide_samples >= 0, UsageError,
+             "time slides need a count and a step ≥ 0");
+  for (const auto& c : candidates) {
+    AS_EXPECTS(c.ref_ifo < map.n_det() && c.tmpl < snr.n_templates, UsageError,
+               "a candidate names a detector or template that does not exist");
+    AS_EXPECTS(candidate_fits(map, settings, autocorrelations.half_length(), snr.n_samples, c.sample), UsageError,
+               "the candidate at sample " + std::to_string(c.sample) +
+                   " lacks the margin for the delays, slides and χ² inside " + std::to_string(snr.n_samples) +
+                   " samples");
+  }
+  std::vector<CoherentResult> results(candidates.size() * static_cast<std::size_t>(settings.n_slides + 1));
+  if (precision == Precision::fp32)
+    search_all<float>(map, snr, autocorrelations, candidates, settings, threads, results);
+  else
+    search_all<double>(map, snr, autocorrelations, candidates, settings, threads, results);
+  return results;
+}
+
+}  // namespace astrosweep::spiir

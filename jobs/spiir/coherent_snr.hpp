@@ -1,0 +1,108 @@
+#pragma once
+// The coherent stage of the spiir job (spec §9): for each candidate (a peak of one template in one
+// reference detector) and each time-slide trial, the sky pixel that maximises the coherent SNR
+// ρ_coh² = |u_0ᵀζ|² + |u_1ᵀζ|², with ζ the detectors' SNRs read at that pixel's arrival-time
+// offsets and u_0, u_1 the signal columns of the SVD of A (rows σ_d (F+_d, F×_d)); the null SNR
+// ρ_null² = Σ|ζ_d|² − ρ_coh²; the autocorrelation χ² per detector at that pixel. The per-pixel
+// U and offsets are computed once per sky map (gstlal-spiir: every 1800 s); the search runs
+// OpenMP over candidates × trials with the pixels inner. coherent_reference.hpp is its oracle.
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "autocorrelation_chisq.hpp"
+#include "sky_grid.hpp"
+#include "spiir_backend.hpp"
+
+namespace astrosweep::spiir {
+
+/// Every detector's complex SNR for every template over the same samples.
+struct NetworkSnr {
+  std::vector<std::string> ifos;
+  std::size_t n_templates = 0;
+  std::size_t n_samples = 0;
+  std::vector<std::vector<std::complex<double>>> z;  ///< per detector: template-major, n_templates × n_samples
+
+  [[nodiscard]] const std::complex<double>* series(std::size_t d, std::size_t j) const {
+    return z[d].data() + j * n_samples;
+  }
+};
+
+/// The per-pixel quantities of one network at one sidereal time.
+struct SkyMap {
+  int order = 0;
+  double gps = 0;          ///< s: the time F+, F× and the delays are for
+  double sample_rate = 0;  ///< Hz
+  std::vector<std::string> ifos;
+  std::vector<SkyDirection> pixels;  ///< NESTED order
+  /// U of A = U S Vᵀ, full n_det × n_det per pixel, columns contiguous: U(d, k) at
+  /// [(p · n_det + k) · n_det + d]. Columns 0, 1 span the signal space; the rest are null.
+  std::vector<double> u;
+  /// Per reference detector i, pixel p and detector d: round((t_d − t_i) · f_s), samples
+  /// ([(i · n_pix + p) · n_det + d]; round(x) = ⌊x + 0.5⌋).
+  std::vector<std::int32_t> offsets;
+  std::int32_t max_offset = 0;  ///< the largest |offset|
+
+  [[nodiscard]] std::size_t n_det() const { return ifos.size(); }
+  [[nodiscard]] std::size_t n_pix() const { return pixels.size(); }
+  [[nodiscard]] double u_at(std::size_t p, std::size_t k, std::size_t d) const {
+    return u[(p * n_det() + k) * n_det() + d];
+  }
+  [[nodiscard]] std::int32_t offset(std::size_t ref, std::size_t p, std::size_t d) const {
+    return offsets[(ref * n_pix() + p) * n_det() + d];
+  }
+};
+
+/// U of the SVD A = U S Vᵀ of one pixel's A (n × 2, n = 2 or 3; rows σ_d (F+_d, F×_d)), n × n,
+/// columns contiguous: u_0, u_1 (the signal space, largest singular value first), then for three
+/// detectors u_2 = u_0 × u_1 (the null space).
+std::vector<double> network_basis(const std::vector<std::array<double, 2>>& a);
+
+/// The sky map of detectors `ifos` (2 or 3 of H1, L1, V1) with sensitivities `sigma` (σ_d; only
+/// their ratios matter) at GPS time `gps`, on the HEALPix grid of `order`. Throws UsageError for
+/// unknown or repeated detectors, fewer than 2 or more than 3, or σ not positive.
+SkyMap make_sky_map(int order, const std::vector<std::string>& ifos, const std::vector<double>& sigma, double gps,
+                    double sample_rate);
+
+/// A peak to combine: template `tmpl` at `sample` of detector `ref_ifo` (an index into the
+/// network's detectors).
+struct Candidate {
+  std::size_t ref_ifo = 0;
+  std::size_t tmpl = 0;
+  std::int64_t sample = 0;
+};
+
+struct CoherentSettings {
+  int n_slides = 0;                ///< background trials N_bg; trial k reads the other detectors k · slide earlier
+  std::int64_t slide_samples = 0;  ///< s, samples
+};
+
+/// One candidate's outcome in one trial.
+struct CoherentResult {
+  double coh_snr2 = 0;   ///< ρ_coh², the sky maximum
+  double null_snr2 = 0;  ///< ρ_null² at that pixel
+  std::int64_t pixel = -1;
+  double network_chisq = 0;               ///< Σ_d χ²_d
+  std::vector<std::complex<double>> snr;  ///< ζ_d at that pixel
+  std::vector<double> chisq;              ///< χ²_d
+  std::vector<std::int32_t> offset;       ///< samples from the candidate's sample, slide included
+};
+
+/// Whether a candidate at `sample` has every sample the search reads: the largest offset, the
+/// slides and the χ² half-length K on either side, inside 0 … n_samples − 1.
+bool candidate_fits(const SkyMap& map, const CoherentSettings& settings, std::size_t chisq_half_length,
+                    std::size_t n_samples, std::int64_t sample);
+
+/// The search: results candidate-major, 1 + n_slides per candidate (trial 0 the foreground). The
+/// pixel loop runs in `precision` (float: as a GPU would); the χ² at the chosen pixel in double.
+/// Ties between pixels go to the lower index. Throws UsageError when a candidate does not fit or
+/// the network's detectors differ from the map's.
+std::vector<CoherentResult> coherent_search(const SkyMap& map, const NetworkSnr& snr,
+                                            const TemplateAutocorrelations& autocorrelations,
+                                            std::span<const Candidate> candidates, const CoherentSettings& settings,
+                                            Precision precision, int threads = 0);
+
+}  // namespace astrosweep::spiir

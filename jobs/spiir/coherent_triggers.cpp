@@ -1,0 +1,267 @@
+#include "coherent_triggers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "detector_geometry.hpp"
+#include "io/h5.hpp"
+#include "trigger_clustering.hpp"
+
+namespace astrosweep::spiir {
+namespace {
+
+// gstlal-spiir recomputes its sky maps every 1800 s; one map serves the candidates of each block.
+constexpr double sky_map_seconds = 1800;
+
+template <class T>
+void write_column(hid_t group, const std::string& name, const std::vector<T>& values, const char* units,
+                  const std::string& description) {
+  h5::Id ds = h5::described(h5::create_dataset(group, name, h5::native_type<T>(), {values.size()}), units, description);
+  h5::write_rows(ds.get(), h5::native_type<T>(), 0, values.size(), values.data());
+}
+
+// Each candidate's SNR window in every detector, as rows of a NetworkSnr (row c = candidate c),
+// so the search reads them as templates.
+class SnrWindows {
+ public:
+  SnrWindows(std::size_t n_det, const std::vector<Candidate>& candidates, std::int64_t before, std::int64_t after)
+      : candidates_(candidates), before_(before), width_(static_cast<std::size_t>(before + after + 1)) {
+    windows_.assign(n_det, std::vector<std::complex<double>>(candidates.size() * width_));
+  }
+  void capture(std::size_t d, std::int64_t first, std::size_t n, std::span<const std::complex<double>> z) {
+    const auto last = first + static_cast<std::int64_t>(n);  // exclusive
+    for (std::size_t c = 0; c < candidates_.size(); ++c) {
+      const std::int64_t w0 = candidates_[c].sample - before_;
+      const std::int64_t lo = std::max(first, w0), hi = std::min(last, w0 + static_cast<std::int64_t>(width_));
+      const std::complex<double>* series = z.data() + candidates_[c].tmpl * n;
+      for (std::int64_t s = lo; s < hi; ++s)
+        windows_[d][c * width_ + static_cast<std::size_t>(s - w0)] = series[s - first];
+    }
+  }
+  NetworkSnr network(const std::vector<std::string>& ifos) {
+    return {ifos, candidates_.size(), width_, std::move(windows_)};
+  }
+
+ private:
+  std::vector<Candidate> candidates_;
+  std::int64_t before_;
+  std::size_t width_;
+  std::vector<std::vector<std::complex<double>>> windows_;
+};
+
+}  // namespace
+
+void check_coherent_settings(const CoherentStageSettings& s) {
+  AS_EXPECTS(s.sky_order >= 0 && s.sky_order <= 10, UsageError,
+             "--sky-order must lie in 0 ... 10, not " + std::to_string(s.sky_order),
+             "4 gives 3072 pixels, 5 (the default) 12288");
+  AS_EXPECTS(s.n_slides >= 0, UsageError, "--n-slides must be >= 0");
+  AS_EXPECTS(std::isfinite(s.slide_seconds) && (s.slide_seconds > 0 || s.n_slides == 0), UsageError,
+             "--slide-seconds must be positive");
+  AS_EXPECTS(std::isfinite(s.cluster_window_seconds) && s.cluster_window_seconds >= 0, UsageError,
+             "--cluster-window must be >= 0 seconds");
+}
+
+CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, const CoherentStageInput& input,
+                                             const CoherentStageSettings& settings, const SnrPass& refilter) {
+  const std::size_t n_det = input.ifos.size();
+  const double fs = input.sample_rate;
+  const auto slide = static_cast<std::int64_t>(std::llround(settings.slide_seconds * fs));
+  const CoherentSettings search{settings.n_slides, slide};
+  // Sensitivities: each detector's mean √sigmasq over the bank (U depends only on their ratios).
+  std::vector<double> sigma(n_det, 0.0);
+  for (std::size_t d = 0; d < n_det; ++d) {
+    for (double s : bank.sigmasq.at(input.ifos[d])) sigma[d] += std::sqrt(s);
+    sigma[d] /= static_cast<double>(bank.n_templates());
+  }
+  // The largest offset any map can have: the longest baseline, rounded up, plus one.
+  double baseline = 0;
+  for (std::size_t a = 0; a < n_det; ++a)
+    for (std::size_t b = 0; b < n_det; ++b) {
+      double s = 0;
+      for (int i = 0; i < 3; ++i)
+        s += std::pow(detector(input.ifos[a]).vertex[i] - detector(input.ifos[b]).vertex[i], 2);
+      baseline = std::max(baseline, std::sqrt(s) / speed_of_light);
+    }
+  const auto reach = static_cast<std::int64_t>(std::ceil(baseline * fs)) + 1;
+  const auto k = static_cast<std::int64_t>(bank.autocorrelation_length / 2);
+  const std::int64_t before = reach + settings.n_slides * slide + k, after = reach + k;
+
+  CoherentStageSummary summary;
+  std::vector<Candidate> candidates;
+  for (std::size_t d = 0; d < n_det; ++d)
+    for (std::size_t i = 0; i < input.peak_samples[d].size(); ++i) {
+      const std::int64_t n = input.peak_samples[d][i];
+      if (n - before < 0 || n + after >= static_cast<std::int64_t>(input.n_samples)) {
+        ++summary.dropped;
+        continue;
+      }
+      candidates.push_back({d, static_cast<std::size_t>(input.peak_templates[d][i]), n});
+    }
+  summary.candidates = candidates.size();
+
+  SnrWindows windows(n_det, candidates, before, after);
+  for (std::size_t d = 0; d < n_det; ++d)
+    refilter(d, [&](std::int64_t first, std::size_t n, std::span<const std::complex<double>> z) {
+      windows.capture(d, first, n, z);
+    });
+  const NetworkSnr snr = windows.network(input.ifos);
+  TemplateAutocorrelations ac;
+  {
+    const auto all = TemplateAutocorrelations::from_bank(bank, input.ifos, input.bank_path);
+    ac.length = all.length;
+    ac.n_templates = candidates.size();
+    ac.per_ifo.assign(n_det, {});
+    for (std::size_t d = 0; d < n_det; ++d)
+      for (const auto& c : candidates)
+        ac.per_ifo[d].insert(ac.per_ifo[d].end(), all.of(d, c.tmpl), all.of(d, c.tmpl) + all.length);
+  }
+
+  // The search, one sky map per block of 1800 s (at the middle of the strain the block covers).
+  const int trials = settings.n_slides + 1;
+  std::vector<CoherentResult> results(candidates.size() * static_cast<std::size_t>(trials));
+  std::vector<SkyDirection> pixels = sky_grid(settings.sky_order);
+  const auto block_samples = static_cast<std::int64_t>(sky_map_seconds * fs);
+  std::map<std::int64_t, std::vector<std::size_t>> blocks;
+  for (std::size_t c = 0; c < candidates.size(); ++c) blocks[candidates[c].sample / block_samples].push_back(c);
+  const double start = static_cast<double>(input.gps_start_s) + input.gps_start_ns * 1e-9;
+  for (const auto& [block, members] : blocks) {
+    const double b0 = static_cast<double>(block * block_samples) / fs;
+    const double b1 =
+        std::min(static_cast<double>((block + 1) * block_samples), static_cast<double>(input.n_samples)) / fs;
+    const SkyMap map = make_sky_map(settings.sky_order, input.ifos, sigma, start + 0.5 * (b0 + b1), fs);
+    AS_ASSERT(map.max_offset < reach);
+    std::vector<Candidate> rows;
+    for (std::size_t c : members) rows.push_back({candidates[c].ref_ifo, c, before});
+    const auto r = coherent_search(map, snr, ac, rows, search, settings.precision, settings.threads);
+    for (std::size_t m = 0; m < members.size(); ++m)
+      for (int t = 0; t < trials; ++t)
+        results[members[m] * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)] =
+            r[m * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)];
+  }
+
+  // Clustering of the foreground by ρ_coh.
+  std::vector<std::int64_t> times;
+  std::vector<double> loudness;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    times.push_back(candidates[c].sample);
+    loudness.push_back(results[c * static_cast<std::size_t>(trials)].coh_snr2);
+  }
+  const auto kept = cluster_triggers(times, loudness, std::llround(settings.cluster_window_seconds * fs));
+  summary.triggers = kept.size();
+
+  const std::int64_t start_ns = input.gps_start_s * 1000000000LL + input.gps_start_ns;
+  auto end_time = [&](const Candidate& c) {
+    const double seconds = static_cast<double>(c.sample) / fs + bank.templates[c.tmpl].end_offset;
+    return start_ns + std::llround(seconds * 1e9);
+  };
+  const auto n_side = std::int64_t{1} << settings.sky_order;
+  {
+    h5::Id g = h5::create_group(file, "triggers");
+    std::vector<std::int64_t> end_s, end_ns, tmpl, ref, pixel, nside;
+    std::vector<double> coh, null, chisq, ra, dec;
+    for (std::size_t c : kept) {
+      const auto& r = results[c * static_cast<std::size_t>(trials)];
+      const std::int64_t t = end_time(candidates[c]);
+      end_s.push_back(t / 1000000000LL);
+      end_ns.push_back(t % 1000000000LL);
+      tmpl.push_back(static_cast<std::int64_t>(candidates[c].tmpl));
+      ref.push_back(static_cast<std::int64_t>(candidates[c].ref_ifo));
+      coh.push_back(std::sqrt(r.coh_snr2));
+      null.push_back(std::sqrt(std::max(0.0, r.null_snr2)));
+      chisq.push_back(r.network_chisq);
+      pixel.push_back(r.pixel);
+      nside.push_back(n_side);
+      ra.push_back(pixels[static_cast<std::size_t>(r.pixel)].ra);
+      dec.push_back(pixels[static_cast<std::size_t>(r.pixel)].dec);
+    }
+    h5::set_attribute(g.get(), "ifos", [&] {
+      std::string s;
+      for (const auto& i : input.ifos) s += (s.empty() ? "" : ",") + i;
+      return s;
+    }());
+    h5::set_attribute(g.get(), "n_slides", static_cast<std::int64_t>(settings.n_slides));
+    h5::set_attribute(g.get(), "slide_seconds", static_cast<double>(slide) / fs);
+    h5::set_attribute(g.get(), "cluster_window_seconds", settings.cluster_window_seconds);
+    write_column(g.get(), "end_time_gps_s", end_s, "s",
+                 "GPS seconds of the coalescence at the reference detector: peak sample time plus end_offset");
+    write_column(g.get(), "end_time_gps_ns", end_ns, "ns", "nanoseconds to add to end_time_gps_s");
+    write_column(g.get(), "template", tmpl, "", "row of the template in the bank's /templates");
+    write_column(g.get(), "ref_ifo", ref, "", "reference detector: index into the group's 'ifos' attribute");
+    write_column(g.get(), "coh_snr", coh, "", "coherent SNR rho_coh, maximised over the sky");
+    write_column(g.get(), "null_snr", null, "", "null SNR rho_null at the pixel of the largest rho_coh");
+    write_column(g.get(), "network_chisq", chisq, "", "sum over detectors of the autocorrelation chi^2");
+    write_column(g.get(), "pixel", pixel, "", "HEALPix NESTED pixel of the largest rho_coh");
+    write_column(g.get(), "n_side", nside, "", "HEALPix n_side of the sky grid");
+    write_column(g.get(), "ra", ra, "rad", "right ascension of the pixel's centre");
+    write_column(g.get(), "dec", dec, "rad", "declination of the pixel's centre");
+    for (std::size_t d = 0; d < n_det; ++d) {
+      h5::Id gd = h5::create_group(g.get(), input.ifos[d]);
+      std::vector<double> snr_d, phase_d, chisq_d;
+      std::vector<std::int64_t> offset_d;
+      for (std::size_t c : kept) {
+        const auto& r = results[c * static_cast<std::size_t>(trials)];
+        snr_d.push_back(std::abs(r.snr[d]));
+        phase_d.push_back(std::arg(r.snr[d]));
+        chisq_d.push_back(r.chisq[d]);
+        offset_d.push_back(r.offset[d]);
+      }
+      write_column(gd.get(), "snr", snr_d, "", "|z| of this detector at the pixel's arrival-time offset");
+      write_column(gd.get(), "phase", phase_d, "rad", "arg z (the complex conjugate of the usual convention)");
+      write_column(gd.get(), "chisq", chisq_d, "", "autocorrelation chi^2 of this detector");
+      write_column(gd.get(), "time_offset_samples", offset_d, "",
+                   "samples from the reference detector's peak to where this detector was read");
+    }
+  }
+  {
+    h5::Id g = h5::create_group(file, "background");
+    std::vector<std::int64_t> cand, trial, pixel;
+    std::vector<double> coh, null, chisq;
+    std::vector<std::vector<double>> snr_d(n_det), chisq_d(n_det);
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+      for (int t = 1; t < trials; ++t) {
+        const auto& r = results[c * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)];
+        cand.push_back(static_cast<std::int64_t>(c));
+        trial.push_back(t);
+        coh.push_back(std::sqrt(r.coh_snr2));
+        null.push_back(std::sqrt(std::max(0.0, r.null_snr2)));
+        chisq.push_back(r.network_chisq);
+        pixel.push_back(r.pixel);
+        for (std::size_t d = 0; d < n_det; ++d) {
+          snr_d[d].push_back(std::abs(r.snr[d]));
+          chisq_d[d].push_back(r.chisq[d]);
+        }
+      }
+    write_column(g.get(), "candidate", cand, "", "the candidate (a peak of any detector, before clustering)");
+    write_column(g.get(), "trial", trial, "",
+                 "time slide k: detectors other than the reference read k * slide_seconds earlier");
+    write_column(g.get(), "coh_snr", coh, "", "coherent SNR rho_coh of this trial, maximised over the sky");
+    write_column(g.get(), "null_snr", null, "", "null SNR rho_null at that pixel");
+    write_column(g.get(), "network_chisq", chisq, "", "sum over detectors of the autocorrelation chi^2");
+    write_column(g.get(), "pixel", pixel, "", "HEALPix NESTED pixel of the largest rho_coh");
+    for (std::size_t d = 0; d < n_det; ++d) {
+      h5::Id gd = h5::create_group(g.get(), input.ifos[d]);
+      write_column(gd.get(), "snr", snr_d[d], "", "|z| of this detector at the pixel's offset and the slide");
+      write_column(gd.get(), "chisq", chisq_d[d], "", "autocorrelation chi^2 of this detector");
+    }
+    // The candidates the trials belong to.
+    std::vector<std::int64_t> c_end_s, c_end_ns, c_tmpl, c_ref;
+    for (const auto& c : candidates) {
+      const std::int64_t t = end_time(c);
+      c_end_s.push_back(t / 1000000000LL);
+      c_end_ns.push_back(t % 1000000000LL);
+      c_tmpl.push_back(static_cast<std::int64_t>(c.tmpl));
+      c_ref.push_back(static_cast<std::int64_t>(c.ref_ifo));
+    }
+    h5::Id gc = h5::create_group(g.get(), "candidates");
+    write_column(gc.get(), "end_time_gps_s", c_end_s, "s", "GPS seconds of the candidate's coalescence");
+    write_column(gc.get(), "end_time_gps_ns", c_end_ns, "ns", "nanoseconds to add to end_time_gps_s");
+    write_column(gc.get(), "template", c_tmpl, "", "row of the template in the bank's /templates");
+    write_column(gc.get(), "ref_ifo", c_ref, "", "reference detector: index into /triggers' 'ifos' attribute");
+  }
+  return summary;
+}
+
+}  // namespace astrosweep::spiir
