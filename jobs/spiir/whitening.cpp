@@ -61,8 +61,8 @@ std::vector<double> whiten(std::span<const double> input, double sample_rate, co
   const std::vector<bool> flagged = prepare_gaps(x, taper);
 
   const std::size_t block = whitening_block_samples(n, sample_rate, settings.block_seconds);
-  const std::size_t quarter = block / 4;  // ≤ n/2 by construction, so the mirror stays inside x
-  // Extended series e[j] = x[j − quarter], mirrored (without repeating the end sample) outside.
+  const std::size_t quarter = block / 4;  // ≤ n/2 by construction, so the reflection stays inside x
+  // Extended series e[j] = x[j − quarter], point-reflected about the end samples outside.
   const std::size_t n_ext = n + 2 * quarter;
   const auto extended = [&](std::size_t j) {
     if (j < quarter) return 2 * x[0] - x[quarter - j];

@@ -6,10 +6,17 @@
 // unit-variance white noise, 2/f_s: what the bank's SNR normalisation (§7) assumes. Its variance
 // per sample is the kept fraction of the band, (0.9·f_s/2 − f_low)/(f_s/2).
 //
-// The series' ends: the series is extended at each end by a quarter block of its mirror image
-// (x[−k] = x[k]), so that every sample lies in some block's middle half and the extension has no
-// step for the transform to ring on. Series shorter than twice a block use blocks of
-// 4·⌊n/2⌋ samples (at least one Welch segment is needed for the PSD anyway).
+// Each block is multiplied by a window that rises and falls as cos² over its outer quarters (not
+// kept) and is 1 over its middle half: without it a strong line off the blocks' frequency grid
+// leaks over the whole band through a rectangular window's sidelobes.
+//
+// The series' ends: the series is extended at each end by a quarter block of its point reflection
+// (x[−k] = 2x[0] − x[k]), so that every sample lies in some block's middle half, and the extension
+// continues value and slope (a zero extension puts a step at the end, a mirror a kink, which
+// strong below-band power turns into a loud transient). The jump in curvature remains: with
+// below-band power 1e3 times the in-band noise, the first and last half second carry about twice
+// the variance (test_whitening.cpp). Series shorter than 16 s use blocks of 4·⌊n/2⌋ samples
+// (the PSD needs one 4-s Welch segment anyway).
 //
 // Gaps (NaN samples): zeroed, the data on either side rolled off to zero by a cos² over
 // `gap_taper_seconds` (a step from coloured noise to zero would ring through the whole kernel),
