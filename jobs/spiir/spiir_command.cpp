@@ -163,8 +163,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   io::check_output_path(output, vm["overwrite"].as<bool>());
 
   const auto bank = read_spiir_bank(bank_path);
-  const auto inputs = read_strain_inputs(strain_paths, bank.f_low);
-  std::vector<DetectorStrain> detectors;
+  auto inputs = read_strain_inputs(strain_paths);
   for (const auto& in : inputs) {
     const auto& d = in.strain;
     const std::string& strain_path = in.path;
@@ -175,10 +174,15 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
     AS_EXPECTS(bank.sigmasq.count(d.ifo) > 0, InputError,
                "bank '" + bank_path + "' has no norms for detector " + d.ifo + " of '" + strain_path + "'",
                "make the bank with --ifos naming every detector of the strain file");
-    std::fprintf(stderr, "[astrosweep] spiir: %s from '%s': %s, %zu s masked (data quality or NaN)\n", d.ifo.c_str(),
-                 strain_path.c_str(), in.whitened_here ? "whitened here (median-Welch PSD)" : "whitened",
-                 in.masked_seconds);
-    detectors.push_back(d);
+  }
+  whiten_inputs(inputs, bank.f_low);  // after the checks: whitening a long file takes a while
+  std::vector<DetectorStrain> detectors;
+  for (const auto& in : inputs) {
+    const std::string how =
+        in.whitened_here ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds) : "whitened";
+    std::fprintf(stderr, "[astrosweep] spiir: %s from '%s': %s, %zu s masked (data quality or NaN)\n",
+                 in.strain.ifo.c_str(), in.path.c_str(), how.c_str(), in.masked_seconds);
+    detectors.push_back(in.strain);
   }
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
   // A fresh filter per detector: states from zero.

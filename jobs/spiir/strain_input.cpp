@@ -1,6 +1,7 @@
 #include "strain_input.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -35,6 +36,7 @@ void check_agree(const StrainInput& a, const StrainInput& b) {
 }
 
 void whiten_input(StrainInput& in, double f_low) {
+  const auto started = std::chrono::steady_clock::now();
   DetectorStrain& d = in.strain;
   const std::vector<double> x(d.strain.begin(), d.strain.end());
   const auto psd = welch_median_psd(x, d.sample_rate);
@@ -50,6 +52,7 @@ void whiten_input(StrainInput& in, double f_low) {
   d.whitened = true;
   d.f_low = f_low;
   in.whitened_here = true;
+  in.whitening_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 }  // namespace
@@ -71,7 +74,7 @@ std::size_t apply_data_quality(DetectorStrain& d) {
   return masked;
 }
 
-std::vector<StrainInput> read_strain_inputs(const std::vector<std::string>& paths, double f_low) {
+std::vector<StrainInput> read_strain_inputs(const std::vector<std::string>& paths) {
   std::vector<StrainInput> inputs;
   for (const auto& path : paths) {
     if (looks_like_gwosc(path)) {
@@ -90,9 +93,13 @@ std::vector<StrainInput> read_strain_inputs(const std::vector<std::string>& path
                "strain file '" + in.path + "': detector " + in.strain.ifo +
                    " holds no usable sample (all NaN or flagged by its data quality)",
                "leave the detector out of --strain");
-    if (!in.strain.whitened) whiten_input(in, f_low);
   }
   return inputs;
+}
+
+void whiten_inputs(std::vector<StrainInput>& inputs, double f_low) {
+  for (auto& in : inputs)
+    if (!in.strain.whitened) whiten_input(in, f_low);
 }
 
 }  // namespace astrosweep::spiir
