@@ -80,8 +80,8 @@ TEST(SpiirWelch, MatchesScipyAndLalForOddAndEvenSegmentCounts) {
     ASSERT_EQ(psd->value.size(), ref.size());
     for (std::size_t k = 0; k < ref.size(); ++k) {
       EXPECT_NEAR(psd->frequency[k], 0.25 * static_cast<double>(k), 1e-12);
-      EXPECT_NEAR(psd->value[k] / ref[k].first, 1.0, 1e-10) << segments << " segments, bin " << k;
-      EXPECT_NEAR(psd->value[k] / ref[k].second, 1.0, 1e-10) << segments << " segments, bin " << k;
+      EXPECT_NEAR(psd->value[k] / ref[k].first, 1.0, 1e-12) << segments << " segments, bin " << k;
+      EXPECT_NEAR(psd->value[k] / ref[k].second, 1.0, 1e-12) << segments << " segments, bin " << k;
     }
   }
 }
