@@ -17,10 +17,18 @@ InputError gwosc_error(const std::string& path, const std::string& what) {
                     "see docs/spiir.md#strain-files for the layout (LIGO/Virgo open-data HDF5, one detector per file)");
 }
 
+// True when the dataset holds exactly one value (scalar, or an array of one), so a read of it into
+// one variable cannot overrun.
+bool single_value(hid_t dataset) {
+  h5::Id space(H5Dget_space(dataset));
+  return H5Sget_simple_extent_npoints(space.get()) == 1;
+}
+
 // A scalar dataset's value (GWOSC's /meta entries): a number, or a string (fixed or variable length).
 std::optional<double> scalar_number(hid_t file, const std::string& name) {
   if (!h5::exists(file, name)) return std::nullopt;
   h5::Id ds = h5::open_dataset(file, name);
+  if (!single_value(ds.get())) return std::nullopt;
   h5::Id type(H5Dget_type(ds.get()));
   const auto cls = H5Tget_class(type.get());
   if (cls != H5T_INTEGER && cls != H5T_FLOAT) return std::nullopt;
@@ -32,6 +40,7 @@ std::optional<double> scalar_number(hid_t file, const std::string& name) {
 std::optional<std::string> scalar_string(hid_t file, const std::string& name) {
   if (!h5::exists(file, name)) return std::nullopt;
   h5::Id ds = h5::open_dataset(file, name);
+  if (!single_value(ds.get())) return std::nullopt;
   h5::Id type(H5Dget_type(ds.get()));
   if (H5Tget_class(type.get()) != H5T_STRING) return std::nullopt;
   h5::Id mem(H5Tcopy(H5T_C_S1));

@@ -177,12 +177,12 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   }
   whiten_inputs(inputs, bank.f_low);  // after the checks: whitening a long file takes a while
   std::vector<DetectorStrain> detectors;
-  for (const auto& in : inputs) {
+  for (auto& in : inputs) {
     const std::string how =
         in.whitened_here ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds) : "whitened";
     std::fprintf(stderr, "[astrosweep] spiir: %s from '%s': %s, %zu s masked (data quality or NaN)\n",
                  in.strain.ifo.c_str(), in.path.c_str(), how.c_str(), in.masked_seconds);
-    detectors.push_back(in.strain);
+    detectors.push_back(std::move(in.strain));  // in keeps its path and counts for the product
   }
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
   // A fresh filter per detector: states from zero.
