@@ -1,9 +1,9 @@
 // `astrosweep spiir`, this version's stage of spec §§4, 6, 7, 9 (docs/spiir.md): strain in the
 // astrosweep.gwstrain layout or GWOSC files, whitened by the job where it is not (strain_input.hpp),
-// filtered through a single- or multi-rate bank by the OpenMP
-// backend, chunk after chunk with the states carried, and each detector's peaks per chunk (spec
-// §9's selection) written to an astrosweep.spiirpeaks HDF5 file. One process; the coherent stage
-// and the MPI work units are still to come (issue 13).
+// filtered through a single- or multi-rate bank by the OpenMP backend, chunk after chunk with the
+// states carried, and each detector's peaks per chunk (spec §9's selection) written to an
+// astrosweep.spiirpeaks HDF5 file. One process; the coherent stage and the MPI work units are
+// still to come (issue 13).
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -116,7 +116,8 @@ void write_column(hid_t group, const char* name, const std::vector<T>& values, c
 
 int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one process*/) {
   po::options_description desc(
-      "astrosweep spiir: whitened strain (astrosweep.gwstrain) through a SPIIR bank -> per-detector SNR peaks");
+      "astrosweep spiir: strain (astrosweep.gwstrain or GWOSC HDF5, whitened here where it is not) through a SPIIR "
+      "bank -> per-detector SNR peaks");
   desc.add_options()("bank", po::value<std::string>(), "astrosweep.spiirbank file (astrosweep spiirbank)")(
       "strain", po::value<std::vector<std::string>>()->composing(),
       "strain files: astrosweep.gwstrain (whitened or not) and/or GWOSC HDF5 (one detector each); repeat the option "

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <complex>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <numbers>
@@ -18,6 +17,7 @@
 #include "gwosc_strain.hpp"
 #include "psd_welch.hpp"
 #include "strain_input.hpp"
+#include "test_data.hpp"
 #include "whitening.hpp"
 
 namespace astrosweep::spiir {
@@ -274,8 +274,7 @@ TEST(SpiirStrainInput, DataQualityMasksWholeSeconds) {
 }
 
 TEST(SpiirGwosc, ReadsWhatItWritesAndRefusesDamage) {
-  const auto dir = std::filesystem::temp_directory_path() / "astrosweep_test_gwosc";
-  std::filesystem::create_directories(dir);
+  const test::TempDir dir;  // this process's own: test programs of two builds may run side by side
   GwoscFile f;
   f.ifo = "L1";
   f.gps_start = 1126259446;
@@ -283,7 +282,7 @@ TEST(SpiirGwosc, ReadsWhatItWritesAndRefusesDamage) {
   f.strain.resize(3 * 256);
   for (std::size_t i = 0; i < f.strain.size(); ++i) f.strain[i] = 1e-21 * static_cast<double>(i % 7);
   f.dq_mask = {127, 126, 1};  // bit 0 cleared in second 1
-  const auto good = (dir / "good.hdf5").string();
+  const auto good = dir.path("good.hdf5");
   write_gwosc_strain(good, f);
   ASSERT_TRUE(looks_like_gwosc(good));
   const auto d = read_gwosc_strain(good);
@@ -297,12 +296,12 @@ TEST(SpiirGwosc, ReadsWhatItWritesAndRefusesDamage) {
   EXPECT_FLOAT_EQ(d.strain[5], 5e-21f);
 
   f.npoints = 100;
-  const auto bad_npoints = (dir / "npoints.hdf5").string();
+  const auto bad_npoints = dir.path("npoints.hdf5");
   write_gwosc_strain(bad_npoints, f);
   EXPECT_THROW(read_gwosc_strain(bad_npoints), InputError);
   f.npoints = 0;
   f.with_strain = false;
-  const auto no_strain = (dir / "no_strain.hdf5").string();
+  const auto no_strain = dir.path("no_strain.hdf5");
   write_gwosc_strain(no_strain, f);
   try {
     read_gwosc_strain(no_strain);
@@ -311,7 +310,6 @@ TEST(SpiirGwosc, ReadsWhatItWritesAndRefusesDamage) {
     EXPECT_NE(std::string(e.what()).find(no_strain), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("/strain/Strain"), std::string::npos);
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
