@@ -16,7 +16,7 @@ G M/c^3 uses our 4.925491e-6 s per Msun), face-on at 1 Mpc, df = 1/64 Hz; every 
 
 welch (tests/spiir/test_whitening.cpp): median-averaged Welch PSDs of a deterministic series both
 sides compute bit for bit (a 64-bit LCG's uniform noise through x[n] = u[n] + 0.9 x[n-1], plus
-0.3 sin(2 pi 37.3 t)), 256 Hz, 4 s periodic-Hann segments, 50 % overlap, no detrending: 64 s
+0.3 sin(2 pi 13.3 t)), 64 Hz, 4 s periodic-Hann segments, 50 % overlap, no detrending: 64 s
 (31 segments, odd) and 14 s (6 segments, even). Columns: segments, k, f, scipy.signal.welch
 (average='median'), LAL's XLALREAL8AverageSpectrumMedian (given the periodic Hann); then median_bias(n) of LAL for n = 1..12.
 
@@ -101,14 +101,14 @@ def lcg_series(n, rate):
         state = (state * 6364136223846793005 + 1442695040888963407) % 2 ** 64
         u = (state >> 11) * 2.0 ** -53 - 0.5
         prev = u + 0.9 * prev
-        x[i] = prev + 0.3 * np.sin(2 * np.pi * 37.3 * i / rate)
+        x[i] = prev + 0.3 * np.sin(2 * np.pi * 13.3 * i / rate)
     return x
 
 
 def welch():
     import scipy
     import scipy.signal
-    rate, seg = 256.0, 1024
+    rate, seg = 64.0, 256
     out = sys.stdout
     out.write("# median Welch PSDs: scipy %s signal.welch(hann, nperseg %d, noverlap %d, detrend=False, "
               "average='median') and %s XLALREAL8AverageSpectrumMedian; made by tools/spiir_lal_reference.py welch\n"
