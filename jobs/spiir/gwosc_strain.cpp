@@ -1,5 +1,6 @@
 #include "gwosc_strain.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -136,6 +137,19 @@ DetectorStrain read_gwosc_strain(const std::string& path) {
   }
 }
 
+std::size_t gwosc_injection_seconds(const std::string& path) {
+  try {
+    h5::Id file = h5::open_file(path, h5::Access::read);
+    if (!h5::exists(file.get(), "quality") || !h5::exists(file.get(), "quality/injections") ||
+        !h5::exists(file.get(), "quality/injections/Injmask"))
+      return 0;
+    const auto mask = h5::read_all<std::int64_t>(file.get(), "quality/injections/Injmask");
+    return static_cast<std::size_t>(std::count_if(mask.begin(), mask.end(), [](std::int64_t m) { return m != 0; }));
+  } catch (const Error& e) {
+    throw gwosc_error(path, std::string("'/quality/injections/Injmask' cannot be read: ") + e.what());
+  }
+}
+
 void write_gwosc_strain(const std::string& path, const GwoscFile& f) {
   h5::Id file = h5::open_file(path, h5::Access::create_truncate);
   const auto n = f.strain.size();
@@ -169,10 +183,12 @@ void write_gwosc_strain(const std::string& path, const GwoscFile& f) {
                               "data-quality bits per second; bit 0 (DATA) = data present");
     h5::write_rows(ds.get(), H5T_NATIVE_INT32, 0, f.dq_mask.size(), f.dq_mask.data());
     h5::Id injections = h5::create_group(quality.get(), "injections");
-    const std::vector<std::int32_t> none(f.dq_mask.size(), 0);
-    h5::Id inj = h5::described(h5::create_dataset(injections.get(), "Injmask", H5T_NATIVE_INT32, {none.size()}), "",
-                               "hardware-injection bits per second (none here)");
-    h5::write_rows(inj.get(), H5T_NATIVE_INT32, 0, none.size(), none.data());
+    const std::vector<std::int32_t> injections_mask =
+        f.injection_mask.empty() ? std::vector<std::int32_t>(f.dq_mask.size(), 0) : f.injection_mask;
+    h5::Id inj =
+        h5::described(h5::create_dataset(injections.get(), "Injmask", H5T_NATIVE_INT32, {injections_mask.size()}), "",
+                      "hardware-injection bits per second");
+    h5::write_rows(inj.get(), H5T_NATIVE_INT32, 0, injections_mask.size(), injections_mask.data());
   }
   meta = h5::Id();
   h5::close_file(file);

@@ -22,6 +22,11 @@ bool looks_like_gwosc(const std::string& path);
 /// or the DQmask does not hold one value per second.
 DetectorStrain read_gwosc_strain(const std::string& path);
 
+/// The seconds of a GWOSC file with any bit of /quality/injections/Injmask set (hardware
+/// injections: real signals to the filter, worth knowing about); 0 without an Injmask. Throws
+/// InputError naming the file when it cannot be read.
+std::size_t gwosc_injection_seconds(const std::string& path);
+
 /// What a test writes as a GWOSC file: strain (float64), and optionally a DQmask per second
 /// (empty: none written) and the Npoints attribute to write (0: the true length).
 struct GwoscFile {
@@ -30,6 +35,7 @@ struct GwoscFile {
   double sample_rate = 4096;
   std::vector<double> strain;
   std::vector<std::int32_t> dq_mask;
+  std::vector<std::int32_t> injection_mask;  ///< empty: all zero (written with the DQmask)
   std::size_t npoints = 0;
   bool with_strain = true;  ///< false: no /strain/Strain (a damaged file)
 };

@@ -181,8 +181,11 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   for (auto& in : inputs) {
     const std::string how =
         in.whitened_here ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds) : "whitened";
-    std::fprintf(stderr, "[astrosweep] spiir: %s from '%s': %s, %zu s masked (data quality or NaN)\n",
-                 in.strain.ifo.c_str(), in.path.c_str(), how.c_str(), in.masked_seconds);
+    std::fprintf(stderr, "[astrosweep] spiir: %s from '%s': %s, %zu s masked (data quality or NaN)%s\n",
+                 in.strain.ifo.c_str(), in.path.c_str(), how.c_str(), in.masked_seconds,
+                 in.injection_seconds
+                     ? format_text(", %zu s with hardware injections (Injmask)", in.injection_seconds).c_str()
+                     : "");
     detectors.push_back(std::move(in.strain));  // in keeps its path and counts for the product
   }
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
@@ -235,6 +238,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
       const auto& in = inputs[static_cast<std::size_t>(&d - detectors.data())];
       h5::set_attribute(g.get(), "masked_seconds", static_cast<std::int64_t>(in.masked_seconds));
       h5::set_attribute(g.get(), "whitened_by_job", std::int64_t{in.whitened_here ? 1 : 0});
+      h5::set_attribute(g.get(), "hardware_injection_seconds", static_cast<std::int64_t>(in.injection_seconds));
       write_column(g.get(), "end_time_gps_s", rows.end_s, "s",
                    "GPS seconds of the coalescence: peak sample time plus the template's end_offset");
       write_column(g.get(), "end_time_gps_ns", rows.end_ns, "ns", "nanoseconds to add to end_time_gps_s");

@@ -79,6 +79,7 @@ std::vector<StrainInput> read_strain_inputs(const std::vector<std::string>& path
   for (const auto& path : paths) {
     if (looks_like_gwosc(path)) {
       inputs.push_back({read_gwosc_strain(path), path});
+      inputs.back().injection_seconds = gwosc_injection_seconds(path);
       continue;
     }
     for (auto& d : read_gw_strain(path)) inputs.push_back({std::move(d), path});

@@ -13,11 +13,12 @@
 namespace astrosweep::spiir {
 
 struct StrainInput {
-  DetectorStrain strain;           ///< whitened; NaN marks a gap; dq applied (empty)
-  std::string path;                ///< the file it came from, for messages and the product
-  std::size_t masked_seconds = 0;  ///< seconds holding an unusable sample (DQ flag or NaN)
-  bool whitened_here = false;      ///< whitened by this job
-  double whitening_seconds = 0;    ///< wall time of the PSD estimate and the whitening
+  DetectorStrain strain;              ///< whitened; NaN marks a gap; dq applied (empty)
+  std::string path;                   ///< the file it came from, for messages and the product
+  std::size_t masked_seconds = 0;     ///< seconds holding an unusable sample (DQ flag or NaN)
+  std::size_t injection_seconds = 0;  ///< seconds with a hardware injection (GWOSC Injmask)
+  bool whitened_here = false;         ///< whitened by this job
+  double whitening_seconds = 0;       ///< wall time of the PSD estimate and the whitening
 };
 
 /// Reads, checks and masks. Throws InputError naming the file(s) when a file cannot be read, two

@@ -1,7 +1,7 @@
 // Strain input (spec §6): the median-Welch PSD against scipy and LAL (tools/spiir_lal_reference.py
 // welch, committed as data/welch_reference.txt), whitening of coloured Gaussian noise (in-band PSD
 // 2/f_s, variance = the band's fraction, nothing outside the band, ends and gaps), a spectral line
-// removed, the data-quality mask and the GWOSC reader.
+// removed, the data-quality mask and the GWOSC reader (DQmask, Injmask, damaged files).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -281,7 +281,8 @@ TEST(SpiirGwosc, ReadsWhatItWritesAndRefusesDamage) {
   f.sample_rate = 256;
   f.strain.resize(3 * 256);
   for (std::size_t i = 0; i < f.strain.size(); ++i) f.strain[i] = 1e-21 * static_cast<double>(i % 7);
-  f.dq_mask = {127, 126, 1};  // bit 0 cleared in second 1
+  f.dq_mask = {127, 126, 1};     // bit 0 cleared in second 1
+  f.injection_mask = {0, 0, 4};  // a hardware injection in second 2
   const auto good = dir.path("good.hdf5");
   write_gwosc_strain(good, f);
   ASSERT_TRUE(looks_like_gwosc(good));
@@ -294,6 +295,13 @@ TEST(SpiirGwosc, ReadsWhatItWritesAndRefusesDamage) {
   EXPECT_EQ(d.dq, (std::vector<std::uint8_t>{1, 0, 1}));
   ASSERT_EQ(d.strain.size(), f.strain.size());
   EXPECT_FLOAT_EQ(d.strain[5], 5e-21f);
+  EXPECT_EQ(gwosc_injection_seconds(good), 1u);
+
+  f.dq_mask.clear();  // no /quality group: no data-quality flags, no injections
+  const auto bare = dir.path("bare.hdf5");
+  write_gwosc_strain(bare, f);
+  EXPECT_TRUE(read_gwosc_strain(bare).dq.empty());
+  EXPECT_EQ(gwosc_injection_seconds(bare), 0u);
 
   f.npoints = 100;
   const auto bad_npoints = dir.path("npoints.hdf5");
