@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <numbers>
 
 #include "core/error.hpp"
@@ -101,7 +102,7 @@ std::vector<double> whiten(std::span<const double> input, double sample_rate, co
       out[written - quarter] = buffer[written - start].real() / static_cast<double>(block);
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (flagged[i]) out[i] = NAN;
+    if (flagged[i]) out[i] = std::numeric_limits<double>::quiet_NaN();
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <numbers>
 #include <random>
@@ -89,12 +90,12 @@ TEST(SpiirWelch, MatchesScipyAndLalForOddAndEvenSegmentCounts) {
 TEST(SpiirWelch, LeavesOutSegmentsWithAGapAndNeedsOneSegment) {
   auto x = lcg_series(14 * 64, 64);
   const auto later = welch_median_psd(std::span(x).subspan(128), 64);  // segments 1 ... 5
-  x[100] = NAN;                                                        // only in segment 0
+  x[100] = std::numeric_limits<double>::quiet_NaN();                   // only in segment 0
   const auto gapped = welch_median_psd(x, 64);
   ASSERT_TRUE(gapped && later);
   EXPECT_EQ(gapped->value, later->value);
   EXPECT_FALSE(welch_median_psd(std::span(x).subspan(0, 255), 64));
-  std::vector<double> all_nan(4096, NAN);
+  std::vector<double> all_nan(4096, std::numeric_limits<double>::quiet_NaN());
   EXPECT_FALSE(welch_median_psd(all_nan, 64));
 }
 
@@ -211,9 +212,7 @@ TEST(SpiirWhitening, ShortSeriesUseShorterBlocks) {
 TEST(SpiirWhitening, RemovesASpectralLine) {
   auto x = coloured_noise(static_cast<std::size_t>(64 * rate), 13);
   const double f_line = 60.3;  // off the blocks' 1/32-Hz grid: the hardest case for a line
-  double noise = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    noise += x[i] * x[i];
     x[i] += 3e-19 * std::sin(2 * std::numbers::pi * f_line * static_cast<double>(i) / rate);
   }
   // The line's amplitude in a series, by one DFT term over the whole series.
@@ -246,7 +245,7 @@ TEST(SpiirWhitening, RemovesASpectralLine) {
 TEST(SpiirWhitening, GapsComeBackNaNWithTheirTapersAndLeaveTheRestWhite) {
   auto x = coloured_noise(static_cast<std::size_t>(64 * rate), 14);
   const std::size_t first = 30 * 1024, count = 2048, taper = 512;
-  for (std::size_t i = first; i < first + count; ++i) x[i] = NAN;
+  for (std::size_t i = first; i < first + count; ++i) x[i] = std::numeric_limits<double>::quiet_NaN();
   const auto estimate = welch_median_psd(x, rate);
   ASSERT_TRUE(estimate);
   const auto w = whiten(x, rate, *estimate, {f_low, 32, 0.5});
