@@ -22,11 +22,18 @@ delay from the geocentre (XLALTimeDelayFromEarthCenter).
 healpix (tests/spiir/test_sky.cpp): healpy's NESTED pixel centres (pix2ang(nest=True)) of every
 pixel of orders 0-2 and every 97th pixel of orders 4, 5 and 7. healpy is not LAL: pip install healpy.
 
-    pip install lalsuite numpy healpy
+welch (tests/spiir/test_whitening.cpp): median-averaged Welch PSDs of a deterministic series both
+sides compute bit for bit (a 64-bit LCG's uniform noise through x[n] = u[n] + 0.9 x[n-1], plus
+0.3 sin(2 pi 13.3 t)), 64 Hz, 4 s periodic-Hann segments, 50 % overlap, no detrending: 64 s
+(31 segments, odd) and 14 s (6 segments, even). Columns: segments, k, f, scipy.signal.welch
+(average='median'), LAL's XLALREAL8AverageSpectrumMedian (given the periodic Hann); then median_bias(n) of LAL for n = 1..12.
+
+    pip install lalsuite numpy scipy healpy
     python3 tools/spiir_lal_reference.py iir > tests/spiir/data/lal_iir_newtonian.txt
     python3 tools/spiir_lal_reference.py taylorf2 > tests/spiir/data/lal_taylorf2.txt
     python3 tools/spiir_lal_reference.py sky > tests/spiir/data/lal_sky.txt
     python3 tools/spiir_lal_reference.py healpix > tests/spiir/data/healpy_nest.txt
+    python3 tools/spiir_lal_reference.py welch > tests/spiir/data/welch_reference.txt
 """
 import importlib.metadata
 import sys
@@ -131,5 +138,51 @@ def healpix():
             out.write("%d %d %.17g %.17g\n" % (order, p, t, f))
 
 
+
+def lcg_series(n, rate):
+    """The test series of test_whitening.cpp's lcg_series, the same operations in the same order."""
+    state = 12345
+    x = np.zeros(n)
+    prev = 0.0
+    for i in range(n):
+        state = (state * 6364136223846793005 + 1442695040888963407) % 2 ** 64
+        u = (state >> 11) * 2.0 ** -53 - 0.5
+        prev = u + 0.9 * prev
+        x[i] = prev + 0.3 * np.sin(2 * np.pi * 13.3 * i / rate)
+    return x
+
+
+def welch():
+    import scipy
+    import scipy.signal
+    rate, seg = 64.0, 256
+    out = sys.stdout
+    out.write("# median Welch PSDs: scipy %s signal.welch(hann, nperseg %d, noverlap %d, detrend=False, "
+              "average='median') and %s XLALREAL8AverageSpectrumMedian; made by tools/spiir_lal_reference.py welch\n"
+              % (scipy.__version__, seg, seg // 2, versions()))
+    out.write("# columns: segments k f scipy lal\n")
+    for seconds in (64, 14):
+        x = lcg_series(int(seconds * rate), rate)
+        f, p = scipy.signal.welch(x, fs=rate, window="hann", nperseg=seg, noverlap=seg // 2, detrend=False,
+                                  average="median")
+        series = lal.CreateREAL8TimeSeries("x", lal.LIGOTimeGPS(0), 0, 1 / rate, lal.DimensionlessUnit, len(x))
+        series.data.data = x
+        spectrum = lal.CreateREAL8FrequencySeries("p", lal.LIGOTimeGPS(0), 0, rate / seg, lal.DimensionlessUnit,
+                                                  seg // 2 + 1)
+        # LAL's CreateHannREAL8Window is the symmetric Hann; ours and scipy's is periodic: give LAL that.
+        sequence = lal.CreateREAL8Sequence(seg)
+        sequence.data = scipy.signal.get_window("hann", seg)
+        window = lal.CreateREAL8WindowFromSequence(sequence)
+        plan = lal.CreateForwardREAL8FFTPlan(seg, 0)
+        lal.REAL8AverageSpectrumMedian(spectrum, series, seg, seg // 2, window, plan)
+        segments = (len(x) - seg) // (seg // 2) + 1
+        for k in range(len(f)):
+            out.write("%d %d %.17g %.17g %.17g\n" % (segments, k, f[k], p[k], spectrum.data.data[k]))
+    out.write("# median_bias: n, LAL's XLALMedianBias\n")
+    for n in range(1, 13):
+        out.write("bias %d %.17g\n" % (n, lal.MedianBias(n)))
+
+
 if __name__ == "__main__":
-    {"iir": iir, "taylorf2": taylorf2, "sky": sky, "healpix": healpix}[sys.argv[1] if len(sys.argv) > 1 else "iir"]()
+    {"iir": iir, "taylorf2": taylorf2, "sky": sky, "healpix": healpix, "welch": welch}[
+        sys.argv[1] if len(sys.argv) > 1 else "iir"]()

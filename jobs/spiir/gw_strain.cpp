@@ -52,6 +52,13 @@ std::vector<DetectorStrain> read_strain_file(const std::string& path) {
     if (h5::dims(ds.get()).size() != 1) throw fail("'" + where + "' is not one-dimensional");
     d.strain = h5::read_rows<float>(ds.get(), 0, h5::column_length(ds.get()));
     if (d.strain.empty()) throw fail("'" + where + "' holds no sample");
+    if (h5::exists(group.get(), d.ifo + "/dq")) {
+      d.dq = h5::read_all<std::uint8_t>(group.get(), d.ifo + "/dq");
+      const auto seconds = static_cast<std::size_t>(std::ceil(static_cast<double>(d.strain.size()) / d.sample_rate));
+      if (d.dq.size() != seconds)
+        throw fail(format_text("'/detectors/%s/dq' holds %zu values, not one per second of the strain (%zu)",
+                               d.ifo.c_str(), d.dq.size(), seconds));
+    }
     out.push_back(std::move(d));
   }
   for (const auto& d : out) {
@@ -141,6 +148,11 @@ void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>&
     h5::set_attribute(ds.get(), "sample_rate", d.sample_rate);
     h5::set_attribute(ds.get(), "whitened", std::int64_t{d.whitened ? 1 : 0});
     h5::set_attribute(ds.get(), "f_low", d.f_low);
+    if (!d.dq.empty()) {
+      h5::Id q = h5::described(h5::create_dataset(g.get(), "dq", H5T_NATIVE_UINT8, {d.dq.size()}), "",
+                               "data quality per second from the strain's start: 1 usable, 0 not");
+      h5::write_rows(q.get(), H5T_NATIVE_UINT8, 0, d.dq.size(), d.dq.data());
+    }
     if (!psds.empty()) {
       const auto& p = psds.at(static_cast<std::size_t>(&d - detectors.data()));
       h5::Id pg = h5::create_group(g.get(), "psd");

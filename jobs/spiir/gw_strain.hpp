@@ -19,11 +19,14 @@ struct DetectorStrain {
   bool whitened = true;
   double f_low = 0;
   std::vector<float> strain;  ///< NaN marks a gap
+  /// Data quality per second from the start (1 usable, 0 not), /detectors/<IFO>/dq; empty: all
+  /// usable. Applied by read_strain_inputs (strain_input.hpp), which empties it.
+  std::vector<std::uint8_t> dq;
 };
 
 /// Every detector of the file, in name order. Throws InputError naming the file when it is not
-/// such a file, a detector lacks an attribute, the detectors differ in rate, start or length, or a
-/// detector holds no sample.
+/// such a file, a detector lacks an attribute, the detectors differ in rate, start or length, a
+/// detector holds no sample, or its dq does not hold one value per (started) second.
 std::vector<DetectorStrain> read_gw_strain(const std::string& path);
 
 /// A one-sided PSD sampled at increasing frequencies: Hz and strain²/Hz.

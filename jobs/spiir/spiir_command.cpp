@@ -1,9 +1,9 @@
-// `astrosweep spiir`, this version's stage of spec §§4, 6, 7, 9, 10 (docs/spiir.md): whitened
-// strain in the astrosweep.gwstrain layout filtered through a single- or multi-rate bank by the
-// OpenMP backend, chunk after chunk with the states carried; each detector's peaks per chunk (spec
-// §9's selection) and, for 2-3 detectors, the coherent triggers and their time-slide background
-// (coherent_triggers.cpp), written to an astrosweep.spiir HDF5 file. One process; whitening, GWOSC
-// files and the MPI work units are still to come (issue 13).
+// `astrosweep spiir`, this version's stage of spec §§4, 6, 7, 9, 10 (docs/spiir.md): strain in the
+// astrosweep.gwstrain layout or GWOSC files, whitened by the job where it is not (strain_input.hpp),
+// filtered through a single- or multi-rate bank by the OpenMP backend, chunk after chunk with the
+// states carried; each detector's peaks per chunk (spec §9's selection) and, for 2-3 detectors,
+// the coherent triggers and their time-slide background (coherent_triggers.cpp), written to an
+// astrosweep.spiir HDF5 file. One process; the MPI work units are still to come (issue 13).
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -30,6 +30,7 @@
 #include "multirate_filter.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_bank.hpp"
+#include "strain_input.hpp"
 
 namespace astrosweep {
 
@@ -62,7 +63,8 @@ struct ChunkFilter {
 PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const ChunkFilter& filter, double threshold,
                         std::size_t chunk, const SnrSink& sink = {}) {
   const std::size_t n_total = d.strain.size();
-  // Usable samples: past the warm-up (the longest template) and no gap within a template length.
+  // Usable samples: past the warm-up (the longest template) and no gap within a template length on
+  // either side (spec §6: before, the gap is inside the template; after, the whitening's roll-off).
   std::size_t span = 1;
   for (const auto& t : bank.templates)
     span = std::max(span, static_cast<std::size_t>(std::ceil(t.duration * bank.sample_rate_max)));
@@ -75,6 +77,10 @@ PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const Ch
     x[n] = gap ? 0.0 : static_cast<double>(d.strain[n]);
     if (gap) last_gap = n;
     usable[n] = n + 1 >= span && (last_gap == SIZE_MAX || n - last_gap >= span);
+  }
+  for (std::size_t n = n_total, next_gap = SIZE_MAX; n-- > 0;) {
+    if (!std::isfinite(d.strain[n])) next_gap = n;
+    if (next_gap != SIZE_MAX && next_gap - n < span) usable[n] = false;
   }
   chunk = std::max(filter.multiple, chunk / filter.multiple * filter.multiple);
   PeakRows rows;
@@ -116,11 +122,13 @@ void write_column(hid_t group, const char* name, const std::vector<T>& values, c
 
 int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one process*/) {
   po::options_description desc(
-      "astrosweep spiir: whitened strain (astrosweep.gwstrain) through a SPIIR bank -> per-detector SNR peaks");
+      "astrosweep spiir: strain (astrosweep.gwstrain or GWOSC HDF5, whitened here where it is not) through a SPIIR "
+      "bank -> per-detector SNR peaks");
   desc.add_options()("bank", po::value<std::string>(), "astrosweep.spiirbank file (astrosweep spiirbank)")(
-      "strain", po::value<std::string>(), "astrosweep.gwstrain file of whitened strain")(
-      "output,o", po::value<std::string>(), "peaks file to write (HDF5)")("overwrite", po::bool_switch(),
-                                                                          "replace an existing output")(
+      "strain", po::value<std::vector<std::string>>()->composing(),
+      "strain files: astrosweep.gwstrain (whitened or not) and/or GWOSC HDF5 (one detector each); repeat the option "
+      "or separate them by commas")("output,o", po::value<std::string>(), "peaks file to write (HDF5)")(
+      "overwrite", po::bool_switch(), "replace an existing output")(
       "threshold", po::value<double>()->default_value(4.0), "single-detector SNR above which a peak is kept")(
       "precision", po::value<std::string>()->default_value("fp32"), "arithmetic of the filters: fp32 or fp64")(
       "chunk-seconds", po::value<double>()->default_value(1.0), "strain filtered per call (states carried across)")(
@@ -159,7 +167,16 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   options.kind = parse_backend(vm["backend"].as<std::string>());
   options.threads = vm["threads"].as<int>();
   const auto bank_path = vm["bank"].as<std::string>();
-  const auto strain_path = vm["strain"].as<std::string>();
+  std::vector<std::string> strain_paths;
+  for (const auto& item : vm["strain"].as<std::vector<std::string>>())
+    for (std::size_t from = 0; from <= item.size();) {
+      const std::size_t comma = std::min(item.find(',', from), item.size());
+      if (comma > from) strain_paths.push_back(item.substr(from, comma - from));
+      from = comma + 1;
+    }
+  AS_EXPECTS(!strain_paths.empty(), UsageError, "--strain names no file", "pass --strain STRAIN.h5");
+  std::string strain_list;
+  for (const auto& p : strain_paths) strain_list += (strain_list.empty() ? "" : ",") + p;
   const auto output = vm["output"].as<std::string>();
   io::check_output_path(output, true);
   io::OutputLock lock = io::OutputLock::acquire(output, command_line_text("spiir", args));
@@ -167,24 +184,35 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   io::check_output_path(output, vm["overwrite"].as<bool>());
 
   const auto bank = read_spiir_bank(bank_path);
-  const auto detectors = read_gw_strain(strain_path);
-  for (const auto& d : detectors) {
+  auto inputs = read_strain_inputs(strain_paths);
+  for (const auto& in : inputs) {
+    const auto& d = in.strain;
+    const std::string& strain_path = in.path;
     AS_EXPECTS(d.sample_rate == bank.sample_rate_max, InputError,
                format_text("bank '%s' is for %g Hz but strain file '%s' is sampled at %g Hz", bank_path.c_str(),
                            bank.sample_rate_max, strain_path.c_str(), d.sample_rate),
                "make a bank with --sample-rate equal to the strain's rate");
-    AS_EXPECTS(d.whitened, InputError,
-               "strain file '" + strain_path + "': detector " + d.ifo + " is not whitened (whitened = 0)",
-               "whiten it first; the job's own whitening is future work (docs/spiir.md)");
     AS_EXPECTS(bank.sigmasq.count(d.ifo) > 0, InputError,
                "bank '" + bank_path + "' has no norms for detector " + d.ifo + " of '" + strain_path + "'",
                "make the bank with --ifos naming every detector of the strain file");
     const auto known = known_detectors();
-    AS_EXPECTS(detectors.size() == 1 || (detectors.size() <= 3 && std::count(known.begin(), known.end(), d.ifo) == 1),
+    AS_EXPECTS(inputs.size() == 1 || (inputs.size() <= 3 && std::count(known.begin(), known.end(), d.ifo) == 1),
                InputError,
                "strain file '" + strain_path + "': the coherent stage combines 2 or 3 of H1, L1, V1, not " +
-                   std::to_string(detectors.size()) + " detectors with " + d.ifo,
+                   std::to_string(inputs.size()) + " detectors with " + d.ifo,
                "give the strain of H1, L1 and/or V1 (or one detector alone for its peaks)");
+  }
+  whiten_inputs(inputs, bank.f_low);  // after the checks: whitening a long file takes a while
+  std::vector<DetectorStrain> detectors;
+  for (auto& in : inputs) {
+    const std::string how =
+        in.whitened_here ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds) : "whitened";
+    std::fprintf(stderr, "[astrosweep] spiir: %s from '%s': %s, %zu s masked (data quality or NaN)%s\n",
+                 in.strain.ifo.c_str(), in.path.c_str(), how.c_str(), in.masked_seconds,
+                 in.injection_seconds
+                     ? format_text(", %zu s with hardware injections (Injmask)", in.injection_seconds).c_str()
+                     : "");
+    detectors.push_back(std::move(in.strain));  // in keeps its path and counts for the product
   }
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
   // A fresh filter per detector: states from zero.
@@ -223,7 +251,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
                                            {"software_version", std::string(version_string())},
                                            {"command_line", command_line_text("spiir", args)},
                                            {"bank", bank_path},
-                                           {"strain", strain_path},
+                                           {"strain", strain_list},
                                            {"sample_rate", bank.sample_rate_max},
                                            {"threshold", threshold},
                                            {"precision", precision_name},
@@ -244,6 +272,10 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
       network.peak_samples.push_back(rows.sample);
       network.peak_templates.push_back(rows.template_index);
       h5::Id g = h5::create_group(peaks.get(), d.ifo);
+      const auto& in = inputs[static_cast<std::size_t>(&d - detectors.data())];
+      h5::set_attribute(g.get(), "masked_seconds", static_cast<std::int64_t>(in.masked_seconds));
+      h5::set_attribute(g.get(), "whitened_by_job", std::int64_t{in.whitened_here ? 1 : 0});
+      h5::set_attribute(g.get(), "hardware_injection_seconds", static_cast<std::int64_t>(in.injection_seconds));
       write_column(g.get(), "end_time_gps_s", rows.end_s, "s",
                    "GPS seconds of the coalescence: peak sample time plus the template's end_offset");
       write_column(g.get(), "end_time_gps_ns", rows.end_ns, "ns", "nanoseconds to add to end_time_gps_s");

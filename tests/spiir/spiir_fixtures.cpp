@@ -1,12 +1,18 @@
 // Inputs and checks of the spiir end-to-end tests (tests/spiir/CMakeLists.txt):
 //   spiir_fixtures strain OUT --rate R --seconds S --ifos H1,L1 [--inject M1,M2 --f-low F --end SAMPLE --snr X]
-//                  [--seed N] [--unwhitened] [--gap FIRST,COUNT] [--psd-knee F] [--sky RA,DEC]
+//                  [--seed N] [--unwhitened] [--gap FIRST,COUNT] [--psd-knee F] [--sky RA,DEC] [--colour]
+//                  [--dq FIRST,COUNT]
 //       unit-variance white noise per detector (whitened = 1), plus in every detector the real part
 //       of the whitened TaylorF2 template of M1,M2 ending at sample SAMPLE, scaled to matched-filter SNR X;
 //       samples FIRST ... FIRST + COUNT − 1 NaN (a gap); with --psd-knee, PSD groups 0 ... f_s/2:
 //       the first detector's (2/f_s)(1 + (f/F)²), the others' flat 2/f_s; with --sky (rad) a source
 //       there instead (ψ 0.4, ι 0.6): each detector gets F+ h+ + F× h× at its own end sample
-//       SAMPLE + round(delay from the geocentre · f_s), X the network SNR √Σ ρ_d²
+//       SAMPLE + round(delay from the geocentre · f_s), X the network SNR √Σ ρ_d²; with --colour, noise and
+//       injection coloured as strain (colour() below: a low-frequency wall, 1e-21) and whitened = 0,
+//       so the job's whitening must undo it; --dq: seconds FIRST ... FIRST + COUNT − 1 flagged 0
+//   spiir_fixtures gwosc OUT --ifos IFO [the options of strain] [--start GPS] [--npoints N] [--no-strain]
+//       the same detector as a GWOSC file (float64 strain, DQmask bit 0 from --dq; --npoints writes a
+//       wrong Npoints, --no-strain leaves /strain/Strain out)
 //   spiir_fixtures truncate IN OUT      the first half of IN's bytes (a damaged copy)
 //   spiir_fixtures check PEAKS --ifo IFO --template T --sample N --snr X
 //       the loudest peak of IFO is template T within ±1 sample of N, with SNR X ± 2.5 (noise σ = 1)
@@ -17,6 +23,7 @@
 //       single-detector peak of its reference detector (±1 sample), with ρ_coh X ± 3 and, for two
 //       detectors, ρ_null 0; /background holds n_slides trials of every candidate; with
 //       --ra R --dec D [--within DEG] its pixel within DEG (10) of there; with --max-null Y ρ_null ≤ Y
+//   either check with --masked S: also /peaks/IFO's masked_seconds is S
 // Exits 0 when done or when the check holds, 1 naming what failed, 2 on bad usage.
 #include <cmath>
 #include <complex>
@@ -31,7 +38,9 @@
 
 #include "core/error.hpp"
 #include "detector_geometry.hpp"
+#include "fft.hpp"
 #include "gw_strain.hpp"
+#include "gwosc_strain.hpp"
 #include "io/h5.hpp"
 #include "taylorf2.hpp"
 
@@ -52,7 +61,24 @@ bool flag(const std::vector<std::string>& args, const std::string& name) {
   return false;
 }
 
-int strain(const std::string& out, const std::vector<std::string>& args) {
+// The amplitude that colours unit-variance white noise into strain: a steep wall below 30 Hz and a
+// rise above 200 Hz, 1e-21 in between (test_whitening.cpp's shape).
+double colour(double f) {
+  const double g = std::max(std::abs(f), 5.0);
+  return 1e-21 * std::sqrt(std::pow(30 / g, 8) / 1e3 + 1 + (g / 200) * (g / 200));
+}
+
+void colour_series(std::vector<double>& x, double rate) {
+  std::vector<std::complex<double>> b(x.begin(), x.end());
+  const std::size_t n = b.size();
+  spiir::fft_in_place(b, spiir::FftDirection::forward);
+  for (std::size_t k = 0; k < n; ++k)
+    b[k] *= colour(static_cast<double>(std::min(k, n - k)) * rate / static_cast<double>(n)) / static_cast<double>(n);
+  spiir::fft_in_place(b, spiir::FftDirection::backward);
+  for (std::size_t i = 0; i < n; ++i) x[i] = b[i].real();
+}
+
+int strain(const std::string& out, const std::vector<std::string>& args, bool gwosc) {
   const double rate = std::stod(option(args, "--rate", "2048"));
   const double seconds = std::stod(option(args, "--seconds", "16"));
   const auto n = static_cast<std::size_t>(rate * seconds);
@@ -109,10 +135,32 @@ int strain(const std::string& out, const std::vector<std::string>& args) {
     d.gps_start_s = 1000000000;
     d.gps_start_ns = 250000000;
     d.sample_rate = rate;
-    d.whitened = !flag(args, "--unwhitened");
+    d.whitened = !flag(args, "--unwhitened") && !flag(args, "--colour") && !gwosc;
     d.f_low = 15;
-    d.strain.resize(n);
-    for (std::size_t i = 0; i < n; ++i) d.strain[i] = static_cast<float>(g(rng) + injection[k][i]);
+    std::vector<double> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = g(rng) + injection[k][i];
+    if (flag(args, "--colour")) colour_series(x, rate);
+    d.strain.assign(x.begin(), x.end());
+    const std::string dq = option(args, "--dq", "");
+    if (!dq.empty()) {
+      d.dq.assign(static_cast<std::size_t>(std::ceil(seconds)), 1);
+      const auto first = std::stoull(dq.substr(0, dq.find(',')));
+      const auto count = std::stoull(dq.substr(dq.find(',') + 1));
+      for (std::size_t i = first; i < std::min<std::size_t>(d.dq.size(), first + count); ++i) d.dq[i] = 0;
+    }
+    if (gwosc) {
+      spiir::GwoscFile f;
+      f.ifo = ifos[k];
+      f.gps_start = std::stod(option(args, "--start", "1000000000"));
+      f.sample_rate = rate;
+      f.strain = x;
+      for (const auto q : d.dq) f.dq_mask.push_back(q ? 0x7f : 0x7e);  // bit 0 = data present
+      if (f.dq_mask.empty()) f.dq_mask.assign(static_cast<std::size_t>(std::ceil(seconds)), 0x7f);
+      f.npoints = std::stoull(option(args, "--npoints", "0"));
+      f.with_strain = !flag(args, "--no-strain");
+      spiir::write_gwosc_strain(out, f);
+      return 0;
+    }
     const std::string gap = option(args, "--gap", "");
     if (!gap.empty()) {
       const auto first = std::stoull(gap.substr(0, gap.find(',')));
@@ -152,6 +200,12 @@ int check(const std::string& path, const std::vector<std::string>& args) {
   if (snr.empty()) {
     std::fprintf(stderr, "spiir_check: no peak in %s\n", ifo.c_str());
     return 1;
+  }
+  if (const auto masked = option(args, "--masked", ""); !masked.empty()) {
+    h5::Id group = h5::open_group(file.get(), "peaks/" + ifo);
+    const auto value = h5::int_attribute(group.get(), "masked_seconds");
+    std::printf("%s: masked_seconds %lld\n", ifo.c_str(), static_cast<long long>(value.value_or(-1)));
+    if (value != std::stoll(masked)) return std::fprintf(stderr, "masked_seconds is not %s\n", masked.c_str()), 1;
   }
   std::size_t loudest = 0;
   for (std::size_t i = 1; i < snr.size(); ++i)
@@ -238,7 +292,8 @@ int check_triggers(const std::string& path, const std::vector<std::string>& args
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    if (args.size() >= 2 && args[0] == "strain") return strain(args[1], args);
+    if (args.size() >= 2 && args[0] == "strain") return strain(args[1], args, false);
+    if (args.size() >= 2 && args[0] == "gwosc") return strain(args[1], args, true);
     if (args.size() == 3 && args[0] == "truncate") return truncate(args[1], args[2]);
     if (args.size() >= 2 && args[0] == "check") return check(args[1], args);
     if (args.size() >= 2 && args[0] == "check-triggers") return check_triggers(args[1], args);
@@ -247,6 +302,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fprintf(stderr,
-               "usage: spiir_fixtures strain|truncate|check|check-triggers ... (see the source's first lines)\n");
+               "usage: spiir_fixtures strain|gwosc|truncate|check|check-triggers ... (see the source's first lines)\n");
   return 2;
 }
