@@ -523,7 +523,8 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
     col.real("f_min", lin_min, bunit, "phot.flux.density;stat.min", d_fmin);
     col.real("f_max", lin_max, bunit, "phot.flux.density;stat.max", d_fmax);
     col.real("f_sum", lin_sum, bunit, "phot.flux", d_fsum);
-    col.real("rel", 0.0, "", "stat.probability", "reliability (0: reliability filter off)");
+    col.real("rel", linked.reliability.empty() ? 0.0 : linked.reliability[s], "", "stat.probability",
+             "SoFiA-2's reliability (0: reliability filter off)");
     col.whole("flag", c.flags, "", "meta.code.qual",
               "1: touches the x/y edge, 2: the z edge, 4: a blank within the merge radius");
     col.real("fill", fill, "", "stat.filling", "voxels over bounding-box volume");

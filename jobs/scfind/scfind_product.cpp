@@ -41,6 +41,7 @@ std::vector<std::pair<std::string, std::string>> creation_attributes(const Scfin
       {"cube_shape", std::to_string(cube.nx) + " " + std::to_string(cube.ny) + " " + std::to_string(cube.nz)}};
   for (auto& key_value : parameters_as_text(o.parameters)) attributes.push_back(std::move(key_value));
   for (auto& key_value : linker_parameters_as_text(o.linker)) attributes.push_back(std::move(key_value));
+  for (auto& key_value : reliability_parameters_as_text(o.reliability)) attributes.push_back(std::move(key_value));
   for (auto& key_value : catalogue_parameters_as_text(o.catalogue, o.catalogue_files))
     attributes.push_back(std::move(key_value));
   return attributes;

@@ -1,0 +1,91 @@
+#pragma once
+// SoFiA-2 v2.5.1's reliability filter (sofia.c's "Run reliability filter" and LinkerPar_reliability
+// in its src/LinkerPar.c), read for its semantics and written anew (docs/scfind.md, "Reliability"):
+//
+//   - every source of the linker (negative ones kept: the filter needs them) is a point in a
+//     parameter space of 2 or more of: peak = log10 of the largest |value| of its sign, sum =
+//     log10 |summed value|, mean = log10 |sum / voxels|, chan = channels spanned, pix = log10
+//     voxels, fill = log10 (voxels / bounding box), the values in units of SoFiA-2's global rms;
+//   - the kernel is a Gaussian whose covariance is scaleKernel² times the (population) covariance
+//     of the negative sources' points; at each positive source with sum² / voxels > fmin² and more
+//     than minPixels voxels, P and N are the summed kernels of all positive and of all negative
+//     points; rel = (P - N) / P when P > N, else 0 (every other source has rel 0);
+//   - autoKernel: the kernel scale starts at 0.1 and grows (by 0.02, 0.04, 0.1 or 0.2 as the median
+//     is far from the tolerance) until |median of the Skellam values (P - N) / sqrt(P + N) at the
+//     negative points| <= tolerance, at most `iterations` times; not converged: scaleKernel;
+//   - a source survives when rel >= threshold and sum / sqrt(voxels) > fmin, fmin = minSNR times
+//     the square root of the beam area in pixels (BMAJ, BMIN, CDELT1 of the header; 1 without
+//     them); the survivors are numbered 1, 2, ... in their linker order.
+// One double-precision reference; O(positives × all sources) per evaluation, OpenMP over sources.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "linker.hpp"
+
+namespace astrosweep::scfind {
+
+/// SoFiA-2's reliability.* parameters with its defaults (src/Parameter.c).
+struct ReliabilityParameters {
+  bool enable = false;
+  std::vector<std::string> parameters{"peak", "sum", "mean"};
+  double threshold = 0.9;
+  double scale_kernel = 0.4;
+  double min_snr = 3.0;
+  std::size_t min_pixels = 0;
+  bool auto_kernel = false;
+  int iterations = 30;
+  double tolerance = 0.05;
+  std::string catalog;  ///< refused when set (not implemented)
+  bool plot = true;     ///< SoFiA-2's EPS plots: not written (a warning says so)
+  bool debug = false;   ///< SoFiA-2's _rel_cat_{neg,pos}.xml: not written (a warning says so)
+};
+
+struct ReliabilityKey {
+  const char* key;
+  const char* help;
+};
+extern const std::vector<ReliabilityKey> reliability_keys;
+
+/// From SoFiA-2 "key = value" text (other keys not looked at). Throws UsageError naming the key for
+/// a bad value, an unknown or unsupported parameter name, fewer than 2 parameters, a catalogue
+/// (not implemented), and SoFiA-2's refusal of autoKernel with plot = false and scaleKernel != 0.
+ReliabilityParameters reliability_parameters_from_text(const std::map<std::string, std::string>& values,
+                                                       const ReliabilityParameters& fallback = {});
+/// One pair per key of reliability_keys (the product's attributes, fingerprint).
+std::vector<std::pair<std::string, std::string>> reliability_parameters_as_text(const ReliabilityParameters& p);
+/// SoFiA-2's refusals of linker settings with the filter on (UsageError naming the linker key).
+void check_linker_for_reliability(const LinkerParameters& linker, const ReliabilityParameters& reliability);
+
+/// sqrt(pi · BMAJ · BMIN / (4 ln 2 · CDELT1²)): the beam's area in pixels, square-rooted, as SoFiA-2
+/// takes it for minSNR; 1 when any is NaN (absent).
+double sqrt_beam_area(double bmaj, double bmin, double cdelt1);
+
+struct ReliabilityOutcome {
+  std::vector<double> reliability;  ///< per source (source n at [n - 1])
+  std::size_t positives = 0, negatives = 0;
+  double scale_kernel = 0;         ///< the kernel scale used
+  int kernel_iterations = 0;       ///< autoKernel's iterations (0 without)
+  bool converged = true;           ///< autoKernel converged (true without)
+  std::vector<double> covariance;  ///< the negatives' covariance (dim × dim, row-major), unscaled
+};
+
+/// The reliability of every source (`sources` as the linker numbers them, negative ones included),
+/// values divided by `rms`. Throws InputError when there are no positive or no negative sources or
+/// the covariance cannot be inverted (SoFiA-2 stops there too).
+ReliabilityOutcome source_reliability(std::span<const Component> sources, double rms, double fmin,
+                                      const ReliabilityParameters& parameters);
+
+/// The survivors' new numbers: at [n - 1] source n's new number, 0 when it is dropped.
+std::vector<std::int32_t> reliability_filter(std::span<const Component> sources, std::span<const double> reliability,
+                                             double rms, double fmin, double threshold);
+
+/// Applies reliability_filter's numbers to labels in place (0 stays 0).
+void renumber_labels(std::span<std::int32_t> labels, std::span<const std::int32_t> new_numbers);
+
+}  // namespace astrosweep::scfind
