@@ -304,6 +304,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     for (const auto& setting : options.unimplemented_parameters) settings += (settings.empty() ? "" : ", ") + setting;
     run.log("warning: SoFiA-2 settings astrosweep scfind does not implement, not used: " + settings);
   }
+  if (!options.linker.enable && options.reliability.enable)
+    run.log("warning: reliability.enable = true without the linker: the filter does not run (as in SoFiA-2)");
   if (options.linker.enable && options.reliability.enable && options.reliability.plot)
     run.log("warning: reliability.plot = true: SoFiA-2's reliability and Skellam plots (EPS) are not written");
   if (options.linker.enable && options.reliability.enable && options.reliability.debug)
@@ -508,7 +510,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     // whole cube: the source numbers gathered from every rank (only source voxels travel) and the
     // cube read again there (4 + 4 bytes a voxel on rank 0; on one rank with one slab, what it
     // holds); then shared with every rank for the product's collective writes. Measuring slab by
-    // slab is issue 15's next step (catalogue.hpp).
+    // slab is issue 15's next step (catalogue.hpp). One rank with one slab already holds the whole
+    // cube and its labels: neither is read again.
     const auto t_catalogue = Clock::now();
     const bool whole_here = size == 1 && slabs.size() == 1;
     std::vector<std::int32_t> whole_labels =

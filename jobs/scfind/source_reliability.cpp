@@ -251,9 +251,8 @@ std::vector<std::pair<std::string, std::string>> reliability_parameters_as_text(
 }
 
 void check_linker_for_reliability(const LinkerParameters& linker, const ReliabilityParameters& reliability) {
+  // As SoFiA-2, whether the linker runs or not (without it the filter does not run either).
   if (!reliability.enable) return;
-  AS_EXPECTS(linker.enable, UsageError, "reliability.enable = true needs linker.enable = true",
-             "switch the linker on (the filter works on its sources)");
   AS_EXPECTS(!linker.keep_negative, UsageError,
              "linker.keepNegative = true contradicts reliability.enable = true (SoFiA-2 refuses it: the filter "
              "always discards negative sources)",

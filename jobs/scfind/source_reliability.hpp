@@ -59,7 +59,8 @@ ReliabilityParameters reliability_parameters_from_text(const std::map<std::strin
                                                        const ReliabilityParameters& fallback = {});
 /// One pair per key of reliability_keys (the product's attributes, fingerprint).
 std::vector<std::pair<std::string, std::string>> reliability_parameters_as_text(const ReliabilityParameters& p);
-/// SoFiA-2's refusals of linker settings with the filter on (UsageError naming the linker key).
+/// SoFiA-2's refusals of linker settings with the filter on (UsageError naming the linker key),
+/// made with the linker on or off, as SoFiA-2 makes them.
 void check_linker_for_reliability(const LinkerParameters& linker, const ReliabilityParameters& reliability);
 
 /// sqrt(pi · BMAJ · BMIN / (4 ln 2 · CDELT1²)): the beam's area in pixels, square-rooted, as SoFiA-2

@@ -495,6 +495,12 @@ foreach(bad "threshold|reliability.threshold = high|reliability.threshold: 'high
   astrosweep_add_failure_test(scfind_rel_bad_${tag} NP 1 CODE 2 MATCH "bad_rel_${tag}.par:${line_number}: ${message}"
     FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_rel_${tag}.par -o ${scfind_bad}/rel_bad_${tag}.h5 --overwrite)
 endforeach()
+# Without the linker the filter does not run (as in SoFiA-2), and the run says so.
+astrosweep_add_mpi_run(scfind_rel_without_linker NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_R
+  COMMAND ${exe} scfind -i ${scfind_out}/R.fits -o ${scfind_out}/rel_without_linker.h5 --overwrite --quiet
+          --reliability.enable true)
+set_tests_properties(scfind_rel_without_linker PROPERTIES PASS_REGULAR_EXPRESSION
+  "reliability.enable = true without the linker: the filter does not run.*scfind: product [^\n]*rel_without_linker.h5")
 # An HDF5 cube has no header: as the FITS cube without WCS keywords, wcslib's linear system; without
 # BUNIT its flux units are ??? (so only the values are compared with SoFiA-2's Anowcs catalogue).
 add_test(NAME scfind_make_cube_A_h5 COMMAND scfind_case to-h5 ${scfind_out}/A.fits ${scfind_out}/A_cube.h5)
