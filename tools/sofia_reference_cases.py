@@ -36,7 +36,7 @@ threshold.enable = false
 linker.enable = true
 linker.minSizeXY = 1
 linker.minSizeZ = 1
-reliability.enable = true
+{linker}reliability.enable = true
 {reliability}dilation.enable = false
 parameter.enable = true
 parameter.wcs = true
@@ -58,7 +58,8 @@ output.writeCubelets = false
 output.overwrite = true
 """
 
-# The reliability.* settings of each case (the tests write the same lines: tests/cli/scfind_tests.cmake).
+# The reliability.* settings of each case, and linker.* ones where given (the tests write the same
+# lines: tests/cli/scfind_tests.cmake).
 CASES = {
     "r_R_threshold05_snr0": {"threshold": "0.5", "minSNR": "0", "plot": "false", "debug": "true"},
     "r_R_5d_minpix": {"parameters": "peak, sum, chan, pix, fill", "threshold": "0.3", "minSNR": "0.5",
@@ -68,6 +69,9 @@ CASES = {
     "r_R_autokernel_unconverged": {"autoKernel": "true", "scaleKernel": "0.6", "iterations": "5", "threshold": "0.6",
                                    "minSNR": "0.5", "plot": "true", "debug": "true"},
     "r_R_defaults": {"plot": "false", "debug": "true"},
+    # SoFiA-2's running moments as parameters; linker.minPixels = 2 (a 1-voxel source has no std).
+    "r_R_moments_minpix2": {"linker.minPixels": "2", "parameters": "peak, sum, std, skew, kurt", "threshold": "0.5",
+                            "minSNR": "0", "plot": "false", "debug": "true"},
 }
 
 
@@ -88,8 +92,8 @@ def debug_rows(path):
 
 
 def write_points(out):
-    """Every source's reliability parameters (the linker is the same in every case) and rel per case."""
-    names = list(CASES)
+    """Every source's reliability parameters and rel per case (the cases with the default linker)."""
+    names = [n for n in CASES if not any(k.startswith("linker.") for k in CASES[n])]
     first = os.path.join(out, "run_" + names[0], names[0])
     sources = {}
     for sign, kind in ((-1, "neg"), (1, "pos")):
@@ -113,9 +117,10 @@ def main():
     for name in sys.argv[4:] or CASES:
         run = os.path.join(out, "run_" + name)
         os.makedirs(run, exist_ok=True)
-        reliability = "".join(f"reliability.{k} = {v}\n" for k, v in CASES[name].items())
+        reliability = "".join(f"reliability.{k} = {v}\n" for k, v in CASES[name].items() if "." not in k)
+        linker = "".join(f"{k} = {v}\n" for k, v in CASES[name].items() if k.startswith("linker."))
         open(os.path.join(run, name + ".par"), "w").write(
-            TEMPLATE.format(cube=cube, case=name, reliability=reliability))
+            TEMPLATE.format(cube=cube, case=name, reliability=reliability, linker=linker))
         log = subprocess.run([sofia, name + ".par"], cwd=run, capture_output=True, text=True)
         open(os.path.join(run, "log.txt"), "w").write(log.stdout + log.stderr)
         print(name, "exit", log.returncode)

@@ -434,6 +434,17 @@ class Columns {
 
 }  // namespace
 
+std::vector<SourceMoments> linker_moments(const CubeShape& cube, std::span<const std::int32_t> labels,
+                                          std::span<const float> data, std::span<const Component> sources,
+                                          const LinkerParameters& linker, double rms) {
+  std::vector<SourceMoments> moments(sources.size());
+  const double rms_inv = 1.0 / rms;
+  for (std::size_t s = 0; s < sources.size(); ++s)
+    linker_order(cube, labels, sources[s], static_cast<std::int32_t>(s + 1), linker,
+                 [&](std::size_t i) { moments[s].add(static_cast<double>(data[i]) * rms_inv); });
+  return moments;
+}
+
 Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> labels, std::span<const float> data,
                          const LinkedSources& linked, const LinkerParameters& linker, double global_rms,
                          const CubeHeader& header, const CatalogueParameters& parameters) {

@@ -540,7 +540,12 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
             "warning: no BMAJ, BMIN or CDELT1 in the header: reliability.minSNR is in units of the rms alone "
             "(as SoFiA-2)");
       const double fmin = options.reliability.min_snr * sqrt_beam_area(bmaj, bmin, cdelt);
-      reliability = source_reliability(linked.sources, global_rms, fmin, options.reliability);
+      // std, skew and kurt: the running moments in SoFiA-2's flood-fill order, from the linker's numbers.
+      const std::vector<SourceMoments> moments =
+          options.reliability.needs_moments()
+              ? linker_moments(cube, whole_labels, data, linked.sources, link_parameters, global_rms)
+              : std::vector<SourceMoments>{};
+      reliability = source_reliability(linked.sources, moments, global_rms, fmin, options.reliability);
       new_numbers =
           reliability_filter(linked.sources, reliability.reliability, global_rms, fmin, options.reliability.threshold);
     });

@@ -14,7 +14,7 @@ namespace astrosweep::scfind {
 
 const std::vector<ReliabilityKey> reliability_keys{
     {"reliability.enable", "filter the linker's sources by their reliability (needs the linker) [false]"},
-    {"reliability.parameters", "2 or more of peak, sum, mean, chan, pix, fill [peak, sum, mean]"},
+    {"reliability.parameters", "2 or more of peak, sum, mean, chan, pix, fill, std, skew, kurt [peak, sum, mean]"},
     {"reliability.threshold", "lowest reliability kept [0.9]"},
     {"reliability.scaleKernel", "kernel size over the negatives' spread; <= 0: 0.4 [0.4]"},
     {"reliability.minSNR", "lowest sum / sqrt(voxels) over the rms, in units of sqrt(beam area) [3.0]"},
@@ -29,7 +29,7 @@ const std::vector<ReliabilityKey> reliability_keys{
 
 namespace {
 
-enum class Axis { peak, sum, mean, chan, pix, fill };
+enum class Axis { peak, sum, mean, chan, pix, fill, std, skew, kurt };
 
 bool parse_flag(const std::string& key, const std::string& text) {
   if (text == "true") return true;
@@ -62,13 +62,11 @@ std::vector<std::string> parse_names(const std::string& key, const std::string& 
       name += c;
     }
   }
-  for (const std::string& n : names) {
-    if (n == "std" || n == "skew" || n == "kurt")
-      throw UsageError(key + ": '" + n + "' is not supported by astrosweep scfind",
-                       "use peak, sum, mean, chan, pix or fill (SoFiA-2's std, skew and kurt are not implemented)");
-    AS_EXPECTS(n == "peak" || n == "sum" || n == "mean" || n == "chan" || n == "pix" || n == "fill", UsageError,
-               key + ": unknown reliability parameter '" + n + "'", "use peak, sum, mean, chan, pix or fill");
-  }
+  for (const std::string& n : names)
+    AS_EXPECTS(n == "peak" || n == "sum" || n == "mean" || n == "chan" || n == "pix" || n == "fill" || n == "std" ||
+                   n == "skew" || n == "kurt",
+               UsageError, key + ": unknown reliability parameter '" + n + "'",
+               "use peak, sum, mean, chan, pix, fill, std, skew or kurt");
   AS_EXPECTS(names.size() > 1, UsageError, key + ": '" + text + "' has fewer than 2 parameters",
              "SoFiA-2 needs a parameter space of 2 or more dimensions, e.g. peak, sum, mean");
   return names;
@@ -80,7 +78,10 @@ Axis axis_of(const std::string& name) {
   if (name == "mean") return Axis::mean;
   if (name == "chan") return Axis::chan;
   if (name == "pix") return Axis::pix;
-  return Axis::fill;
+  if (name == "fill") return Axis::fill;
+  if (name == "std") return Axis::std;
+  if (name == "skew") return Axis::skew;
+  return Axis::kurt;
 }
 
 std::string number_text(double v) {
@@ -198,6 +199,12 @@ Matrix invert_or_throw(const Matrix& covariance, std::size_t dim) {
 
 }  // namespace
 
+bool ReliabilityParameters::needs_moments() const {
+  for (const std::string& n : parameters)
+    if (n == "std" || n == "skew" || n == "kurt") return true;
+  return false;
+}
+
 ReliabilityParameters reliability_parameters_from_text(const std::map<std::string, std::string>& values,
                                                        const ReliabilityParameters& fallback) {
   ReliabilityParameters p = fallback;
@@ -269,14 +276,16 @@ double sqrt_beam_area(double bmaj, double bmin, double cdelt1) {
   return std::sqrt(std::numbers::pi * bmaj * bmin / (4.0 * std::log(2.0) * cdelt * cdelt));
 }
 
-ReliabilityOutcome source_reliability(std::span<const Component> sources, double rms, double fmin,
-                                      const ReliabilityParameters& parameters) {
+ReliabilityOutcome source_reliability(std::span<const Component> sources, std::span<const SourceMoments> moments,
+                                      double rms, double fmin, const ReliabilityParameters& parameters) {
   ReliabilityOutcome out;
   out.reliability.assign(sources.size(), 0.0);
   const std::size_t dim = parameters.parameters.size();
   std::vector<Axis> axes;
   for (const std::string& name : parameters.parameters) axes.push_back(axis_of(name));
   const double rms_inv = 1.0 / rms;
+  AS_EXPECTS(!parameters.needs_moments() || moments.size() == sources.size(), InternalError,
+             "source_reliability: std, skew or kurt asked for without the sources' moments");
 
   // SoFiA-2 walks its source list from the last to the first; the sums below follow that order.
   Points positive{dim, {}}, negative{dim, {}};
@@ -299,6 +308,10 @@ ReliabilityOutcome source_reliability(std::span<const Component> sources, double
         case Axis::chan: to.coordinates.push_back(static_cast<double>(c.size_z())); break;
         case Axis::pix: to.coordinates.push_back(std::log10(n)); break;
         case Axis::fill: to.coordinates.push_back(std::log10(fill)); break;
+        // SoFiA-2's expressions, term for term (LinkerPar_reliability).
+        case Axis::std: to.coordinates.push_back(std::sqrt(moments[i].m2 / (n - 1.0))); break;
+        case Axis::skew: to.coordinates.push_back(std::sqrt(n) * moments[i].m3 / std::pow(moments[i].m2, 1.5)); break;
+        case Axis::kurt: to.coordinates.push_back(moments[i].m4 * n / (moments[i].m2 * moments[i].m2) - 3.0); break;
       }
     }
     if (!is_negative) positive_source.push_back(i);

@@ -5,7 +5,8 @@
 //   - every source of the linker (negative ones kept: the filter needs them) is a point in a
 //     parameter space of 2 or more of: peak = log10 of the largest |value| of its sign, sum =
 //     log10 |summed value|, mean = log10 |sum / voxels|, chan = channels spanned, pix = log10
-//     voxels, fill = log10 (voxels / bounding box), the values in units of SoFiA-2's global rms;
+//     voxels, fill = log10 (voxels / bounding box), std, skew, kurt of the voxel values (SoFiA-2's
+//     running moments, not logs), the values in units of SoFiA-2's global rms;
 //   - the kernel is a Gaussian whose covariance is scaleKernel² times the (population) covariance
 //     of the negative sources' points; at each positive source with sum² / voxels > fmin² and more
 //     than minPixels voxels, P and N are the summed kernels of all positive and of all negative
@@ -26,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "catalogue.hpp"
 #include "linker.hpp"
 
 namespace astrosweep::scfind {
@@ -34,6 +36,8 @@ namespace astrosweep::scfind {
 struct ReliabilityParameters {
   bool enable = false;
   std::vector<std::string> parameters{"peak", "sum", "mean"};
+  /// Whether the parameters need the sources' running moments (std, skew, kurt).
+  [[nodiscard]] bool needs_moments() const;
   double threshold = 0.9;
   double scale_kernel = 0.4;
   double min_snr = 3.0;
@@ -77,10 +81,11 @@ struct ReliabilityOutcome {
 };
 
 /// The reliability of every source (`sources` as the linker numbers them, negative ones included),
-/// values divided by `rms`. Throws InputError when there are no positive or no negative sources or
+/// values divided by `rms`; `moments` (linker_moments, source n at [n - 1]) only when the
+/// parameters need them. Throws InputError when there are no positive or no negative sources or
 /// the covariance cannot be inverted (SoFiA-2 stops there too).
-ReliabilityOutcome source_reliability(std::span<const Component> sources, double rms, double fmin,
-                                      const ReliabilityParameters& parameters);
+ReliabilityOutcome source_reliability(std::span<const Component> sources, std::span<const SourceMoments> moments,
+                                      double rms, double fmin, const ReliabilityParameters& parameters);
 
 /// The survivors' new numbers: at [n - 1] source n's new number, 0 when it is dropped.
 std::vector<std::int32_t> reliability_filter(std::span<const Component> sources, std::span<const double> reliability,

@@ -132,7 +132,7 @@ TEST(SourceReliability, EqualsSofia2OnCubeR) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.name);
     const double fmin = fmin_of(c.parameters.min_snr);
-    const ReliabilityOutcome out = source_reliability(sources, 1.0, fmin, c.parameters);
+    const ReliabilityOutcome out = source_reliability(sources, {}, 1.0, fmin, c.parameters);
     EXPECT_EQ(out.positives, 52u);
     EXPECT_EQ(out.negatives, 49u);
     for (const Row& r : rows)
@@ -151,12 +151,12 @@ TEST(SourceReliability, EqualsSofia2OnCubeR) {
 TEST(SourceReliability, AutoKernelConvergesWhereSofia2Does) {
   const std::vector<Component> sources = components_of(read_points());
   const Case converged = cases()[2];
-  const ReliabilityOutcome out = source_reliability(sources, 1.0, fmin_of(0.5), converged.parameters);
+  const ReliabilityOutcome out = source_reliability(sources, {}, 1.0, fmin_of(0.5), converged.parameters);
   EXPECT_TRUE(out.converged);
   EXPECT_EQ(out.kernel_iterations, 10);  // SoFiA-2: "Converged to scale_kernel = 0.460 after 10 iterations."
   EXPECT_NEAR(out.scale_kernel, 0.46, 1e-12);
   const Case unconverged = cases()[3];
-  const ReliabilityOutcome fallback = source_reliability(sources, 1.0, fmin_of(0.5), unconverged.parameters);
+  const ReliabilityOutcome fallback = source_reliability(sources, {}, 1.0, fmin_of(0.5), unconverged.parameters);
   EXPECT_FALSE(fallback.converged);
   EXPECT_EQ(fallback.kernel_iterations, 5);
   EXPECT_EQ(fallback.scale_kernel, 0.6);
@@ -169,13 +169,13 @@ TEST(SourceReliability, NeedsNegativeAndPositiveSources) {
   std::vector<Component> positive;
   for (const Component& c : sources)
     if (c.sum.sign() > 0) positive.push_back(c);
-  EXPECT_THROW(source_reliability(positive, 1.0, 0.0, p), InputError);
+  EXPECT_THROW(source_reliability(positive, {}, 1.0, 0.0, p), InputError);
   // One negative: a zero covariance, which SoFiA-2 cannot invert either (bundled cube A's case).
   std::vector<Component> few;
   for (const Component& c : sources)
     if (c.sum.sign() < 0 && few.empty()) few.push_back(c);
   few.push_back(positive.front());
-  EXPECT_THROW(source_reliability(few, 1.0, 0.0, p), InputError);
+  EXPECT_THROW(source_reliability(few, {}, 1.0, 0.0, p), InputError);
 }
 
 TEST(SourceReliability, BeamAreaAsSofia2) {
@@ -195,7 +195,9 @@ TEST(SourceReliability, ParametersAsSofia2ReadsThem) {
   EXPECT_EQ(reliability_parameters_from_text(v).parameters, (std::vector<std::string>{"peak", "sum", "chan"}));
   v["reliability.parameters"] = "peak";
   EXPECT_THROW(reliability_parameters_from_text(v), UsageError);
-  v["reliability.parameters"] = "peak, kurt";
+  v["reliability.parameters"] = "peak, kurt, std, skew";
+  EXPECT_TRUE(reliability_parameters_from_text(v).needs_moments());
+  v["reliability.parameters"] = "peak, flux";
   EXPECT_THROW(reliability_parameters_from_text(v), UsageError);
   v.erase("reliability.parameters");
   v["reliability.autoKernel"] = "true";
