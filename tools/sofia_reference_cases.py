@@ -69,10 +69,37 @@ CASES = {
     "r_R_autokernel_unconverged": {"autoKernel": "true", "scaleKernel": "0.6", "iterations": "5", "threshold": "0.6",
                                    "minSNR": "0.5", "plot": "true", "debug": "true"},
     "r_R_defaults": {"plot": "false", "debug": "true"},
+    # Negative sources around the positions of r_R_exclude_positions.txt left out.
+    "r_R_catalog": {"catalog": "{out}/r_R_exclude_positions.txt", "threshold": "0.5", "minSNR": "0",
+                    "plot": "false", "debug": "true"},
     # SoFiA-2's running moments as parameters; linker.minPixels = 2 (a 1-voxel source has no std).
     "r_R_moments_minpix2": {"linker.minPixels": "2", "parameters": "peak, sum, std, skew, kurt", "threshold": "0.5",
                             "minSNR": "0", "plot": "false", "debug": "true"},
 }
+
+
+# reliability.catalog of r_R_catalog: the centres of 16 of cube R's 49 negative sources (every third
+# in SoFiA-2's debugging catalogue) in RA, Dec (astropy's pixel-to-world of the cube's WCS, origin
+# 0), with each of SoFiA-2's delimiters (spaces, '|', ',', tab) and comment lines it skips.
+EXCLUDE_POSITIONS = """# reliability.catalog of the r_R_catalog case: RA Dec (deg) of 16 of cube R's negative sources' centres
+# (written by tools/sofia_reference_cases.py; SoFiA-2 skips lines not starting with a letter or digit)
+180.02983578  -30.01999664
+180.07123048 | -30.03331417
+180.01733348, -30.07416555
+179.92303288\t-29.98331094
+180.02597313  -29.97083078
+180.08279390 | -30.04830745
+180.02500739, -29.95583096
+179.93648400\t-30.01165142
+180.06539134  -29.93665049
+179.93453506 | -30.04831715
+179.95381004, -30.00415861
+179.92498223\t-29.94997872
+180.04522349  -29.99499227
+179.92785543 | -29.96664699
+179.91344248, -29.94830500
+179.92592971\t-29.96914593
+"""
 
 
 def gzip_to(source, target):
@@ -93,7 +120,7 @@ def debug_rows(path):
 
 def write_points(out):
     """Every source's reliability parameters and rel per case (the cases with the default linker)."""
-    names = [n for n in CASES if not any(k.startswith("linker.") for k in CASES[n])]
+    names = [n for n in CASES if not any(k.startswith("linker.") for k in CASES[n]) and "catalog" not in CASES[n]]
     first = os.path.join(out, "run_" + names[0], names[0])
     sources = {}
     for sign, kind in ((-1, "neg"), (1, "pos")):
@@ -114,10 +141,11 @@ def write_points(out):
 
 def main():
     sofia, cube, out = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    open(os.path.join(out, "r_R_exclude_positions.txt"), "w").write(EXCLUDE_POSITIONS)
     for name in sys.argv[4:] or CASES:
         run = os.path.join(out, "run_" + name)
         os.makedirs(run, exist_ok=True)
-        reliability = "".join(f"reliability.{k} = {v}\n" for k, v in CASES[name].items() if "." not in k)
+        reliability = "".join(f"reliability.{k} = {v.format(out=out)}\n" for k, v in CASES[name].items() if "." not in k)
         linker = "".join(f"{k} = {v}\n" for k, v in CASES[name].items() if k.startswith("linker."))
         open(os.path.join(run, name + ".par"), "w").write(
             TEMPLATE.format(cube=cube, case=name, reliability=reliability, linker=linker))
@@ -126,7 +154,8 @@ def main():
         print(name, "exit", log.returncode)
         shutil.copy(os.path.join(run, name + "_cat.txt"), os.path.join(out, name + "_cat.txt"))
         gzip_to(os.path.join(run, name + "_mask.fits"), os.path.join(out, name + "_mask.fits.gz"))
-    write_points(out)
+    if not sys.argv[4:]:  # the table needs every case
+        write_points(out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #include "scfind_job.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -545,7 +546,29 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
           options.reliability.needs_moments()
               ? linker_moments(cube, whole_labels, data, linked.sources, link_parameters, global_rms)
               : std::vector<SourceMoments>{};
-      reliability = source_reliability(linked.sources, moments, global_rms, fmin, options.reliability);
+      // reliability.catalog: positions whose negative sources stay out, converted to pixels with the
+      // cube's WCS; a file without 2 columns or a cube without WCS: SoFiA-2 warns and goes on.
+      std::vector<std::array<double, 2>> excluded;
+      if (!options.reliability.catalog.empty()) {
+        const auto positions = read_reliability_catalog(options.reliability.catalog);
+        const auto wcs = positions ? WorldCoordinates::from(*header) : std::nullopt;
+        if (!positions) {
+          run.log("warning: reliability.catalog '" + options.reliability.catalog +
+                  "' has no rows of 2 columns: ignored (as SoFiA-2)");
+        } else if (!wcs) {
+          run.log("warning: reliability.catalog: no usable WCS in the cube: ignored (as SoFiA-2)");
+        } else {
+          for (const auto& p : *positions) {
+            const auto xy = wcs->to_pixel(p[0], p[1]);
+            if (!xy) run.log(format_text("warning: reliability.catalog: wcslib cannot convert (%g, %g)", p[0], p[1]));
+            excluded.push_back(xy.value_or(std::array<double, 2>{-1e30, -1e30}));
+          }
+        }
+      }
+      reliability = source_reliability(linked.sources, moments, global_rms, fmin, options.reliability, excluded);
+      if (!options.reliability.catalog.empty() && talk)
+        run.log(format_text("reliability.catalog: %zu positions, %zu negative sources left out", excluded.size(),
+                            reliability.negatives_excluded));
       new_numbers =
           reliability_filter(linked.sources, reliability.reliability, global_rms, fmin, options.reliability.threshold);
     });

@@ -1,8 +1,11 @@
 #include "source_reliability.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <numbers>
 #include <optional>
 #include <sstream>
@@ -22,7 +25,7 @@ const std::vector<ReliabilityKey> reliability_keys{
     {"reliability.autoKernel", "find the kernel scale from the Skellam distribution [false]"},
     {"reliability.iterations", "autoKernel's most iterations [30]"},
     {"reliability.tolerance", "autoKernel's tolerance on |median Skellam| [0.05]"},
-    {"reliability.catalog", "positions excluding negative sources (not implemented: refused) []"},
+    {"reliability.catalog", "file of longitude latitude lines; negative sources around them are left out []"},
     {"reliability.plot", "SoFiA-2's EPS plots (not written: a warning says so) [true]"},
     {"reliability.debug", "SoFiA-2's reliability debugging catalogues (not written: a warning) [false]"},
 };
@@ -227,8 +230,6 @@ ReliabilityParameters reliability_parameters_from_text(const std::map<std::strin
   take("reliability.plot", parse_flag, p.plot);
   take("reliability.debug", parse_flag, p.debug);
   if (p.enable) {
-    AS_EXPECTS(p.catalog.empty(), UsageError, "reliability.catalog is not supported by astrosweep scfind",
-               "leave it empty (SoFiA-2 excludes negative sources around its positions; not implemented)");
     // SoFiA-2 2.5.1 computes the Skellam values autoKernel needs only when it plots them or the
     // kernel scale is 0, and stops otherwise ("skellam must not be NULL").
     AS_EXPECTS(!p.auto_kernel || p.plot || p.scale_kernel == 0.0, UsageError,
@@ -276,8 +277,50 @@ double sqrt_beam_area(double bmaj, double bmin, double cdelt1) {
   return std::sqrt(std::numbers::pi * bmaj * bmin / (4.0 * std::log(2.0) * cdelt * cdelt));
 }
 
+std::optional<std::vector<std::array<double, 2>>> read_reliability_catalog(const std::string& path) {
+  std::ifstream in(path);
+  AS_EXPECTS(in.good(), InputError, "reliability.catalog: cannot read '" + path + "'",
+             "check the path (SoFiA-2 stops too)");
+  auto is_data = [](const std::string& line) {
+    const auto b = line.find_first_not_of(" \t\r\n\v\f");
+    return b != std::string::npos && std::isalnum(static_cast<unsigned char>(line[b]));
+  };
+  auto fields = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::string field;
+    for (char c : line + " ") {
+      if (c == ' ' || c == '\t' || c == ',' || c == '|' || c == '\r' || c == '\n') {
+        if (!field.empty()) out.push_back(field);
+        field.clear();
+      } else {
+        field += c;
+      }
+    }
+    return out;
+  };
+  std::vector<std::vector<double>> rows;
+  std::size_t columns = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!is_data(line)) continue;
+    const std::vector<std::string> f = fields(line);
+    if (columns == 0) columns = f.size();
+    AS_EXPECTS(f.size() >= columns, InputError,
+               "reliability.catalog: '" + path + "': " + std::to_string(columns) + " columns expected, " +
+                   std::to_string(f.size()) + " found in data row " + std::to_string(rows.size() + 1));
+    std::vector<double> row;
+    for (std::size_t i = 0; i < columns; ++i) row.push_back(std::strtod(f[i].c_str(), nullptr));
+    rows.push_back(row);
+  }
+  if (rows.empty() || columns != 2) return std::nullopt;
+  std::vector<std::array<double, 2>> positions;
+  for (const auto& r : rows) positions.push_back({r[0], r[1]});
+  return positions;
+}
+
 ReliabilityOutcome source_reliability(std::span<const Component> sources, std::span<const SourceMoments> moments,
-                                      double rms, double fmin, const ReliabilityParameters& parameters) {
+                                      double rms, double fmin, const ReliabilityParameters& parameters,
+                                      std::span<const std::array<double, 2>> excluded_xy) {
   ReliabilityOutcome out;
   out.reliability.assign(sources.size(), 0.0);
   const std::size_t dim = parameters.parameters.size();
@@ -295,6 +338,18 @@ ReliabilityOutcome source_reliability(std::span<const Component> sources, std::s
     const double sum = c.sum.value() * rms_inv;
     if (sum == 0.0) continue;
     const bool is_negative = sum < 0.0;
+    if (is_negative) {
+      // reliability.catalog: SoFiA-2 leaves out a negative source whose x/y bounding box holds one of
+      // the positions (bounds inclusive, in pixels).
+      const bool excluded = std::any_of(excluded_xy.begin(), excluded_xy.end(), [&](const std::array<double, 2>& p) {
+        return p[0] >= static_cast<double>(c.x_min) && p[0] <= static_cast<double>(c.x_max) &&
+               p[1] >= static_cast<double>(c.y_min) && p[1] <= static_cast<double>(c.y_max);
+      });
+      if (excluded) {
+        ++out.negatives_excluded;
+        continue;
+      }
+    }
     const double n = static_cast<double>(c.voxels);
     const double peak =
         is_negative ? -static_cast<double>(c.value_min) * rms_inv : static_cast<double>(c.value_max) * rms_inv;

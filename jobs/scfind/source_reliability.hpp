@@ -19,9 +19,11 @@
 //     them); the survivors are numbered 1, 2, ... in their linker order.
 // One double-precision reference; O(positives × all sources) per evaluation, OpenMP over sources.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -45,7 +47,7 @@ struct ReliabilityParameters {
   bool auto_kernel = false;
   int iterations = 30;
   double tolerance = 0.05;
-  std::string catalog;  ///< refused when set (not implemented)
+  std::string catalog;  ///< positions (longitude, latitude) whose negative sources are left out
   bool plot = true;     ///< SoFiA-2's EPS plots: not written (a warning says so)
   bool debug = false;   ///< SoFiA-2's _rel_cat_{neg,pos}.xml: not written (a warning says so)
 };
@@ -72,24 +74,35 @@ void check_linker_for_reliability(const LinkerParameters& linker, const Reliabil
 double sqrt_beam_area(double bmaj, double bmin, double cdelt1);
 
 struct ReliabilityOutcome {
-  std::vector<double> reliability;  ///< per source (source n at [n - 1])
-  std::size_t positives = 0, negatives = 0;
-  double scale_kernel = 0;         ///< the kernel scale used
-  int kernel_iterations = 0;       ///< autoKernel's iterations (0 without)
-  bool converged = true;           ///< autoKernel converged (true without)
-  std::vector<double> covariance;  ///< the negatives' covariance (dim × dim, row-major), unscaled
+  std::vector<double> reliability;           ///< per source (source n at [n - 1])
+  std::size_t positives = 0, negatives = 0;  ///< negatives: those used (after reliability.catalog)
+  std::size_t negatives_excluded = 0;        ///< left out by reliability.catalog
+  double scale_kernel = 0;                   ///< the kernel scale used
+  int kernel_iterations = 0;                 ///< autoKernel's iterations (0 without)
+  bool converged = true;                     ///< autoKernel converged (true without)
+  std::vector<double> covariance;            ///< the negatives' covariance (dim × dim, row-major), unscaled
 };
 
 /// The reliability of every source (`sources` as the linker numbers them, negative ones included),
 /// values divided by `rms`; `moments` (linker_moments, source n at [n - 1]) only when the
 /// parameters need them. Throws InputError when there are no positive or no negative sources or
 /// the covariance cannot be inverted (SoFiA-2 stops there too).
+/// `excluded_xy`: pixel positions; a negative source whose x/y bounding box holds one is left out
+/// of the density estimate (SoFiA-2's reliability.catalog).
 ReliabilityOutcome source_reliability(std::span<const Component> sources, std::span<const SourceMoments> moments,
-                                      double rms, double fmin, const ReliabilityParameters& parameters);
+                                      double rms, double fmin, const ReliabilityParameters& parameters,
+                                      std::span<const std::array<double, 2>> excluded_xy = {});
 
 /// The survivors' new numbers: at [n - 1] source n's new number, 0 when it is dropped.
 std::vector<std::int32_t> reliability_filter(std::span<const Component> sources, std::span<const double> reliability,
                                              double rms, double fmin, double threshold);
+
+/// SoFiA-2's reliability.catalog file (Table_from_file with delimiters space, tab, comma, |): lines
+/// whose first non-blank character is not a letter or digit are skipped, the first data line sets
+/// the number of columns, every value is strtod's. nullopt (SoFiA-2 warns and ignores the file)
+/// unless it has rows of exactly 2 columns. Throws InputError when the file cannot be read or a row
+/// is short of columns (SoFiA-2 stops too).
+std::optional<std::vector<std::array<double, 2>>> read_reliability_catalog(const std::string& path);
 
 /// Applies reliability_filter's numbers to labels in place (0 stays 0).
 void renumber_labels(std::span<std::int32_t> labels, std::span<const std::int32_t> new_numbers);

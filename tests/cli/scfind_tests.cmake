@@ -436,6 +436,7 @@ set(reliability_cases
   "r_R_autokernel|autoKernel = true%scaleKernel = 0%tolerance = 0.3%threshold = 0.6%minSNR = 0.5%plot = false%debug = true"
   "r_R_autokernel_unconverged|autoKernel = true%scaleKernel = 0.6%iterations = 5%threshold = 0.6%minSNR = 0.5%plot = true%debug = true"
   "r_R_defaults|plot = false%debug = true"
+  "r_R_catalog|catalog = ${scfind_data}/r_R_exclude_positions.txt%threshold = 0.5%minSNR = 0%plot = false%debug = true"
   "r_R_moments_minpix2|parameters = peak, sum, std, skew, kurt%threshold = 0.5%minSNR = 0%plot = false%debug = true|linker.minPixels = 2")
 foreach(entry IN LISTS reliability_cases)
   string(REPLACE "|" ";" fields "${entry}")
@@ -483,7 +484,6 @@ foreach(bad "threshold|reliability.threshold = high|reliability.threshold: 'high
             "one_parameter|reliability.parameters = peak|reliability.parameters: 'peak' has fewer than 2 parameters"
             "unknown_parameter|reliability.parameters = peak, flux|reliability.parameters: unknown reliability parameter 'flux'"
             "min_pixels|reliability.minPixels = -3|reliability.minPixels: '-3' is not a whole number"
-            "catalog|reliability.catalog = exclude.txt|reliability.catalog is not supported"
             "auto_kernel|reliability.plot = false%reliability.autoKernel = true|reliability.autoKernel = true needs reliability.plot = true"
             "keep_negative|linker.keepNegative = true|linker.keepNegative = true contradicts reliability.enable = true"
             "positivity|linker.positivity = true|linker.positivity = true contradicts reliability.enable = true")
@@ -500,6 +500,14 @@ foreach(bad "threshold|reliability.threshold = high|reliability.threshold: 'high
   astrosweep_add_failure_test(scfind_rel_bad_${tag} NP 1 CODE 2 MATCH "bad_rel_${tag}.par:${line_number}: ${message}"
     FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_rel_${tag}.par -o ${scfind_bad}/rel_bad_${tag}.h5 --overwrite)
 endforeach()
+# reliability.catalog: 7 of the 49 negative sources left out, as SoFiA-2 ("Excluding 7 out of 49").
+set_property(TEST scfind_rel_r_R_catalog_np1_k1 PROPERTY PASS_REGULAR_EXPRESSION
+             "reliability.catalog: 16 positions, 7 negative sources left out")
+# An unreadable reliability.catalog stops the run naming it (exit 3; SoFiA-2 stops too).
+astrosweep_add_failure_test(scfind_rel_catalog_missing NP 1 CODE 3 MATCH "reliability.catalog: cannot read '[^']*no_such_positions.txt'"
+  FIXTURES_REQUIRED "scfind_bad;scfind_cube_R" COMMAND scfind -i ${scfind_out}/R.fits -o ${scfind_bad}/rel_catalog_missing.h5 --overwrite
+  --linker.enable true --linker.minSizeXY 1 --linker.minSizeZ 1 --scfind.threshold 4 --reliability.enable true
+  --reliability.catalog ${scfind_bad}/no_such_positions.txt)
 # Without the linker the filter does not run (as in SoFiA-2), and the run says so.
 astrosweep_add_mpi_run(scfind_rel_without_linker NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_R
   COMMAND ${exe} scfind -i ${scfind_out}/R.fits -o ${scfind_out}/rel_without_linker.h5 --overwrite --quiet

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "source_reliability.hpp"
+#include "test_data.hpp"
 
 namespace astrosweep::scfind {
 namespace {
@@ -188,6 +189,38 @@ TEST(SourceReliability, RenumbersLabels) {
   std::vector<std::int32_t> labels{0, 1, 2, 3, 2, 0, 4};
   renumber_labels(labels, std::vector<std::int32_t>{0, 1, 0, 2});
   EXPECT_EQ(labels, (std::vector<std::int32_t>{0, 0, 1, 0, 1, 0, 2}));
+}
+
+TEST(SourceReliability, CatalogueFileAsSofia2ReadsIt) {
+  const test::TempDir dir;
+  auto read = [&](const std::string& text) {
+    const std::string path = dir.path("positions.txt");
+    std::ofstream(path) << text;
+    return read_reliability_catalog(path);
+  };
+  // Comments and lines not starting with a letter or digit skipped; space, tab, ',' and '|' split.
+  const auto positions = read("# ra dec\n\n180.5 -30\n-1 2\n  179.25,\t-29.5\n12|1e1 extra\n");
+  ASSERT_TRUE(positions.has_value());
+  EXPECT_EQ(*positions, (std::vector<std::array<double, 2>>{{180.5, -30.0}, {179.25, -29.5}, {12.0, 10.0}}));
+  EXPECT_FALSE(read("1 2 3\n4 5 6\n").has_value());  // 3 columns: SoFiA-2 ignores the file
+  EXPECT_FALSE(read("# nothing\n").has_value());
+  EXPECT_THROW(read("1 2\n3\n"), InputError);  // a short row: SoFiA-2 stops
+  EXPECT_THROW(read_reliability_catalog(dir.path("missing.txt")), InputError);
+}
+
+TEST(SourceReliability, CatalogueLeavesOutNegativesAroundItsPositions) {
+  const std::vector<Component> sources = components_of(read_points());
+  ReliabilityParameters p;
+  p.enable = true;
+  p.threshold = 0.5;
+  p.min_snr = 0;
+  // The components of components_of all span x from 10, y from 20: a position there leaves every
+  // negative out (SoFiA-2 then stops), one outside none.
+  const std::vector<std::array<double, 2>> inside{{10.0, 20.0}}, outside{{9.5, 20.0}};
+  EXPECT_THROW(source_reliability(sources, {}, 1.0, 0.0, p, inside), InputError);
+  const ReliabilityOutcome none = source_reliability(sources, {}, 1.0, 0.0, p, outside);
+  EXPECT_EQ(none.negatives, 49u);
+  EXPECT_EQ(none.negatives_excluded, 0u);
 }
 
 TEST(SourceReliability, ParametersAsSofia2ReadsThem) {
