@@ -307,6 +307,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   }
   if (!options.linker.enable && options.reliability.enable)
     run.log("warning: reliability.enable = true without the linker: the filter does not run (as in SoFiA-2)");
+  if (options.linker.enable && options.reliability.enable && options.reliability.scale_kernel <= 0)
+    run.log("warning: reliability.scaleKernel <= 0: 0.4 used instead (as SoFiA-2)");
   if (options.linker.enable && options.reliability.enable && options.reliability.plot)
     run.log("warning: reliability.plot = true: SoFiA-2's reliability and Skellam plots (EPS) are not written");
   if (options.linker.enable && options.reliability.enable && options.reliability.debug)

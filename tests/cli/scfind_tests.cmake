@@ -500,6 +500,9 @@ foreach(bad "threshold|reliability.threshold = high|reliability.threshold: 'high
   astrosweep_add_failure_test(scfind_rel_bad_${tag} NP 1 CODE 2 MATCH "bad_rel_${tag}.par:${line_number}: ${message}"
     FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_rel_${tag}.par -o ${scfind_bad}/rel_bad_${tag}.h5 --overwrite)
 endforeach()
+# scaleKernel = 0 (autoKernel's fallback): 0.4, with SoFiA-2's warning.
+set_property(TEST scfind_rel_r_R_autokernel_np1_k1 PROPERTY PASS_REGULAR_EXPRESSION
+             "reliability.scaleKernel <= 0: 0.4 used instead.*reliability: 52 positive and 49 negative sources, kernel scale 0.460 \\(autoKernel, 10 iterations\\)")
 # reliability.catalog: 7 of the 49 negative sources left out, as SoFiA-2 ("Excluding 7 out of 49").
 set_property(TEST scfind_rel_r_R_catalog_np1_k1 PROPERTY PASS_REGULAR_EXPRESSION
              "reliability.catalog: 16 positions, 7 negative sources left out")
