@@ -434,6 +434,17 @@ class Columns {
 
 }  // namespace
 
+std::vector<SourceMoments> linker_moments(const CubeShape& cube, std::span<const std::int32_t> labels,
+                                          std::span<const float> data, std::span<const Component> sources,
+                                          const LinkerParameters& linker, double rms) {
+  std::vector<SourceMoments> moments(sources.size());
+  const double rms_inv = 1.0 / rms;
+  for (std::size_t s = 0; s < sources.size(); ++s)
+    linker_order(cube, labels, sources[s], static_cast<std::int32_t>(s + 1), linker,
+                 [&](std::size_t i) { moments[s].add(static_cast<double>(data[i]) * rms_inv); });
+  return moments;
+}
+
 Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> labels, std::span<const float> data,
                          const LinkedSources& linked, const LinkerParameters& linker, double global_rms,
                          const CubeHeader& header, const CatalogueParameters& parameters) {
@@ -523,7 +534,8 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
     col.real("f_min", lin_min, bunit, "phot.flux.density;stat.min", d_fmin);
     col.real("f_max", lin_max, bunit, "phot.flux.density;stat.max", d_fmax);
     col.real("f_sum", lin_sum, bunit, "phot.flux", d_fsum);
-    col.real("rel", 0.0, "", "stat.probability", "reliability (0: reliability filter off)");
+    col.real("rel", linked.reliability.empty() ? 0.0 : linked.reliability[s], "", "stat.probability",
+             "SoFiA-2's reliability (0: reliability filter off)");
     col.whole("flag", c.flags, "", "meta.code.qual",
               "1: touches the x/y edge, 2: the z edge, 4: a blank within the merge radius");
     col.real("fill", fill, "", "stat.filling", "voxels over bounding-box volume");

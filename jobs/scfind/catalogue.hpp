@@ -128,6 +128,14 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
                          const LinkedSources& linked, const LinkerParameters& linker, double global_rms,
                          const CubeHeader& header, const CatalogueParameters& parameters);
 
+/// Each source's running moments of its values over `rms`, in the order SoFiA-2's flood fill meets
+/// them (so equal to SoFiA-2's linker's bit for bit): `labels` numbered as `sources` (source n at
+/// [n - 1]), `linker` the radii the sources were linked with. The reliability filter's std, skew
+/// and kurt.
+std::vector<SourceMoments> linker_moments(const CubeShape& cube, std::span<const std::int32_t> labels,
+                                          std::span<const float> data, std::span<const Component> sources,
+                                          const LinkerParameters& linker, double rms);
+
 /// SoFiA-2's global noise level (sofia.c, before the linker): MAD_TO_STD times the median |x| of
 /// the negative values among every cadence-th voxel from the end (noise_cadence), infinities blank.
 double global_noise(const CubeShape& cube, std::span<const float> data);

@@ -130,4 +130,16 @@ std::optional<std::array<double, 3>> WorldCoordinates::to_world(double x, double
   return out;
 }
 
+std::optional<std::array<double, 2>> WorldCoordinates::to_pixel(double longitude, double latitude) const {
+  const int n = wcs_->naxis;
+  if (n < 2) return std::nullopt;
+  std::vector<double> world(static_cast<std::size_t>(n), 0.0), image(world.size()), pixel(world.size());
+  world[0] = longitude;
+  world[1] = latitude;
+  double phi = 0, theta = 0;
+  int stat = 0;
+  if (wcss2p(wcs_.get(), 1, n, world.data(), &phi, &theta, image.data(), pixel.data(), &stat) != 0) return std::nullopt;
+  return std::array<double, 2>{pixel[0] - 1.0, pixel[1] - 1.0};  // wcslib is 1-based
+}
+
 }  // namespace astrosweep::scfind

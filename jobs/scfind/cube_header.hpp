@@ -59,6 +59,9 @@ class WorldCoordinates {
   /// World coordinates of 0-based pixel (x, y, z) along the first three axes (other axes at their
   /// first pixel); nullopt when wcslib refuses the point (SoFiA-2 then leaves the values at 0).
   [[nodiscard]] std::optional<std::array<double, 3>> to_world(double x, double y, double z) const;
+  /// 0-based pixel (x, y) of world (longitude, latitude), the third axis at world 0 and others at
+  /// 0, as SoFiA-2's WCS_convertToPixel; nullopt when wcslib refuses the point.
+  [[nodiscard]] std::optional<std::array<double, 2>> to_pixel(double longitude, double latitude) const;
 
  private:
   WorldCoordinates() = default;

@@ -106,6 +106,7 @@ void Component::add(std::uint64_t index, std::size_t x, std::size_t y, std::size
   one.z_min = one.z_max = z;
   one.voxels = 1;
   one.sum.add(value);
+  one.value_min = one.value_max = value;
   if (voxels == 0)
     *this = one;
   else
@@ -127,6 +128,8 @@ void Component::merge(const Component& o) {
   z_max = std::max(z_max, o.z_max);
   voxels += o.voxels;
   sum.merge(o.sum);
+  value_min = std::min(value_min, o.value_min);
+  value_max = std::max(value_max, o.value_max);
   flags |= o.flags;
 }
 

@@ -81,7 +81,8 @@ struct Component {
   std::uint64_t highest = 0;  ///< highest linear index of its voxels: SoFiA-2's numbering order
   std::size_t x_min = 0, x_max = 0, y_min = 0, y_max = 0, z_min = 0, z_max = 0;
   std::uint64_t voxels = 0;
-  ExactSum sum;  ///< summed values, exactly: the same on any number of slabs and ranks
+  ExactSum sum;                        ///< summed values, exactly: the same on any number of slabs and ranks
+  float value_min = 0, value_max = 0;  ///< its smallest and largest value (the reliability filter's peak)
   std::uint8_t flags = 0;
 
   void add(std::uint64_t index, std::size_t x, std::size_t y, std::size_t z, float value);
@@ -105,6 +106,7 @@ std::vector<LinkOffset> link_neighbourhood(std::size_t radius_xy, std::size_t ra
 struct LinkedSources {
   std::vector<std::int32_t> labels;  ///< per voxel, x fastest: the source's number, 0 outside
   std::vector<Component> sources;    ///< source n at [n - 1], with flags set
+  std::vector<double> reliability;   ///< source n's SoFiA-2 rel at [n - 1]; empty: filter off (0)
 };
 
 /// The linker on a whole cube: `mask` 0/1 and `data` (float32 as the job reads it: blanks are NaN)

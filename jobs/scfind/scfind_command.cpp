@@ -45,6 +45,8 @@ po::options_description scfind_options() {
   for (const ParameterKey& k : parameter_keys) sc.add_options()(k.key, po::value<std::string>(), k.help);
   po::options_description link("Linker (SoFiA-2 names and defaults; these override --par)");
   for (const LinkerKey& k : linker_keys) link.add_options()(k.key, po::value<std::string>(), k.help);
+  po::options_description rel("Reliability filter (SoFiA-2 names and defaults; these override --par)");
+  for (const ReliabilityKey& k : reliability_keys) rel.add_options()(k.key, po::value<std::string>(), k.help);
   po::options_description par("Catalogue (SoFiA-2 names and defaults; these override --par)");
   for (const CatalogueKey& k : catalogue_keys) par.add_options()(k.key, po::value<std::string>(), k.help);
   po::options_description run = run::run_options({"its slabs", 0});
@@ -53,7 +55,7 @@ po::options_description scfind_options() {
       "help,h", "show this help");
   po::options_description all(
       "astrosweep scfind: SoFiA-2's smooth-and-clip source finder, raw mask identical to SoFiA-2");
-  all.add(input).add(output).add(sc).add(link).add(par).add(run);
+  all.add(input).add(output).add(sc).add(link).add(rel).add(par).add(run);
   return all;
 }
 
@@ -80,6 +82,7 @@ ScfindOptions to_options(const po::variables_map& vm) {
   for (const ParameterKey& k : parameter_keys) option_keys.push_back(k.key);
   for (const LinkerKey& k : linker_keys) option_keys.push_back(k.key);
   for (const CatalogueKey& k : catalogue_keys) option_keys.push_back(k.key);
+  for (const ReliabilityKey& k : reliability_keys) option_keys.push_back(k.key);
   for (const char* key : option_keys)
     if (vm.count(key)) {
       values[key] = vm[key].as<std::string>();
@@ -109,6 +112,8 @@ ScfindOptions to_options(const po::variables_map& vm) {
     LinkerParameters fallback;
     fallback.enable = vm.count("par") != 0;
     o.linker = linker_parameters_from_text(values, fallback);
+    o.reliability = reliability_parameters_from_text(values);
+    check_linker_for_reliability(o.linker, o.reliability);
     o.catalogue = catalogue_parameters_from_text(values);
     // SoFiA-2 writes its ASCII and XML catalogues by default; without --par, only those asked for.
     const CatalogueFiles sofia_files;

@@ -1,6 +1,7 @@
 #include "scfind_job.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -304,6 +305,14 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     for (const auto& setting : options.unimplemented_parameters) settings += (settings.empty() ? "" : ", ") + setting;
     run.log("warning: SoFiA-2 settings astrosweep scfind does not implement, not used: " + settings);
   }
+  if (!options.linker.enable && options.reliability.enable)
+    run.log("warning: reliability.enable = true without the linker: the filter does not run (as in SoFiA-2)");
+  if (options.linker.enable && options.reliability.enable && options.reliability.scale_kernel <= 0)
+    run.log("warning: reliability.scaleKernel <= 0: 0.4 used instead (as SoFiA-2)");
+  if (options.linker.enable && options.reliability.enable && options.reliability.plot)
+    run.log("warning: reliability.plot = true: SoFiA-2's reliability and Skellam plots (EPS) are not written");
+  if (options.linker.enable && options.reliability.enable && options.reliability.debug)
+    run.log("warning: reliability.debug = true: SoFiA-2's reliability debugging catalogues are not written");
 
   const io::CubeInfo info = shared_cube_info(options.input, comm);
   const CubeShape cube{info.nx, info.ny, info.nz};
@@ -489,10 +498,13 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       const Slab s = layout.slab(sweep.slabs()[k]);
       slabs.push_back({s.own_begin, s.own_end, masks[k], values[k]});
     }
-    SlabLinkedSources linked = link_sources_in_slabs(cube, slabs, options.linker, comm);
+    // With the reliability filter SoFiA-2 keeps the negative sources through the linker: the filter
+    // compares them with the positive ones, then drops them.
+    LinkerParameters link_parameters = options.linker;
+    if (options.reliability.enable) link_parameters.keep_negative = true;
+    SlabLinkedSources linked = link_sources_in_slabs(cube, slabs, link_parameters, comm);
     summary.sources = linked.sources.size();
     for (const auto& source : linked.sources) summary.source_voxels += source.voxels;
-    for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
     link_seconds = seconds_since(t_link);
     if (talk)
       run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
@@ -500,9 +512,9 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     // SoFiA-2's catalogue (its parameterisation when parameter.enable), measured on rank 0 from the
     // whole cube: the source numbers gathered from every rank (only source voxels travel) and the
     // cube read again there (4 + 4 bytes a voxel on rank 0; on one rank with one slab, what it
-    // holds); then shared with every rank for the
-    // product's collective writes. Measuring slab by slab is issue 15's next step (catalogue.hpp).
-    // One rank with one slab already holds the whole cube and its labels: neither is read again.
+    // holds); then shared with every rank for the product's collective writes. Measuring slab by
+    // slab is issue 15's next step (catalogue.hpp). One rank with one slab already holds the whole
+    // cube and its labels: neither is read again.
     const auto t_catalogue = Clock::now();
     const bool whole_here = size == 1 && slabs.size() == 1;
     std::vector<std::int32_t> whole_labels =
@@ -510,8 +522,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     std::vector<float> data = whole_here ? std::move(values.front()) : std::vector<float>{};
     masks.clear();
     values.clear();
-    Catalogue catalogue;
     double global_rms = 0;
+    std::optional<CubeHeader> header;
+    ReliabilityOutcome reliability;
+    std::vector<std::int32_t> new_numbers;  // with the filter: each linker source's number after it (0: dropped)
     mpi::on_root_then_share_failure(comm, [&] {
       if (!whole_here) {
         data.resize(cube.voxels());
@@ -519,13 +533,89 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       }
       std::vector<std::size_t> dims{cube.nx, cube.ny, cube.nz};
       if (info.naxis == 4) dims.push_back(1);
-      const CubeHeader header(info.header_cards, dims);
+      header.emplace(info.header_cards, dims);
       global_rms = global_noise(cube, data);
+      if (!options.reliability.enable) return;
+      // The filter on rank 0 (a few thousand sources at most: O(positives × sources) in double).
+      const double bmaj = header->number("BMAJ"), bmin = header->number("BMIN"), cdelt = header->number("CDELT1");
+      if (std::isnan(bmaj) || std::isnan(bmin) || std::isnan(cdelt))
+        run.log(
+            "warning: no BMAJ, BMIN or CDELT1 in the header: reliability.minSNR is in units of the rms alone "
+            "(as SoFiA-2)");
+      const double fmin = options.reliability.min_snr * sqrt_beam_area(bmaj, bmin, cdelt);
+      // std, skew and kurt: the running moments in SoFiA-2's flood-fill order, from the linker's numbers.
+      const std::vector<SourceMoments> moments =
+          options.reliability.needs_moments()
+              ? linker_moments(cube, whole_labels, data, linked.sources, link_parameters, global_rms)
+              : std::vector<SourceMoments>{};
+      // reliability.catalog: positions whose negative sources stay out, converted to pixels with the
+      // cube's WCS; a file without 2 columns or a cube without WCS: SoFiA-2 warns and goes on.
+      std::vector<std::array<double, 2>> excluded;
+      if (!options.reliability.catalog.empty()) {
+        const auto positions = read_reliability_catalog(options.reliability.catalog);
+        const auto wcs = positions ? WorldCoordinates::from(*header) : std::nullopt;
+        if (!positions) {
+          run.log("warning: reliability.catalog '" + options.reliability.catalog +
+                  "' has no rows of 2 columns: ignored (as SoFiA-2)");
+        } else if (!wcs) {
+          run.log("warning: reliability.catalog: no usable WCS in the cube: ignored (as SoFiA-2)");
+        } else {
+          for (const auto& p : *positions) {
+            const auto xy = wcs->to_pixel(p[0], p[1]);
+            if (!xy) run.log(format_text("warning: reliability.catalog: wcslib cannot convert (%g, %g)", p[0], p[1]));
+            excluded.push_back(xy.value_or(std::array<double, 2>{-1e30, -1e30}));
+          }
+        }
+      }
+      reliability = source_reliability(linked.sources, moments, global_rms, fmin, options.reliability, excluded);
+      if (!options.reliability.catalog.empty() && talk)
+        run.log(format_text("reliability.catalog: %zu positions, %zu negative sources left out", excluded.size(),
+                            reliability.negatives_excluded));
+      new_numbers =
+          reliability_filter(linked.sources, reliability.reliability, global_rms, fmin, options.reliability.threshold);
+    });
+    if (options.reliability.enable) {
+      // Every rank renumbers its slabs' labels and keeps the survivors, in their order.
+      mpi::broadcast_vector(comm, new_numbers);
+      std::vector<Component> kept;
+      std::vector<double> kept_reliability;
+      for (std::size_t i = 0; i < new_numbers.size(); ++i)
+        if (new_numbers[i] > 0) {
+          kept.push_back(linked.sources[i]);
+          if (rank == 0) kept_reliability.push_back(reliability.reliability[i]);
+        }
+      if (rank == 0) renumber_labels(whole_labels, new_numbers);
+      if (!whole_here)
+        for (auto& labels : linked.labels) renumber_labels(labels, new_numbers);
+      summary.sources = kept.size();
+      summary.source_voxels = 0;
+      for (const auto& source : kept) summary.source_voxels += source.voxels;
+      if (talk) {
+        const std::string kernel = !options.reliability.auto_kernel ? std::string()
+                                   : reliability.converged
+                                       ? format_text(" (autoKernel, %d iterations)", reliability.kernel_iterations)
+                                       : std::string(" (autoKernel did not converge: scaleKernel)");
+        run.log(
+            format_text("reliability: %zu positive and %zu negative sources, kernel scale %.3f%s; %zu reliable "
+                        "(threshold %g, minSNR %g)",
+                        reliability.positives, reliability.negatives, reliability.scale_kernel, kernel.c_str(),
+                        kept.size(), options.reliability.threshold, options.reliability.min_snr));
+      }
+      linked.sources = std::move(kept);
+      reliability.reliability = std::move(kept_reliability);
+    }
+    if (whole_here)
+      product.write_source_mask(slabs.front().z_begin, whole_labels);
+    else
+      for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
+    Catalogue catalogue;
+    mpi::on_root_then_share_failure(comm, [&] {
       LinkedSources whole;
       whole.labels = std::move(whole_labels);
       whole.sources = linked.sources;
+      whole.reliability = std::move(reliability.reliability);
       catalogue =
-          make_catalogue(cube, whole.labels, data, whole, options.linker, global_rms, header, options.catalogue);
+          make_catalogue(cube, whole.labels, data, whole, options.linker, global_rms, *header, options.catalogue);
     });
     share_catalogue(catalogue, comm);
     product.write_catalogue(catalogue, rank == 0);

@@ -16,6 +16,7 @@
 #include "run/common_options.hpp"
 #include "scfind_backend.hpp"
 #include "scfind_config.hpp"
+#include "source_reliability.hpp"
 
 namespace astrosweep::scfind {
 
@@ -35,6 +36,7 @@ struct ScfindOptions : run::CommonOptions {
   ScfindParameters parameters;
   LinkerParameters linker;                              ///< linker.enable: SoFiA-2's default with --par, off without
   std::string fits_source_mask;                         ///< FITS source mask (int32 ids); empty: none
+  ReliabilityParameters reliability;                    ///< reliability.* (with the linker)
   CatalogueParameters catalogue;                        ///< parameter.* (with the linker)
   CatalogueFiles catalogue_files{false, false, false};  ///< output.writeCat*: SoFiA-2's defaults with --par
   std::size_t slabs_per_rank = 0;                       ///< 0: the fewest that fit the memory budgets

@@ -26,7 +26,9 @@ constexpr const char* product_format_name = "astrosweep-scfind";
 // 4: the linker's parameters among the attributes; /source_mask when the linker runs.
 // 5: the parameter.* and output.writeCat* settings among the attributes; /catalogue when the linker
 // runs (SoFiA-2's catalogue, one dataset per column).
-constexpr std::int64_t product_format_version = 5;
+// 6: the reliability.* settings among the attributes; /source_mask and /catalogue hold the
+// reliable sources when the filter runs.
+constexpr std::int64_t product_format_version = 6;
 
 // Root attributes written at creation, all text, in this order; every one but command_line is
 // part of the fingerprint.
@@ -41,6 +43,7 @@ std::vector<std::pair<std::string, std::string>> creation_attributes(const Scfin
       {"cube_shape", std::to_string(cube.nx) + " " + std::to_string(cube.ny) + " " + std::to_string(cube.nz)}};
   for (auto& key_value : parameters_as_text(o.parameters)) attributes.push_back(std::move(key_value));
   for (auto& key_value : linker_parameters_as_text(o.linker)) attributes.push_back(std::move(key_value));
+  for (auto& key_value : reliability_parameters_as_text(o.reliability)) attributes.push_back(std::move(key_value));
   for (auto& key_value : catalogue_parameters_as_text(o.catalogue, o.catalogue_files))
     attributes.push_back(std::move(key_value));
   return attributes;
@@ -176,7 +179,8 @@ void ScfindProduct::create(const std::string& path, const std::vector<KernelPair
         h5::create_chunked_dataset(f, "source_mask", H5T_NATIVE_INT32, dims, {1, std::min(rows, cube_.ny), cube_.nx},
                                    compressed_ ? std::optional<unsigned>(1) : std::nullopt);
     h5::set_attribute(files_->source_mask.get(), "description",
-                      std::string("SoFiA-2 linker's source mask: the source id of each voxel, 0 outside sources "
+                      std::string("SoFiA-2 linker's source mask: the source id of each voxel, 0 outside sources; "
+                                  "with the reliability filter, the reliable sources renumbered "
                                   "(SoFiA-2's _mask.fits)"));
   }
   // One row per kernel pair in the order they run: FWHM, width, and the noise the clip used.

@@ -193,13 +193,13 @@ astrosweep_add_failure_test(scfind_misspelt_option NP 1 CODE 2
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_misspelt_option.h5 --overwrite --scfind.threshhold 3)
 file(WRITE ${scfind_bad}/later_stages.par
   "input.data = ${cubeA}\nscfind.kernelsXY = 0\nscfind.kernelsZ = 0, 3\nlinker.enable = true\nlinker.radiusXY = 2\n"
-  "reliability.threshold = 0.5\noutput.writeMask = true\noutput.writeMoments = true\n")
+  "dilation.iterationsXY = 3\noutput.writeMask = true\noutput.writeMoments = true\n")
 astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
   COMMAND ${exe} scfind --par ${scfind_bad}/later_stages.par -o ${scfind_bad}/later_stages.h5 --no-fits-mask --overwrite
           --quiet)
 # The warning (the linker's keys are used now), and the run goes on to write its product.
 set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: reliability.threshold = 0.5 \\([^)]*later_stages.par:6\\), output.writeMoments = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeMoments = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
@@ -425,6 +425,98 @@ foreach(run "p_A_mad_negative_defaults|A|3|1" "p_A_std_full_keepneg_rz0|A|2|2")
   set_tests_properties(scfind_cat_${name}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_cat_${name}
                        LABELS "scfind;sofia")
 endforeach()
+# --- the reliability filter: SoFiA-2 2.5.1's catalogue (every column at printed precision, rel
+# included) and source mask (the survivors renumbered) on cube R, on 1, 2 and 3 ranks ---
+# Each case: SoFiA-2's default kernels, threshold 4, linker minSize 1 x 1 (so the noise gives ~50
+# negative detections), the reliability.* settings listed; tools/sofia_reference_cases.py made the
+# references with the same settings (tests/data/scfind/README.md, "Reliability").
+set(reliability_cases
+  "r_R_threshold05_snr0|threshold = 0.5%minSNR = 0%plot = false%debug = true"
+  "r_R_5d_minpix|parameters = peak, sum, chan, pix, fill%threshold = 0.3%minSNR = 0.5%minPixels = 3%scaleKernel = 0.5%plot = false%debug = true"
+  "r_R_autokernel|autoKernel = true%scaleKernel = 0%tolerance = 0.3%threshold = 0.6%minSNR = 0.5%plot = false%debug = true"
+  "r_R_autokernel_unconverged|autoKernel = true%scaleKernel = 0.6%iterations = 5%threshold = 0.6%minSNR = 0.5%plot = true%debug = true"
+  "r_R_defaults|plot = false%debug = true"
+  "r_R_catalog|catalog = ${scfind_data}/r_R_exclude_positions.txt%threshold = 0.5%minSNR = 0%plot = false%debug = true"
+  "r_R_moments_minpix2|parameters = peak, sum, std, skew, kurt%threshold = 0.5%minSNR = 0%plot = false%debug = true|linker.minPixels = 2")
+foreach(entry IN LISTS reliability_cases)
+  string(REPLACE "|" ";" fields "${entry}")
+  list(GET fields 0 case)
+  list(GET fields 1 settings)
+  set(linker_text "")
+  list(LENGTH fields n_fields)
+  if(n_fields GREATER 2)
+    list(GET fields 2 linker_text)
+  endif()
+  string(REPLACE "%" "\nreliability." reliability_text "reliability.${settings}")
+  set(par ${scfind_out}/${case}.par)
+  file(WRITE ${par}
+    "scfind.kernelsXY = 0, 3, 6\nscfind.kernelsZ = 0, 3, 7, 15\nscfind.threshold = 4.0\nscfind.replacement = 2.0\n"
+    "scfind.statistic = mad\nscfind.fluxRange = negative\nlinker.enable = true\nlinker.minSizeXY = 1\n"
+    "linker.minSizeZ = 1\n${linker_text}\nreliability.enable = true\n${reliability_text}\nparameter.enable = true\n"
+    "output.writeCatASCII = true\noutput.writeCatXML = false\noutput.writeMask = true\n")
+  # run: ranks;slabs per rank
+  foreach(run "1;1" "2;1" "3;1" "3;2")
+    list(GET run 0 np)
+    list(GET run 1 k)
+    set(name ${case}_np${np}_k${k})
+    set(product ${scfind_out}/${name}.h5)
+    astrosweep_add_mpi_run(scfind_rel_${name} NP ${np} LABELS scfind FIXTURES_REQUIRED scfind_cube_R
+      FIXTURES_SETUP scfind_run_rel_${name}
+      COMMAND ${exe} scfind --par ${par} -i ${scfind_out}/R.fits -o ${product} --overwrite --threads 1
+              --slabs-per-rank ${k})
+    set_tests_properties(scfind_rel_${name} PROPERTIES PASS_REGULAR_EXPRESSION "reliability: [0-9]+ positive and [0-9]+ negative sources")
+    add_test(NAME scfind_rel_${name}_catalogue_equals_sofia
+             COMMAND scfind_case catalogue ${scfind_data}/${case}_cat.txt ${scfind_out}/${name}_cat.txt ${product})
+    set_tests_properties(scfind_rel_${name}_catalogue_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_rel_${name}
+                         LABELS "scfind;sofia")
+    add_test(NAME scfind_rel_${name}_mask_equals_sofia
+             COMMAND scfind_case source-mask ${scfind_data}/${case}_mask.fits.gz ${product} ${scfind_out}/${name}_mask.fits)
+    set_tests_properties(scfind_rel_${name}_mask_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_rel_${name}
+                         LABELS "scfind;sofia")
+  endforeach()
+endforeach()
+# reliability.plot = true: SoFiA-2's EPS plots are not written, and the run says so.
+set_property(TEST scfind_rel_r_R_autokernel_unconverged_np1_k1 PROPERTY PASS_REGULAR_EXPRESSION
+             "reliability.plot = true: SoFiA-2's reliability and Skellam plots \\(EPS\\) are not written")
+# Bad reliability settings in --par are refused naming their file and line (exit 2), SoFiA-2's
+# own refusals among them.
+foreach(bad "threshold|reliability.threshold = high|reliability.threshold: 'high' is not a finite number"
+            "one_parameter|reliability.parameters = peak|reliability.parameters: 'peak' has fewer than 2 parameters"
+            "unknown_parameter|reliability.parameters = peak, flux|reliability.parameters: unknown reliability parameter 'flux'"
+            "min_pixels|reliability.minPixels = -3|reliability.minPixels: '-3' is not a whole number"
+            "auto_kernel|reliability.plot = false%reliability.autoKernel = true|reliability.autoKernel = true needs reliability.plot = true"
+            "keep_negative|linker.keepNegative = true|linker.keepNegative = true contradicts reliability.enable = true"
+            "positivity|linker.positivity = true|linker.positivity = true contradicts reliability.enable = true")
+  string(REPLACE "|" ";" fields "${bad}")
+  list(GET fields 0 tag)
+  list(GET fields 1 lines)
+  list(GET fields 2 message)
+  string(REPLACE "%" "\n" lines "${lines}")
+  string(REGEX MATCHALL "\n" newlines "${lines}")
+  list(LENGTH newlines extra)
+  math(EXPR line_number "4 + ${extra}")
+  file(WRITE ${scfind_bad}/bad_rel_${tag}.par
+       "input.data = ${scfind_out}/R.fits\nlinker.enable = true\nreliability.enable = true\n${lines}\n")
+  astrosweep_add_failure_test(scfind_rel_bad_${tag} NP 1 CODE 2 MATCH "bad_rel_${tag}.par:${line_number}: ${message}"
+    FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_rel_${tag}.par -o ${scfind_bad}/rel_bad_${tag}.h5 --overwrite)
+endforeach()
+# scaleKernel = 0 (autoKernel's fallback): 0.4, with SoFiA-2's warning.
+set_property(TEST scfind_rel_r_R_autokernel_np1_k1 PROPERTY PASS_REGULAR_EXPRESSION
+             "reliability.scaleKernel <= 0: 0.4 used instead.*reliability: 52 positive and 49 negative sources, kernel scale 0.460 \\(autoKernel, 10 iterations\\)")
+# reliability.catalog: 7 of the 49 negative sources left out, as SoFiA-2 ("Excluding 7 out of 49").
+set_property(TEST scfind_rel_r_R_catalog_np1_k1 PROPERTY PASS_REGULAR_EXPRESSION
+             "reliability.catalog: 16 positions, 7 negative sources left out")
+# An unreadable reliability.catalog stops the run naming it (exit 3; SoFiA-2 stops too).
+astrosweep_add_failure_test(scfind_rel_catalog_missing NP 1 CODE 3 MATCH "reliability.catalog: cannot read '[^']*no_such_positions.txt'"
+  FIXTURES_REQUIRED "scfind_bad;scfind_cube_R" COMMAND scfind -i ${scfind_out}/R.fits -o ${scfind_bad}/rel_catalog_missing.h5 --overwrite
+  --linker.enable true --linker.minSizeXY 1 --linker.minSizeZ 1 --scfind.threshold 4 --reliability.enable true
+  --reliability.catalog ${scfind_bad}/no_such_positions.txt)
+# Without the linker the filter does not run (as in SoFiA-2), and the run says so.
+astrosweep_add_mpi_run(scfind_rel_without_linker NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_R
+  COMMAND ${exe} scfind -i ${scfind_out}/R.fits -o ${scfind_out}/rel_without_linker.h5 --overwrite --quiet
+          --reliability.enable true)
+set_tests_properties(scfind_rel_without_linker PROPERTIES PASS_REGULAR_EXPRESSION
+  "reliability.enable = true without the linker: the filter does not run.*scfind: product [^\n]*rel_without_linker.h5")
 # An HDF5 cube has no header: as the FITS cube without WCS keywords, wcslib's linear system; without
 # BUNIT its flux units are ??? (so only the values are compared with SoFiA-2's Anowcs catalogue).
 add_test(NAME scfind_make_cube_A_h5 COMMAND scfind_case to-h5 ${scfind_out}/A.fits ${scfind_out}/A_cube.h5)

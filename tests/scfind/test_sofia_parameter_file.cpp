@@ -53,10 +53,10 @@ TEST(SofiaParameterFile, UnimplementedSettingsAreListedNotRefused) {
   const test::TempDir dir;
   const std::string path = write(dir,
                                  "linker.enable = true\n"                     // taken: the linker
-                                 "reliability.scaleKernel = 0.3\n"            // not: listed
-                                 "reliability.enable = false\n"               // off
-                                 "reliability.parameters = peak,sum, mean\n"  // the default, spaced otherwise
-                                 "reliability.threshold = 0.90\n"             // the default, written otherwise
+                                 "dilation.iterationsXY = 3\n"                // not: listed
+                                 "reliability.enable = false\n"               // taken: the reliability filter
+                                 "reliability.parameters = peak,sum, mean\n"  // taken
+                                 "dilation.iterationsZ = 5.0\n"               // the default, written otherwise
                                  "parameter.enable = false\n"                 // taken: the catalogue
                                  "output.writeMoments = true\n"               // listed
                                  "output.writeRawMask = true\n"               // taken: the FITS raw mask
@@ -64,11 +64,13 @@ TEST(SofiaParameterFile, UnimplementedSettingsAreListedNotRefused) {
                                  "dilation.threshold =\n");                   // empty: off
   const SofiaParameterFile file = read_sofia_parameter_file(path);
   ASSERT_EQ(file.not_implemented.size(), 3u);
-  EXPECT_EQ(file.not_implemented[0], "reliability.scaleKernel = 0.3 (" + path + ":2)");
+  EXPECT_EQ(file.not_implemented[0], "dilation.iterationsXY = 3 (" + path + ":2)");
   EXPECT_EQ(file.not_implemented[1], "output.writeMoments = true (" + path + ":7)");
   EXPECT_EQ(file.not_implemented[2], "pipeline.threads = 4 (" + path + ":9)");
-  ASSERT_EQ(file.values.size(), 3u);
+  ASSERT_EQ(file.values.size(), 5u);
   EXPECT_EQ(file.values.at("linker.enable"), "true");
+  EXPECT_EQ(file.values.at("reliability.enable"), "false");
+  EXPECT_EQ(file.values.at("reliability.parameters"), "peak,sum, mean");
   EXPECT_EQ(file.values.at("parameter.enable"), "false");
   EXPECT_EQ(file.values.at("output.writeRawMask"), "true");
 }
