@@ -454,13 +454,14 @@ foreach(entry IN LISTS reliability_cases)
     "scfind.statistic = mad\nscfind.fluxRange = negative\nlinker.enable = true\nlinker.minSizeXY = 1\n"
     "linker.minSizeZ = 1\n${linker_text}\nreliability.enable = true\n${reliability_text}\nparameter.enable = true\n"
     "output.writeCatASCII = true\noutput.writeCatXML = false\noutput.writeMask = true\n")
-  # run: ranks;slabs per rank
-  foreach(run "1;1" "2;1" "3;1" "3;2")
+  # run: ranks;slabs per rank;labels (2 ranks and 3 x 2 slabs in the Release stage only: CI time)
+  foreach(run "1;1;scfind" "2;1;scfind\;heavy" "3;1;scfind" "3;2;scfind\;heavy")
     list(GET run 0 np)
     list(GET run 1 k)
+    list(GET run 2 labels)
     set(name ${case}_np${np}_k${k})
     set(product ${scfind_out}/${name}.h5)
-    astrosweep_add_mpi_run(scfind_rel_${name} NP ${np} LABELS scfind FIXTURES_REQUIRED scfind_cube_R
+    astrosweep_add_mpi_run(scfind_rel_${name} NP ${np} LABELS "${labels}" FIXTURES_REQUIRED scfind_cube_R
       FIXTURES_SETUP scfind_run_rel_${name}
       COMMAND ${exe} scfind --par ${par} -i ${scfind_out}/R.fits -o ${product} --overwrite --threads 1
               --slabs-per-rank ${k})
@@ -468,11 +469,11 @@ foreach(entry IN LISTS reliability_cases)
     add_test(NAME scfind_rel_${name}_catalogue_equals_sofia
              COMMAND scfind_case catalogue ${scfind_data}/${case}_cat.txt ${scfind_out}/${name}_cat.txt ${product})
     set_tests_properties(scfind_rel_${name}_catalogue_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_rel_${name}
-                         LABELS "scfind;sofia")
+                         LABELS "${labels};sofia")
     add_test(NAME scfind_rel_${name}_mask_equals_sofia
              COMMAND scfind_case source-mask ${scfind_data}/${case}_mask.fits.gz ${product} ${scfind_out}/${name}_mask.fits)
     set_tests_properties(scfind_rel_${name}_mask_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_rel_${name}
-                         LABELS "scfind;sofia")
+                         LABELS "${labels};sofia")
   endforeach()
 endforeach()
 # reliability.plot = true: SoFiA-2's EPS plots are not written, and the run says so.
