@@ -179,8 +179,10 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   desc.add_options()("bank", po::value<std::string>(), "astrosweep.spiirbank file (astrosweep spiirbank)")(
       "strain", po::value<std::vector<std::string>>()->composing(),
       "strain files: astrosweep.gwstrain (whitened or not) and/or GWOSC HDF5 (one detector each); repeat the option "
-      "or separate them by commas")("output,o", po::value<std::string>(), "peaks file to write (HDF5)")(
-      "overwrite", po::bool_switch(), "replace an existing output")(
+      "or separate them by commas")("input,i", po::value<std::vector<std::string>>()->composing(),
+                                    "the same as --strain (the name the other jobs and the Slurm scripts use)")(
+      "output,o", po::value<std::string>(), "peaks file to write (HDF5)")("overwrite", po::bool_switch(),
+                                                                          "replace an existing output")(
       "resume", po::bool_switch(), "continue an interrupted run of the same command (docs/reliability.md)")(
       "threshold", po::value<double>()->default_value(4.0), "single-detector SNR above which a peak is kept")(
       "precision", po::value<std::string>()->default_value("fp32"), "arithmetic of the filters: fp32 or fp64")(
@@ -204,7 +206,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   if (!parsed) return 0;  // --help
   const po::variables_map& vm = *parsed;
   AS_EXPECTS(vm.count("bank"), UsageError, "no bank given", "pass --bank BANK.h5");
-  AS_EXPECTS(vm.count("strain"), UsageError, "no strain given", "pass --strain STRAIN.h5");
+  AS_EXPECTS(vm.count("strain") || vm.count("input"), UsageError, "no strain given", "pass --strain STRAIN.h5");
   AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output PEAKS.h5");
   const auto precision_name = vm["precision"].as<std::string>();
   AS_EXPECTS(precision_name == "fp32" || precision_name == "fp64", UsageError,
@@ -235,7 +237,11 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   common.command_line = command_line_text("spiir", args);
   const auto bank_path = vm["bank"].as<std::string>();
   std::vector<std::string> strain_paths;
-  for (const auto& item : vm["strain"].as<std::vector<std::string>>())
+  std::vector<std::string> strain_items;
+  for (const char* option : {"strain", "input"})
+    if (vm.count(option))
+      for (const auto& item : vm[option].as<std::vector<std::string>>()) strain_items.push_back(item);
+  for (const auto& item : strain_items)
     for (std::size_t from = 0; from <= item.size();) {
       const std::size_t comma = std::min(item.find(',', from), item.size());
       if (comma > from) strain_paths.push_back(item.substr(from, comma - from));
@@ -372,12 +378,12 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   std::uint64_t n_remaining = units.size();
   mpi::broadcast_value(comm, n_remaining);
   run.log(
-      format_text("%zu templates x %zu detectors, %zu samples at %g Hz; %s; %llu work units (%zu templates x "
-                  "%.0f s each, warm-up %.1f s) on %d ranks",
+      format_text("%zu templates x %zu detectors, %zu samples at %g Hz; %s; %llu work units on %d ranks (%zu "
+                  "templates x %.1f s each, warm-up %.1f s; %llu in all)",
                   bank.n_templates(), detectors.size(), n_total, bank.sample_rate_max, described.c_str(),
-                  static_cast<unsigned long long>(n_units), grid.templates_per_unit,
+                  static_cast<unsigned long long>(n_remaining), run.size(), grid.templates_per_unit,
                   static_cast<double>(grid.unit_samples) / bank.sample_rate_max,
-                  static_cast<double>(warmup) / bank.sample_rate_max, run.size()));
+                  static_cast<double>(warmup) / bank.sample_rate_max, static_cast<unsigned long long>(n_units)));
 
   SpiirSpoolWriter spool(spool_dir, attempt, run.rank());
   ProgressReporter progress("spiir", n_remaining, "units", total_work, "template-samples", 10);
