@@ -352,7 +352,12 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   });
   const std::string spool_dir = spiir_spool_directory(output);
   if (start.complete()) {
-    mpi::on_root_then_share_failure(comm, [&] { remove_spiir_spool(spool_dir); });
+    // A run stopped after completing the product but before removing its spool left it behind.
+    mpi::on_root_then_share_failure(comm, [&] {
+      if (!std::filesystem::exists(spool_dir)) return;
+      run.log("removing the spool '" + spool_dir + "' that a run stopped after completing the product left");
+      remove_spiir_spool(spool_dir);
+    });
     return 0;
   }
   int attempt = 1;

@@ -84,8 +84,9 @@ spiir_add_resume_test(spiir_resume_other_parameters MODE mismatch NP 2 RESUME_NP
   OTHER --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --threads 1 --templates-per-unit 1
         --unit-seconds 4 --threshold 5)
 
-# Bad unit options: exit 2 naming the option, nothing written.
-astrosweep_add_failure_test(spiir_bad_unit_seconds CODE 2 MATCH "--unit-seconds must be positive"
+# Bad unit options: exit 2 naming the option, nothing written (the first on 2 ranks: every rank
+# stops with the message, none waits for another).
+astrosweep_add_failure_test(spiir_bad_unit_seconds NP 2 CODE 2 MATCH "--unit-seconds must be positive"
   FIXTURES_REQUIRED "spiir_bank;spiir_strain" PRODUCTS ${spiir_out}/spiir_bad_unit_seconds.h5
   COMMAND spiir --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain.h5 -o ${spiir_out}/spiir_bad_unit_seconds.h5
           --unit-seconds 0)
