@@ -84,6 +84,15 @@ spiir_add_resume_test(spiir_resume_other_parameters MODE mismatch NP 2 RESUME_NP
   OTHER --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --threads 1 --templates-per-unit 1
         --unit-seconds 4 --threshold 5)
 
+# Deterministic: the window between completing the product and removing its spool.
+string(REPLACE ";" "|" spiir_resume_args_piped "${spiir_resume_args}")
+add_test(NAME spiir_resume_leftover_spool
+  COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DEXE=${spiir_exe} -DJOB=spiir
+          -DREFERENCE=${spiir_out}/units_np3.h5 -DOUT=${spiir_out}/leftover_spool.h5
+          "-DARGS=${spiir_resume_args_piped}" -P ${PROJECT_SOURCE_DIR}/tests/cli/fdas_leftover_spool.cmake)
+set_tests_properties(spiir_resume_leftover_spool PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}"
+                     LABELS "mpi;resume;spiir" FIXTURES_REQUIRED spiir_units_np3)
+
 # Bad unit options: exit 2 naming the option, nothing written (the first on 2 ranks: every rank
 # stops with the message, none waits for another).
 astrosweep_add_failure_test(spiir_bad_unit_seconds NP 2 CODE 2 MATCH "--unit-seconds must be positive"
