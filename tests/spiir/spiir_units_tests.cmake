@@ -7,18 +7,20 @@
 add_test(NAME spiir_make_strain_long COMMAND spiir_fixtures strain ${spiir_out}/strain_long.h5 --rate 2048
          --seconds 60 --ifos H1,L1 --inject 1.4,1.4 --f-low 60 --end 90000 --snr 12 --seed 9)
 set_tests_properties(spiir_make_strain_long PROPERTIES FIXTURES_SETUP spiir_strain_long LABELS spiir)
-set(spiir_long --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --overwrite)
+# 10 time slides: the background is compared too, at a tenth of the coherent stage's default cost.
+set(spiir_long --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --overwrite --n-slides 10)
 # One rank, one unit (the defaults: the whole bank, 256 s); 3 ranks with a template per unit and
-# units of 3 s; 2 ranks with the whole bank per unit and units of 3 s.
+# units of 10 s; 2 ranks with the whole bank per unit and units of 10 s. (Each unit also filters
+# the 21.6-s warm-up: small units cost their warm-up many times over.)
 astrosweep_add_mpi_run(spiir_units_np1 NP 1 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
   FIXTURES_SETUP spiir_units_np1 COMMAND ${spiir_exe} spiir ${spiir_long} -o ${spiir_out}/units_np1.h5 --threads 2)
 astrosweep_add_mpi_run(spiir_units_np3 NP 3 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
   FIXTURES_SETUP spiir_units_np3
   COMMAND ${spiir_exe} spiir ${spiir_long} -o ${spiir_out}/units_np3.h5 --threads 1 --templates-per-unit 1
-          --unit-seconds 3)
+          --unit-seconds 10)
 astrosweep_add_mpi_run(spiir_units_np2 NP 2 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
   FIXTURES_SETUP spiir_units_np2
-  COMMAND ${spiir_exe} spiir ${spiir_long} -o ${spiir_out}/units_np2.h5 --threads 1 --unit-seconds 3)
+  COMMAND ${spiir_exe} spiir ${spiir_long} -o ${spiir_out}/units_np2.h5 --threads 1 --unit-seconds 10)
 # Same time ranges: byte for byte, whatever the ranks and template blocks. Other time ranges: the
 # same peaks (samples, templates, counts) and triggers, SNRs within FP32 rounding (the warm-up
 # leaves 1e-9 of the earlier strain in the states).
@@ -31,15 +33,15 @@ add_test(NAME spiir_units_time_ranges_agree COMMAND compare_products ${spiir_out
 set_tests_properties(spiir_units_time_ranges_agree PROPERTIES FIXTURES_REQUIRED "spiir_units_np1;spiir_units_np3"
                      LABELS spiir)
 # The multi-rate bank (4 rates, latency 448 samples, chunks of 0.3 s): one unit on one rank against
-# a template per unit and units of 5.1 s on 2 ranks.
+# a template per unit and units of 10.2 s on 2 ranks.
 astrosweep_add_mpi_run(spiir_units_mr_np1 NP 1 LABELS spiir FIXTURES_REQUIRED "spiir_bank_mr;spiir_strain_long"
   FIXTURES_SETUP spiir_units_mr_np1
   COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_mr.h5 --strain ${spiir_out}/strain_long.h5 --overwrite
-          -o ${spiir_out}/units_mr_np1.h5 --threads 2 --chunk-seconds 0.3)
+          --n-slides 10 -o ${spiir_out}/units_mr_np1.h5 --threads 2 --chunk-seconds 0.3)
 astrosweep_add_mpi_run(spiir_units_mr_np2 NP 2 LABELS spiir FIXTURES_REQUIRED "spiir_bank_mr;spiir_strain_long"
   FIXTURES_SETUP spiir_units_mr_np2
   COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_mr.h5 --strain ${spiir_out}/strain_long.h5 --overwrite
-          -o ${spiir_out}/units_mr_np2.h5 --threads 1 --chunk-seconds 0.3 --templates-per-unit 1 --unit-seconds 5)
+          --n-slides 10 -o ${spiir_out}/units_mr_np2.h5 --threads 1 --chunk-seconds 0.3 --templates-per-unit 1 --unit-seconds 10)
 add_test(NAME spiir_units_multirate_agree COMMAND compare_products ${spiir_out}/units_mr_np1.h5
          ${spiir_out}/units_mr_np2.h5 --close 1e-7)
 set_tests_properties(spiir_units_multirate_agree PROPERTIES FIXTURES_REQUIRED "spiir_units_mr_np1;spiir_units_mr_np2"
@@ -57,9 +59,9 @@ add_test(NAME spiir_units_hlv_agree COMMAND compare_products ${spiir_out}/trigge
 set_tests_properties(spiir_units_hlv_agree PROPERTIES FIXTURES_REQUIRED "spiir_triggers_hlv;spiir_units_hlv_np3"
                      LABELS spiir)
 
-# Kill and resume (docs/reliability.md) through tests/cli/kill_and_resume.cpp: 40 units of a template
-# x 3 s; the reference is spiir_units_np3's product (the same units). Heavy: 10-20 s each.
-set(spiir_resume_args ${spiir_long} --threads 1 --templates-per-unit 1 --unit-seconds 3)
+# Kill and resume (docs/reliability.md) through tests/cli/kill_and_resume.cpp: 12 units of a template
+# x 10 s; the reference is spiir_units_np3's product (the same units). Heavy: 10-20 s each.
+set(spiir_resume_args ${spiir_long} --threads 1 --templates-per-unit 1 --unit-seconds 10)
 list(REMOVE_ITEM spiir_resume_args --overwrite)
 function(spiir_add_resume_test name)
   cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER" ${ARGN})
@@ -76,13 +78,13 @@ function(spiir_add_resume_test name)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume;spiir;heavy"
                        TIMEOUT 300 FIXTURES_REQUIRED spiir_units_np3)
 endfunction()
-spiir_add_resume_test(spiir_resume_kill_all MODE kill-all NP 2,3,1 RESUME_NP 2 SEED 61 ROUNDS 3)
+spiir_add_resume_test(spiir_resume_kill_all MODE kill-all NP 2,3,1 RESUME_NP 2 SEED 65 ROUNDS 3)
 spiir_add_resume_test(spiir_resume_kill_one MODE kill-one NP 2,3 RESUME_NP 3 SEED 63 ROUNDS 2)
 spiir_add_resume_test(spiir_resume_sigterm MODE term NP 2,3 RESUME_NP 3 SEED 63 ROUNDS 2)
 # Another threshold and other units: --resume refused (exit 2), the product untouched.
 spiir_add_resume_test(spiir_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 64 ROUNDS 1
-  OTHER --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --threads 1 --templates-per-unit 1
-        --unit-seconds 4 --threshold 5)
+  OTHER --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --n-slides 10 --threads 1
+        --templates-per-unit 1 --unit-seconds 4 --threshold 5)
 
 # Deterministic: the window between completing the product and removing its spool.
 string(REPLACE ";" "|" spiir_resume_args_piped "${spiir_resume_args}")
