@@ -3,9 +3,12 @@
 // filtered through a single- or multi-rate bank by the OpenMP backend, chunk after chunk with the
 // states carried; each detector's peaks per chunk (spec §9's selection) and, for 2-3 detectors,
 // the coherent triggers and their time-slide background (coherent_triggers.cpp), written to an
-// astrosweep.spiir HDF5 file. One process; the MPI work units are still to come (issue 13).
+// astrosweep.spiir HDF5 file. On any number of MPI ranks: work units of templates x time handed out
+// by the framework (run/unit_loop.hpp), their samples spooled, merged into the peaks on rank 0
+// (spiir_units.hpp), with the framework's journal, --resume and output lock (run/lifecycle.hpp).
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -19,17 +22,23 @@
 #include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/job.hpp"
+#include "core/mpi.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "detector_geometry.hpp"
 #include "gw_strain.hpp"
 #include "io/h5.hpp"
-#include "io/output_lock.hpp"
-#include "io/output_path.hpp"
 #include "io/product_attributes.hpp"
+#include "io/resume_point.hpp"
 #include "multirate_filter.hpp"
+#include "run/common_options.hpp"
+#include "run/journalled_items.hpp"
+#include "run/lifecycle.hpp"
+#include "run/unit_loop.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_bank.hpp"
+#include "spiir_spool.hpp"
+#include "spiir_units.hpp"
 #include "strain_input.hpp"
 
 namespace astrosweep {
@@ -43,6 +52,11 @@ namespace {
 // Spec §10's product: the per-detector peaks and, for 2-3 detectors, the coherent triggers.
 inline constexpr const char* peaks_format_name = "astrosweep.spiir";
 inline constexpr std::int64_t peaks_format_version = 1;
+
+// A unit's warm-up lasts until what the strain before it left in the filters' states has decayed
+// to this fraction (spiir_units.hpp): below FP32's resolution, so a unit's SNR is a whole run's but
+// for rounding.
+inline constexpr double warmup_tolerance = 1e-9;
 
 struct PeakRows {
   std::vector<std::int64_t> end_s, end_ns, template_index, sample;
@@ -58,57 +72,53 @@ struct ChunkFilter {
   std::function<void(std::span<const double>, std::span<std::complex<double>>)> run;
 };
 
-// Filters one detector through the bank and collects its peaks.
-// `sink`, when given, also receives every chunk's SNR (the coherent stage's second pass).
-PeakRows detector_peaks(const DetectorStrain& d, const SpiirBank& bank, const ChunkFilter& filter, double threshold,
-                        std::size_t chunk, const SnrSink& sink = {}) {
-  const std::size_t n_total = d.strain.size();
-  // Usable samples: past the warm-up (the longest template) and no gap within a template length on
-  // either side (spec §6: before, the gap is inside the template; after, the whitening's roll-off).
+// One detector's strain as the filters read it: gaps as zeros, padded with zeros to the stream's
+// length, and per strain sample whether a peak may be taken there.
+struct DetectorStream {
+  std::vector<double> x;
+  std::vector<bool> usable;
+};
+
+// The longest template, in samples: the warm-up after the start and after a gap.
+std::size_t longest_template(const SpiirBank& bank) {
   std::size_t span = 1;
   for (const auto& t : bank.templates)
     span = std::max(span, static_cast<std::size_t>(std::ceil(t.duration * bank.sample_rate_max)));
-  const std::size_t n_stream = (n_total + filter.latency + filter.multiple - 1) / filter.multiple * filter.multiple;
-  std::vector<double> x(n_stream, 0.0);
-  std::vector<bool> usable(n_total, true);
+  return span;
+}
+
+DetectorStream detector_stream(const DetectorStrain& d, std::size_t span, std::size_t n_stream) {
+  // Usable samples: past the warm-up (the longest template) and no gap within a template length on
+  // either side (spec §6: before, the gap is inside the template; after, the whitening's roll-off).
+  const std::size_t n_total = d.strain.size();
+  DetectorStream s{std::vector<double>(n_stream, 0.0), std::vector<bool>(n_total, true)};
   std::size_t last_gap = SIZE_MAX;
   for (std::size_t n = 0; n < n_total; ++n) {
     const bool gap = !std::isfinite(d.strain[n]);
-    x[n] = gap ? 0.0 : static_cast<double>(d.strain[n]);
+    s.x[n] = gap ? 0.0 : static_cast<double>(d.strain[n]);
     if (gap) last_gap = n;
-    usable[n] = n + 1 >= span && (last_gap == SIZE_MAX || n - last_gap >= span);
+    s.usable[n] = n + 1 >= span && (last_gap == SIZE_MAX || n - last_gap >= span);
   }
   for (std::size_t n = n_total, next_gap = SIZE_MAX; n-- > 0;) {
     if (!std::isfinite(d.strain[n])) next_gap = n;
-    if (next_gap != SIZE_MAX && next_gap - n < span) usable[n] = false;
+    if (next_gap != SIZE_MAX && next_gap - n < span) s.usable[n] = false;
   }
+  return s;
+}
+
+// Filters output samples [u0, u0 + n) of one detector, starting `warmup` samples before (or at 0),
+// in chunks; `each` gets every chunk's first output sample, length and SNR.
+void filter_range(const DetectorStream& s, const ChunkFilter& filter, std::size_t u0, std::size_t n, std::size_t warmup,
+                  std::size_t chunk,
+                  const std::function<void(std::size_t, std::size_t, std::span<const std::complex<double>>)>& each) {
   chunk = std::max(filter.multiple, chunk / filter.multiple * filter.multiple);
-  PeakRows rows;
-  const std::int64_t start_ns = d.gps_start_s * 1000000000LL + d.gps_start_ns;
   std::vector<std::complex<double>> z;
-  for (std::size_t first = 0; first < n_stream; first += chunk) {
-    const std::size_t n = std::min(chunk, n_stream - first);
-    z.resize(filter.n_templates * n);
-    filter.run(std::span(x).subspan(first, n), z);
-    if (sink) sink(static_cast<std::int64_t>(first) - static_cast<std::int64_t>(filter.latency), n, z);
-    std::vector<bool> chunk_usable(n, false);
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t s = first + i;
-      chunk_usable[i] = s >= filter.latency && s - filter.latency < n_total && usable[s - filter.latency];
-    }
-    for (const auto& p : chunk_peaks(z, filter.n_templates, n, chunk_usable, threshold)) {
-      const std::size_t sample = first + p.sample - filter.latency;
-      const double seconds = static_cast<double>(sample) / d.sample_rate + bank.templates[p.template_index].end_offset;
-      const std::int64_t end = start_ns + std::llround(seconds * 1e9);
-      rows.end_s.push_back(end / 1000000000LL);
-      rows.end_ns.push_back(end % 1000000000LL);
-      rows.template_index.push_back(static_cast<std::int64_t>(p.template_index));
-      rows.sample.push_back(static_cast<std::int64_t>(sample));
-      rows.snr.push_back(std::abs(p.z));
-      rows.phase.push_back(std::arg(p.z));
-    }
+  for (std::size_t first = u0 > warmup ? u0 - warmup : 0; first < u0 + n; first += chunk) {
+    const std::size_t m = std::min(chunk, u0 + n - first);
+    z.resize(filter.n_templates * m);
+    filter.run(std::span(s.x).subspan(first, m), z);
+    if (first + m > u0) each(first, m, z);
   }
-  return rows;
 }
 
 template <class T>
@@ -118,57 +128,120 @@ void write_column(hid_t group, const char* name, const std::vector<T>& values, c
   h5::write_rows(ds.get(), h5::native_type<T>(), 0, values.size(), values.data());
 }
 
+// Every root attribute but status, in the order written; the one list the writer, the fingerprint
+// and --resume's reader share. The unit sizes are not among them (the product does not depend on
+// them); they are in the journal's fingerprint.
+struct ProductSettings {
+  std::string command_line, bank, strain, precision;
+  double sample_rate = 0, threshold = 0;
+  std::int64_t chunk_samples = 0;
+  CoherentStageSettings coherent;
+};
+
+std::vector<io::ProductAttribute> root_attributes(const ProductSettings& p) {
+  return {{"format", std::string(peaks_format_name)},
+          {"format_version", peaks_format_version},
+          {"software", std::string("astrosweep")},
+          {"software_version", std::string(version_string())},
+          {"command_line", p.command_line},
+          {"bank", p.bank},
+          {"strain", p.strain},
+          {"sample_rate", p.sample_rate},
+          {"threshold", p.threshold},
+          {"precision", p.precision},
+          {"chunk_samples", p.chunk_samples},
+          {"sky_order", std::int64_t{p.coherent.sky_order}},
+          {"n_slides", std::int64_t{p.coherent.n_slides}},
+          {"slide_seconds", p.coherent.slide_seconds},
+          {"cluster_window", p.coherent.cluster_window_seconds}};
+}
+
+std::optional<io::ExistingProduct> inspect_product(const std::string& path) {
+  if (!h5::is_hdf5(path)) return std::nullopt;
+  try {
+    h5::Id file = h5::open_file(path, h5::Access::read);
+    if (h5::string_attribute(file.get(), "format") != std::string(peaks_format_name)) return std::nullopt;
+    io::ExistingProduct found;
+    found.fingerprint = io::stored_results_fingerprint(file.get(), root_attributes({}));
+    found.complete = h5::string_attribute(file.get(), "status") == std::string("complete");
+    return found;
+  } catch (const Error&) {
+    return std::nullopt;  // damaged: killed while HDF5 wrote its metadata
+  }
+}
+
 }  // namespace
 
-int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one process*/) {
+int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   po::options_description desc(
       "astrosweep spiir: strain (astrosweep.gwstrain or GWOSC HDF5, whitened here where it is not) through a SPIIR "
-      "bank -> per-detector SNR peaks");
+      "bank -> per-detector SNR peaks and, for 2-3 detectors, coherent triggers; on any number of MPI ranks");
   desc.add_options()("bank", po::value<std::string>(), "astrosweep.spiirbank file (astrosweep spiirbank)")(
       "strain", po::value<std::vector<std::string>>()->composing(),
       "strain files: astrosweep.gwstrain (whitened or not) and/or GWOSC HDF5 (one detector each); repeat the option "
-      "or separate them by commas")("output,o", po::value<std::string>(), "peaks file to write (HDF5)")(
-      "overwrite", po::bool_switch(), "replace an existing output")(
+      "or separate them by commas")("input,i", po::value<std::vector<std::string>>()->composing(),
+                                    "the same as --strain (the name the other jobs and the Slurm scripts use)")(
+      "output,o", po::value<std::string>(), "peaks file to write (HDF5)")("overwrite", po::bool_switch(),
+                                                                          "replace an existing output")(
+      "resume", po::bool_switch(), "continue an interrupted run of the same command (docs/reliability.md)")(
       "threshold", po::value<double>()->default_value(4.0), "single-detector SNR above which a peak is kept")(
       "precision", po::value<std::string>()->default_value("fp32"), "arithmetic of the filters: fp32 or fp64")(
-      "chunk-seconds", po::value<double>()->default_value(1.0), "strain filtered per call (states carried across)")(
-      "backend", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda (no CUDA backend yet)")(
-      "threads", po::value<int>()->default_value(0), "OpenMP threads (0: the default)")(
+      "chunk-seconds", po::value<double>()->default_value(1.0),
+      "strain filtered per call (states carried across); peaks are selected per chunk")(
+      "templates-per-unit", po::value<long long>()->default_value(0),
+      "work units: templates per unit (0: the whole bank)")(
+      "unit-seconds", po::value<double>()->default_value(256.0),
+      "work units: strain seconds per unit (rounded up to whole chunks); each unit also filters a warm-up of the "
+      "longest template before its range")("backend", po::value<std::string>()->default_value("auto"),
+                                           "auto, cpu or cuda (no CUDA backend yet)")(
+      "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: the default)")(
       "sky-order", po::value<int>()->default_value(5), "coherent stage: HEALPix order of the sky grid")(
       "n-slides", po::value<int>()->default_value(100), "coherent stage: time-slide trials per candidate")(
       "slide-seconds", po::value<double>()->default_value(0.1), "coherent stage: step between time slides")(
       "cluster-window", po::value<double>()->default_value(1.0),
       "coherent stage: seconds within which the loudest "
       "trigger is kept")("help,h", "show this help");
-  // One process: MPI_COMM_SELF, so --help prints here and an error is this process's alone.
-  const std::optional<po::variables_map> parsed = parse_command_line<po::variables_map>(
-      args, desc, "spiir", MPI_COMM_SELF, [](const po::variables_map& v) { return v; });
+  const std::optional<po::variables_map> parsed =
+      parse_command_line<po::variables_map>(args, desc, "spiir", comm, [](const po::variables_map& v) { return v; });
   if (!parsed) return 0;  // --help
   const po::variables_map& vm = *parsed;
   AS_EXPECTS(vm.count("bank"), UsageError, "no bank given", "pass --bank BANK.h5");
-  AS_EXPECTS(vm.count("strain"), UsageError, "no strain given", "pass --strain STRAIN.h5");
+  AS_EXPECTS(vm.count("strain") || vm.count("input"), UsageError, "no strain given", "pass --strain STRAIN.h5");
   AS_EXPECTS(vm.count("output"), UsageError, "no output given", "pass --output PEAKS.h5");
   const auto precision_name = vm["precision"].as<std::string>();
   AS_EXPECTS(precision_name == "fp32" || precision_name == "fp64", UsageError,
              "--precision must be fp32 or fp64, not '" + precision_name + "'");
   const double threshold = vm["threshold"].as<double>();
   const double chunk_seconds = vm["chunk-seconds"].as<double>();
+  const double unit_seconds = vm["unit-seconds"].as<double>();
+  const long long templates_per_unit = vm["templates-per-unit"].as<long long>();
   AS_EXPECTS(threshold >= 0 && std::isfinite(threshold), UsageError, "--threshold must be a number >= 0");
   AS_EXPECTS(chunk_seconds > 0 && std::isfinite(chunk_seconds), UsageError, "--chunk-seconds must be positive");
-  CoherentStageSettings coherent;
-  coherent.sky_order = vm["sky-order"].as<int>();
-  coherent.n_slides = vm["n-slides"].as<int>();
-  coherent.slide_seconds = vm["slide-seconds"].as<double>();
-  coherent.cluster_window_seconds = vm["cluster-window"].as<double>();
-  coherent.precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
-  coherent.threads = vm["threads"].as<int>();
-  check_coherent_settings(coherent);
-  BackendOptions options;
-  options.kind = parse_backend(vm["backend"].as<std::string>());
-  options.threads = vm["threads"].as<int>();
+  AS_EXPECTS(unit_seconds > 0 && std::isfinite(unit_seconds), UsageError, "--unit-seconds must be positive",
+             "give the strain seconds of a work unit, e.g. --unit-seconds 256");
+  AS_EXPECTS(templates_per_unit >= 0, UsageError, "--templates-per-unit must be >= 0 (0: the whole bank)");
+  ProductSettings settings;
+  settings.coherent.sky_order = vm["sky-order"].as<int>();
+  settings.coherent.n_slides = vm["n-slides"].as<int>();
+  settings.coherent.slide_seconds = vm["slide-seconds"].as<double>();
+  settings.coherent.cluster_window_seconds = vm["cluster-window"].as<double>();
+  settings.coherent.precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
+  settings.coherent.threads = vm["threads"].as<int>();
+  check_coherent_settings(settings.coherent);
+  run::CommonOptions common;
+  common.output = vm["output"].as<std::string>();
+  common.overwrite = vm["overwrite"].as<bool>();
+  common.resume = vm["resume"].as<bool>();
+  common.backend.kind = parse_backend(vm["backend"].as<std::string>());
+  common.backend.threads = vm["threads"].as<int>();
+  common.command_line = command_line_text("spiir", args);
   const auto bank_path = vm["bank"].as<std::string>();
   std::vector<std::string> strain_paths;
-  for (const auto& item : vm["strain"].as<std::vector<std::string>>())
+  std::vector<std::string> strain_items;
+  for (const char* option : {"strain", "input"})
+    if (vm.count(option))
+      for (const auto& item : vm[option].as<std::vector<std::string>>()) strain_items.push_back(item);
+  for (const auto& item : strain_items)
     for (std::size_t from = 0; from <= item.size();) {
       const std::size_t comma = std::min(item.find(',', from), item.size());
       if (comma > from) strain_paths.push_back(item.substr(from, comma - from));
@@ -177,12 +250,11 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   AS_EXPECTS(!strain_paths.empty(), UsageError, "--strain names no file", "pass --strain STRAIN.h5");
   std::string strain_list;
   for (const auto& p : strain_paths) strain_list += (strain_list.empty() ? "" : ",") + p;
-  const auto output = vm["output"].as<std::string>();
-  io::check_output_path(output, true);
-  io::OutputLock lock = io::OutputLock::acquire(output, command_line_text("spiir", args));
-  if (!lock.held()) std::fprintf(stderr, "[astrosweep] spiir: warning: %s\n", lock.unsupported().c_str());
-  io::check_output_path(output, vm["overwrite"].as<bool>());
+  run::Lifecycle run("spiir", common, comm);  // the output lock and check, before the input is read
+  const std::string& output = common.output;
 
+  // Every rank reads and whitens the whole strain (a unit reads any time range of every detector);
+  // the same input and code give the same arrays everywhere, and the same error on every rank.
   const auto bank = read_spiir_bank(bank_path);
   auto inputs = read_strain_inputs(strain_paths);
   for (const auto& in : inputs) {
@@ -207,25 +279,26 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
   for (auto& in : inputs) {
     const std::string how =
         in.whitened_here ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds) : "whitened";
-    std::fprintf(stderr, "[astrosweep] spiir: %s from '%s': %s, %zu s masked (data quality or NaN)%s\n",
-                 in.strain.ifo.c_str(), in.path.c_str(), how.c_str(), in.masked_seconds,
-                 in.injection_seconds
-                     ? format_text(", %zu s with hardware injections (Injmask)", in.injection_seconds).c_str()
-                     : "");
+    run.log(format_text("%s from '%s': %s, %zu s masked (data quality or NaN)%s", in.strain.ifo.c_str(),
+                        in.path.c_str(), how.c_str(), in.masked_seconds,
+                        in.injection_seconds
+                            ? format_text(", %zu s with hardware injections (Injmask)", in.injection_seconds).c_str()
+                            : ""));
     detectors.push_back(std::move(in.strain));  // in keeps its path and counts for the product
   }
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
-  // A fresh filter per detector: states from zero.
+  const BackendOptions options = run.backend_options();
+  // A fresh filter per detector and unit: states from zero.
   std::string described;
-  const auto make_filter = [&] {
+  const auto make_filter = [&](const SpiirBank& b) {
     ChunkFilter f;
-    f.n_templates = bank.n_templates();
-    if (const RateBank* single = bank.single_rate()) {
+    f.n_templates = b.n_templates();
+    if (const RateBank* single = b.single_rate()) {
       std::shared_ptr<SpiirBackend> backend = make_spiir_backend(*single, precision, options);
       described = backend->describe();
       f.run = [backend](std::span<const double> x, std::span<std::complex<double>> z) { backend->filter(x, z); };
     } else {
-      auto stream = std::make_shared<MultirateStream>(bank, [&](const RateBank& r) {
+      auto stream = std::make_shared<MultirateStream>(b, [&](const RateBank& r) {
         auto backend = make_spiir_backend(r, precision, options);
         described = backend->describe();
         return backend;
@@ -233,46 +306,169 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
       f.latency = stream->latency();
       f.multiple = stream->chunk_multiple();
       f.run = [stream](std::span<const double> x, std::span<std::complex<double>> z) { stream->filter(x, z); };
-      described += format_text(", %zu rates (latency %zu samples)", bank.rates.size(), f.latency);
+      described += format_text(", %zu rates (latency %zu samples)", b.rates.size(), f.latency);
     }
     return f;
   };
-  make_filter();  // checks the backend before anything is written
-  const auto chunk = static_cast<std::size_t>(std::max(1.0, std::round(chunk_seconds * bank.sample_rate_max)));
-  std::fprintf(stderr, "[astrosweep] spiir: %zu templates x %zu detectors, %zu samples at %g Hz; %s\n",
-               bank.n_templates(), detectors.size(), detectors.front().strain.size(), bank.sample_rate_max,
-               described.c_str());
+  const ChunkFilter whole = make_filter(bank);  // checks the backend before anything is written
+  const std::size_t n_total = detectors.front().strain.size();
+  std::size_t chunk = static_cast<std::size_t>(std::max(1.0, std::round(chunk_seconds * bank.sample_rate_max)));
+  chunk = std::max(whole.multiple, chunk / whole.multiple * whole.multiple);
+  UnitGrid grid;
+  grid.n_templates = bank.n_templates();
+  grid.templates_per_unit = templates_per_unit == 0
+                                ? grid.n_templates
+                                : std::min(grid.n_templates, static_cast<std::size_t>(templates_per_unit));
+  const double unit_samples = std::ceil(unit_seconds * bank.sample_rate_max / static_cast<double>(chunk));
+  AS_EXPECTS(unit_samples < 1e15, UsageError, "--unit-seconds is too large");
+  grid.unit_samples = std::max<std::size_t>(1, static_cast<std::size_t>(unit_samples)) * chunk;
+  grid.n_stream = (n_total + whole.latency + whole.multiple - 1) / whole.multiple * whole.multiple;
+  // The warm-up: the filters' settling (at least the longest template) and the stream's latency, in
+  // whole stream units, so a unit's states (and the multi-rate levels' phases) are those of a run
+  // from the start.
+  const std::size_t span = longest_template(bank);
+  const std::size_t settle = std::max(span, settling_samples(bank, warmup_tolerance));
+  const std::size_t warmup = (settle + whole.latency + whole.multiple - 1) / whole.multiple * whole.multiple;
+  std::vector<DetectorStream> streams;
+  for (const auto& d : detectors) streams.push_back(detector_stream(d, span, grid.n_stream));
 
-  try {
-    h5::Id file = h5::open_file(output, h5::Access::create_truncate);
-    io::write_root_attributes(file.get(), {{"format", std::string(peaks_format_name)},
-                                           {"format_version", peaks_format_version},
-                                           {"software", std::string("astrosweep")},
-                                           {"software_version", std::string(version_string())},
-                                           {"command_line", command_line_text("spiir", args)},
-                                           {"bank", bank_path},
-                                           {"strain", strain_list},
-                                           {"sample_rate", bank.sample_rate_max},
-                                           {"threshold", threshold},
-                                           {"precision", precision_name},
-                                           {"chunk_samples", static_cast<std::int64_t>(chunk)}});
+  settings.command_line = common.command_line;
+  settings.bank = bank_path;
+  settings.strain = strain_list;
+  settings.precision = precision_name;
+  settings.sample_rate = bank.sample_rate_max;
+  settings.threshold = threshold;
+  settings.chunk_samples = static_cast<std::int64_t>(chunk);
+  const auto attributes = root_attributes(settings);
+  run::ResumeRules rules{"finished unit", inspect_product, io::results_fingerprint(attributes), {}};
+  rules.journal_fingerprint = io::with_input_files(rules.product_fingerprint, strain_list + "\n" + bank_path);
+  rules.journal_fingerprint.emplace_back("templates_per_unit", std::to_string(grid.templates_per_unit));
+  rules.journal_fingerprint.emplace_back("unit_samples", std::to_string(grid.unit_samples));
+  const std::uint64_t n_units = grid.n_units();
+  run::JournalledItems resume;  // rank 0
+  const run::Start start = run.begin(rules, [&](const io::ResumePoint& point) {
+    resume = run::journalled_items(point, output, n_units, "units");
+    return resume.note;
+  });
+  const std::string spool_dir = spiir_spool_directory(output);
+  if (start.complete()) {
+    // A run stopped after completing the product but before removing its spool left it behind.
+    mpi::on_root_then_share_failure(comm, [&] {
+      if (!std::filesystem::exists(spool_dir)) return;
+      run.log("removing the spool '" + spool_dir + "' that a run stopped after completing the product left");
+      remove_spiir_spool(spool_dir);
+    });
+    return 0;
+  }
+  int attempt = 1;
+  std::vector<WorkUnit> units;
+  double total_work = 0;
+  mpi::on_root_then_share_failure(comm, [&] {
+    if (!start.resuming()) {
+      remove_spiir_spool(spool_dir);
+      h5::Id file = h5::open_file(output, h5::Access::create_truncate);
+      io::write_root_attributes(file.get(), attributes);
+      h5::set_attribute(file.get(), "status", std::string("incomplete"));
+      h5::close_file(file);
+    }
+    attempt = next_spiir_spool_attempt(spool_dir);
+    for (std::uint64_t u = 0; u < n_units; ++u) {
+      if (!resume.done.empty() && resume.done[u]) continue;
+      const double cost = static_cast<double>(grid.n_unit_templates(u) * (grid.n_unit_samples(u) + warmup));
+      units.push_back({u, u, 1, 0, 0, cost});
+      total_work += cost;
+    }
+  });
+  mpi::broadcast_value(comm, attempt);
+  std::uint64_t n_remaining = units.size();
+  mpi::broadcast_value(comm, n_remaining);
+  run.log(
+      format_text("%zu templates x %zu detectors, %zu samples at %g Hz; %s; %llu work units on %d ranks (%zu "
+                  "templates x %.1f s each, warm-up %.1f s; %llu in all)",
+                  bank.n_templates(), detectors.size(), n_total, bank.sample_rate_max, described.c_str(),
+                  static_cast<unsigned long long>(n_remaining), run.size(), grid.templates_per_unit,
+                  static_cast<double>(grid.unit_samples) / bank.sample_rate_max,
+                  static_cast<double>(warmup) / bank.sample_rate_max, static_cast<unsigned long long>(n_units)));
+
+  SpiirSpoolWriter spool(spool_dir, attempt, run.rank());
+  ProgressReporter progress("spiir", n_remaining, "units", total_work, "template-samples", 10);
+  double units_done = 0, filter_seconds = 0;
+  const auto finished = run::run_units(run, std::move(units), run.root() ? &progress : nullptr, [&](const WorkUnit& u) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const SpiirBank block = template_block(bank, grid.first_template(u.id), grid.n_unit_templates(u.id));
+    const std::size_t u0 = grid.first_sample(u.id), n = grid.n_unit_samples(u.id);
+    UnitSamples samples(detectors.size());
+    for (std::size_t d = 0; d < detectors.size(); ++d) {
+      const ChunkFilter f = make_filter(block);
+      AS_ASSERT(f.latency == whole.latency && f.multiple == whole.multiple);
+      filter_range(streams[d], f, u0, n, warmup, chunk,
+                   [&](std::size_t first, std::size_t m, std::span<const std::complex<double>> z) {
+                     std::vector<bool> usable(m, false);
+                     for (std::size_t i = 0; i < m; ++i) {
+                       const std::size_t s = first + i;
+                       usable[i] = s >= u0 && s < u0 + n && s >= f.latency && s - f.latency < n_total &&
+                                   streams[d].usable[s - f.latency];
+                     }
+                     append_sample_best(z, f.n_templates, m, usable, threshold, static_cast<std::int64_t>(first),
+                                        grid.first_template(u.id), samples[d]);
+                   });
+    }
+    spool.append(u.id, samples);
+    spool.sync();  // durable before the unit is reported, hence journalled
+    units_done += 1;
+    filter_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  });
+  run::stop_if_interrupted(
+      run, finished, n_remaining, resume, n_units, "units",
+      [&] {
+        if (run.root()) progress.print_line(true);
+      },
+      "its finished units (and their samples in '" + spool_dir + "') are");
+  if (run.root()) progress.print_line(true);
+
+  // Rank 0 merges the units into the peaks, runs the coherent stage and completes the product.
+  std::string summary;
+  mpi::on_root_then_share_failure(comm, [&] {
+    const SpiirSpoolContents contents = read_spiir_spool(spool_dir, detectors.size());
+    for (const auto& note : contents.notes) run.log("spool: " + note);
+    std::vector<std::vector<SampleBest>> merged(detectors.size());
+    for (std::uint64_t u = 0; u < n_units; ++u) {
+      const auto it = contents.units.find(u);
+      AS_EXPECTS(
+          it != contents.units.end(), OutputError,
+          "the spool '" + spool_dir + "' lacks unit " + std::to_string(u) + ", which the journal records as done",
+          "the spool was changed by hand: start over with --overwrite");
+      for (std::size_t d = 0; d < detectors.size(); ++d)
+        merged[d].insert(merged[d].end(), it->second[d].begin(), it->second[d].end());
+    }
+    h5::Id file = h5::open_file(output, h5::Access::read_write);
+    for (const char* stale : {"peaks", "triggers", "background"})  // a run stopped while writing them
+      if (h5::exists(file.get(), stale)) h5::check(H5Ldelete(file.get(), stale, H5P_DEFAULT), "H5Ldelete");
     h5::Id peaks = h5::create_group(file.get(), "peaks");
-    std::string summary;
-    CoherentStageInput network{bank_path,
-                               {},
-                               detectors.front().gps_start_s,
-                               detectors.front().gps_start_ns,
-                               bank.sample_rate_max,
-                               detectors.front().strain.size(),
-                               {},
-                               {}};
-    for (const auto& d : detectors) {
-      const auto rows = detector_peaks(d, bank, make_filter(), threshold, chunk);
+    CoherentStageInput network{
+        bank_path, {}, detectors.front().gps_start_s, detectors.front().gps_start_ns, bank.sample_rate_max, n_total,
+        {},        {}};
+    for (std::size_t di = 0; di < detectors.size(); ++di) {
+      const auto& d = detectors[di];
+      PeakRows rows;
+      const std::int64_t start_ns = d.gps_start_s * 1000000000LL + d.gps_start_ns;
+      for (const auto& p : merged_peaks(std::move(merged[di]), chunk, threshold)) {
+        const std::int64_t sample = p.sample - static_cast<std::int64_t>(whole.latency);
+        const double seconds = static_cast<double>(sample) / d.sample_rate +
+                               bank.templates[static_cast<std::size_t>(p.template_index)].end_offset;
+        const std::int64_t end = start_ns + std::llround(seconds * 1e9);
+        rows.end_s.push_back(end / 1000000000LL);
+        rows.end_ns.push_back(end % 1000000000LL);
+        rows.template_index.push_back(p.template_index);
+        rows.sample.push_back(sample);
+        rows.snr.push_back(std::abs(p.z));
+        rows.phase.push_back(std::arg(p.z));
+      }
       network.ifos.push_back(d.ifo);
       network.peak_samples.push_back(rows.sample);
       network.peak_templates.push_back(rows.template_index);
       h5::Id g = h5::create_group(peaks.get(), d.ifo);
-      const auto& in = inputs[static_cast<std::size_t>(&d - detectors.data())];
+      const auto& in = inputs[di];
       h5::set_attribute(g.get(), "masked_seconds", static_cast<std::int64_t>(in.masked_seconds));
       h5::set_attribute(g.get(), "whitened_by_job", std::int64_t{in.whitened_here ? 1 : 0});
       h5::set_attribute(g.get(), "hardware_injection_seconds", static_cast<std::int64_t>(in.injection_seconds));
@@ -286,24 +482,31 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
                    "arg z (the complex conjugate of the usual matched-filter phase convention)");
       summary += format_text("%s%s %zu", summary.empty() ? "" : ", ", d.ifo.c_str(), rows.snr.size());
     }
-    // The coherent stage: 2 or 3 detectors (H1, L1, V1); one detector's run has peaks alone.
+    // The coherent stage, on rank 0 over the merged peaks: 2 or 3 detectors (H1, L1, V1); one
+    // detector's run has peaks alone. Its second pass filters every detector from the start.
     if (detectors.size() >= 2) {
-      const auto stage =
-          write_coherent_triggers(file.get(), bank, network, coherent, [&](std::size_t d, const SnrSink& sink) {
-            detector_peaks(detectors[d], bank, make_filter(), threshold, chunk, sink);
+      const auto stage = write_coherent_triggers(
+          file.get(), bank, network, settings.coherent, [&](std::size_t d, const SnrSink& sink) {
+            const ChunkFilter f = make_filter(bank);
+            filter_range(streams[d], f, 0, grid.n_stream, 0, chunk,
+                         [&](std::size_t first, std::size_t m, std::span<const std::complex<double>> z) {
+                           sink(static_cast<std::int64_t>(first) - static_cast<std::int64_t>(f.latency), m, z);
+                         });
           });
       summary += format_text("; coherent: %zu candidates (%zu without margin), %zu triggers", stage.candidates,
                              stage.dropped, stage.triggers);
     }
+    // Complete only once everything is written; the spool goes after, and a run stopped between
+    // the two leaves a complete product whose spool the next --resume removes.
     h5::set_attribute(file.get(), "status", std::string("complete"));
     peaks = h5::Id();
     h5::close_file(file);
-    std::printf("peaks: %s; product: %s\n", summary.c_str(), output.c_str());
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(output, ec);
-    throw;
-  }
+    remove_spiir_spool(spool_dir);
+  });
+  run.finished();
+  run.print_summary("rank  units  filter[s]\n",
+                    format_text("%4d %6.0f %10.3f\n", run.rank(), units_done, filter_seconds), stdout);
+  if (run.root()) std::printf("peaks: %s; product: %s\n", summary.c_str(), output.c_str());
   return 0;
 }
 
@@ -311,7 +514,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm /*comm: one pro
 
 namespace jobs {
 const Job& spiir() {
-  static const Job job{"spiir", "SPIIR gravitational-wave filtering: whitened strain to per-detector SNR peaks", true,
+  static const Job job{"spiir", "SPIIR gravitational-wave filtering: whitened strain to per-detector SNR peaks", false,
                        spiir::spiir_command};
   return job;
 }

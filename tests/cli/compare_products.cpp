@@ -1,4 +1,4 @@
-// compare_products A B [--datasets-only | --close REL]: exits 0 when two period (scfind, fdas) products hold the
+// compare_products A B [--datasets-only | --close REL]: exits 0 when two period (scfind, fdas, spiir) products hold the
 // same bytes in every dataset and the same root attributes (except command_line, which names the
 // output), and 1 with the first difference otherwise. Used to check that products do not depend on
 // rank counts. With --close, floating-point datasets may differ by REL times the dataset's largest
@@ -46,6 +46,14 @@ std::vector<std::string> datasets_of(hid_t file) {
         "sifted/numharm", "sifted/r", "sifted/z", "sifted/frequency", "sifted/period", "sifted/n_hits",
         "sifted/hit_offset", "sifted/hits/dm", "sifted/hits/snr", "sifted/hits/sigma"})
     if (h5::exists(file, n)) names.emplace_back(n);
+  // spiir products: per-detector peaks, coherent triggers and background (docs/spiir.md)
+  for (const std::string group :
+       {"peaks/H1", "peaks/L1", "peaks/V1", "triggers", "triggers/H1", "triggers/L1", "triggers/V1", "background",
+        "background/H1", "background/L1", "background/V1", "background/candidates"})
+    for (const char* column :
+         {"end_time_gps_s", "end_time_gps_ns", "template", "sample", "snr", "phase", "candidate", "coh_snr", "ra",
+          "dec", "n_side", "pixel", "network_chisq", "null_snr", "ref_ifo", "trial", "chisq", "time_offset_samples"})
+      if (h5::exists(file, group) && h5::exists(file, group + "/" + column)) names.push_back(group + "/" + column);
   return names;
 }
 

@@ -1,11 +1,15 @@
 # A run stopped after it marked the product complete but before it removed the spool (the state a
 # CI kill left once): `--resume` says "nothing to do" and removes the spool, keeping the product.
-# Takes MPIEXEC, EXE, REFERENCE (a complete product), OUT, and ARGS ('|'-separated).
+# Takes MPIEXEC, EXE, REFERENCE (a complete product), OUT, ARGS ('|'-separated) and JOB (fdas when
+# not given; spiir keeps a spool too).
+if(NOT JOB)
+  set(JOB fdas)
+endif()
 file(REMOVE_RECURSE ${OUT} ${OUT}.spool)
 file(COPY_FILE ${REFERENCE} ${OUT})
 file(WRITE ${OUT}.spool/rank0.attempt1 "left by a stopped run")
 string(REPLACE "|" ";" ARGS "${ARGS}")
-execute_process(COMMAND ${MPIEXEC} -n 2 ${EXE} fdas -o ${OUT} --resume ${ARGS} RESULT_VARIABLE rc
+execute_process(COMMAND ${MPIEXEC} -n 2 ${EXE} ${JOB} -o ${OUT} --resume ${ARGS} RESULT_VARIABLE rc
                 ERROR_VARIABLE err TIMEOUT 120)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "--resume of a complete product failed (${rc}):\n${err}")

@@ -3,7 +3,7 @@
 // (docs/reliability.md).
 //
 //   kill_and_resume MODE --mpiexec PATH --exe PATH --compare PATH --reference REF.h5 --product OUT.h5
-//                   [--job period|scfind|fdas] [--np 2,3,1] [--resume-np N] [--seed S] [--rounds K]
+//                   [--job period|scfind|fdas|spiir] [--np 2,3,1] [--resume-np N] [--seed S] [--rounds K]
 //                   [--other ARG|ARG|...] -- JOB ARGS
 //
 // MODE
@@ -363,7 +363,7 @@ void final_checks(const Options& o) {
     fail("the resumed product differs from the uninterrupted one");
   if (fs::exists(journal_of(o))) fail("the journal is still there after the product was completed");
   if (fs::exists(o.product + ".lock")) fail("the lock file is still there after the product was completed");
-  if (fs::exists(o.product + ".spool")) fail("the fdas spool is still there after the product was completed");
+  if (fs::exists(o.product + ".spool")) fail("the spool is still there after the product was completed");
   // Resuming a complete product: nothing to do, nothing touched.
   const std::string before = read_text(o.product);
   const auto mtime = fs::last_write_time(o.product);
@@ -484,7 +484,8 @@ int main(int argc, char** argv) {
     fs::remove(o.product);
     fs::remove(journal_of(o));
     fs::remove(o.product + ".lock");
-    if (o.job == "fdas") fs::remove_all(o.product + ".spool");  // its candidates until the run ends
+    if (o.job == "fdas" || o.job == "spiir")  // their candidates (samples) until the run ends
+      fs::remove_all(o.product + ".spool");
     if (o.job == "scfind") {  // its checkpoint labels, a FITS mask beside it, their temporary names
       fs::remove(o.product + ".labels");
       fs::remove(o.product + ".part");

@@ -1,0 +1,117 @@
+#include "spiir_units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+
+namespace astrosweep::spiir {
+
+std::size_t UnitGrid::n_unit_templates(std::size_t unit) const {
+  return std::min(templates_per_unit, n_templates - first_template(unit));
+}
+
+std::size_t UnitGrid::n_unit_samples(std::size_t unit) const {
+  return std::min(unit_samples, n_stream - first_sample(unit));
+}
+
+std::size_t settling_samples(const SpiirBank& bank, double tolerance) {
+  double longest = 0;
+  for (const auto& r : bank.rates) {
+    const double scale = bank.sample_rate_max / static_cast<double>(r.rate);
+    for (std::size_t t = 0; t < r.n_templates; ++t)
+      for (std::size_t l = 0; l < static_cast<std::size_t>(r.n_filters[t]); ++l) {
+        const IirFilter f = r.filter(t, l);
+        const double pole = std::abs(f.a1);
+        const double decay = pole > 0 ? std::log(tolerance) / std::log(pole) : 0;
+        longest = std::max(longest, (static_cast<double>(f.delay) + std::ceil(decay)) * scale);
+      }
+  }
+  return static_cast<std::size_t>(std::ceil(longest));
+}
+
+SpiirBank template_block(const SpiirBank& bank, std::size_t first, std::size_t count) {
+  AS_ASSERT(first + count <= bank.n_templates() && count > 0);
+  SpiirBank block = bank;
+  block.templates.assign(bank.templates.begin() + static_cast<std::ptrdiff_t>(first),
+                         bank.templates.begin() + static_cast<std::ptrdiff_t>(first + count));
+  for (auto& [ifo, s] : block.sigmasq)
+    s.assign(bank.sigmasq.at(ifo).begin() + static_cast<std::ptrdiff_t>(first),
+             bank.sigmasq.at(ifo).begin() + static_cast<std::ptrdiff_t>(first + count));
+  const std::size_t lac = bank.autocorrelation_length;
+  for (auto& [ifo, a] : block.autocorrelation) {
+    const auto& all = bank.autocorrelation.at(ifo);
+    a.assign(all.begin() + static_cast<std::ptrdiff_t>(first * lac),
+             all.begin() + static_cast<std::ptrdiff_t>((first + count) * lac));
+  }
+  for (std::size_t r = 0; r < bank.rates.size(); ++r) {
+    const RateBank& from = bank.rates[r];
+    RateBank& to = block.rates[r];
+    const auto rows = [&](const auto& v, auto& out) {
+      const auto w = static_cast<std::ptrdiff_t>(from.width);
+      out.assign(v.begin() + static_cast<std::ptrdiff_t>(first) * w,
+                 v.begin() + static_cast<std::ptrdiff_t>(first + count) * w);
+    };
+    to.n_templates = count;
+    rows(from.a1, to.a1);
+    rows(from.b0, to.b0);
+    rows(from.delay, to.delay);
+    to.n_filters.assign(from.n_filters.begin() + static_cast<std::ptrdiff_t>(first),
+                        from.n_filters.begin() + static_cast<std::ptrdiff_t>(first + count));
+  }
+  return block;
+}
+
+void append_sample_best(std::span<const std::complex<double>> z, std::size_t n_templates, std::size_t n,
+                        const std::vector<bool>& usable, double threshold, std::int64_t sample_offset,
+                        std::size_t first_template, std::vector<SampleBest>& out) {
+  AS_ASSERT(z.size() >= n_templates * n && usable.size() >= n);
+  const double floor = threshold * threshold;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!usable[i]) continue;
+    double best = -1;
+    std::size_t winner = 0;
+    for (std::size_t t = 0; t < n_templates; ++t) {
+      const double p = std::norm(z[t * n + i]);
+      if (p > best) {  // ties: the lowest template index wins, as in chunk_peaks
+        best = p;
+        winner = t;
+      }
+    }
+    if (best > floor)
+      out.push_back({sample_offset + static_cast<std::int64_t>(i), static_cast<std::int32_t>(first_template + winner),
+                     z[winner * n + i]});
+  }
+}
+
+std::vector<SampleBest> merged_peaks(std::vector<SampleBest> entries, std::size_t chunk, double threshold) {
+  std::sort(entries.begin(), entries.end(), [](const SampleBest& a, const SampleBest& b) {
+    return a.sample != b.sample ? a.sample < b.sample : a.template_index < b.template_index;
+  });
+  std::vector<SampleBest> peaks;
+  const double floor = threshold * threshold;
+  const auto chunk_of = [&](std::int64_t s) { return s / static_cast<std::int64_t>(chunk); };
+  // Per chunk: template -> (its largest won value, that sample's entry); std::map keeps template order.
+  std::map<std::int32_t, std::pair<double, SampleBest>> won;
+  const auto flush = [&] {
+    for (const auto& [t, best] : won)
+      if (best.first > floor) peaks.push_back(best.second);
+    won.clear();
+  };
+  for (std::size_t i = 0; i < entries.size();) {
+    // The sample's winner over every block: the largest |z|², the lowest template on a tie (sorted).
+    std::size_t w = i, j = i;
+    for (; j < entries.size() && entries[j].sample == entries[i].sample; ++j)
+      if (std::norm(entries[j].z) > std::norm(entries[w].z)) w = j;
+    if (i > 0 && chunk_of(entries[i].sample) != chunk_of(entries[i - 1].sample)) flush();
+    const double p = std::norm(entries[w].z);
+    auto [it, inserted] = won.try_emplace(entries[w].template_index, p, entries[w]);
+    if (!inserted && p > it->second.first) it->second = {p, entries[w]};  // ties: the earliest sample
+    i = j;
+  }
+  flush();
+  return peaks;
+}
+
+}  // namespace astrosweep::spiir

@@ -1,0 +1,112 @@
+# spiir on MPI ranks (docs/spiir.md, "Work units and resume"): products that do not depend on the
+# rank count or the work units, kill-and-resume, bad unit options. Included by CMakeLists.txt
+# (its spiir_out, spiir_exe and bank fixtures).
+#
+# 60 s of H1 and L1 (an injection at SNR 12): long enough that units past the 21.6 s warm-up start
+# from zero states rather than from the strain's first sample.
+add_test(NAME spiir_make_strain_long COMMAND spiir_fixtures strain ${spiir_out}/strain_long.h5 --rate 2048
+         --seconds 60 --ifos H1,L1 --inject 1.4,1.4 --f-low 60 --end 90000 --snr 12 --seed 9)
+set_tests_properties(spiir_make_strain_long PROPERTIES FIXTURES_SETUP spiir_strain_long LABELS spiir)
+# 10 time slides: the background is compared too, at a tenth of the coherent stage's default cost.
+set(spiir_long --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --overwrite --n-slides 10)
+# One rank, one unit (the defaults: the whole bank, 256 s); 3 ranks with a template per unit and
+# units of 10 s; 2 ranks with the whole bank per unit and units of 10 s. (Each unit also filters
+# the 21.6-s warm-up: small units cost their warm-up many times over.)
+astrosweep_add_mpi_run(spiir_units_np1 NP 1 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_np1 COMMAND ${spiir_exe} spiir ${spiir_long} -o ${spiir_out}/units_np1.h5 --threads 2)
+astrosweep_add_mpi_run(spiir_units_np3 NP 3 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_np3
+  COMMAND ${spiir_exe} spiir ${spiir_long} -o ${spiir_out}/units_np3.h5 --threads 1 --templates-per-unit 1
+          --unit-seconds 10)
+astrosweep_add_mpi_run(spiir_units_np2 NP 2 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_np2
+  COMMAND ${spiir_exe} spiir ${spiir_long} -o ${spiir_out}/units_np2.h5 --threads 1 --unit-seconds 10)
+# Same time ranges: byte for byte, whatever the ranks and template blocks. Other time ranges: the
+# same peaks (samples, templates, counts) and triggers, SNRs within FP32 rounding (the warm-up
+# leaves 1e-9 of the earlier strain in the states).
+add_test(NAME spiir_units_blocks_and_ranks_identical COMMAND compare_products ${spiir_out}/units_np2.h5
+         ${spiir_out}/units_np3.h5)
+set_tests_properties(spiir_units_blocks_and_ranks_identical PROPERTIES
+                     FIXTURES_REQUIRED "spiir_units_np2;spiir_units_np3" LABELS spiir)
+add_test(NAME spiir_units_time_ranges_agree COMMAND compare_products ${spiir_out}/units_np1.h5
+         ${spiir_out}/units_np3.h5 --close 1e-7)
+set_tests_properties(spiir_units_time_ranges_agree PROPERTIES FIXTURES_REQUIRED "spiir_units_np1;spiir_units_np3"
+                     LABELS spiir)
+# The multi-rate bank (4 rates, latency 448 samples, chunks of 0.3 s): one unit on one rank against
+# a template per unit and units of 10.2 s on 2 ranks.
+astrosweep_add_mpi_run(spiir_units_mr_np1 NP 1 LABELS spiir FIXTURES_REQUIRED "spiir_bank_mr;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_mr_np1
+  COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_mr.h5 --strain ${spiir_out}/strain_long.h5 --overwrite
+          --n-slides 10 -o ${spiir_out}/units_mr_np1.h5 --threads 2 --chunk-seconds 0.3)
+astrosweep_add_mpi_run(spiir_units_mr_np2 NP 2 LABELS spiir FIXTURES_REQUIRED "spiir_bank_mr;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_mr_np2
+  COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_mr.h5 --strain ${spiir_out}/strain_long.h5 --overwrite
+          --n-slides 10 -o ${spiir_out}/units_mr_np2.h5 --threads 1 --chunk-seconds 0.3 --templates-per-unit 1 --unit-seconds 10)
+add_test(NAME spiir_units_multirate_agree COMMAND compare_products ${spiir_out}/units_mr_np1.h5
+         ${spiir_out}/units_mr_np2.h5 --close 1e-7)
+set_tests_properties(spiir_units_multirate_agree PROPERTIES FIXTURES_REQUIRED "spiir_units_mr_np1;spiir_units_mr_np2"
+                     LABELS spiir)
+# Three detectors, the coherent stage on the merged peaks: 3 ranks, a template per unit, 2 s units,
+# against the one-process run of spiir_coherent_hlv: the same peaks and triggers, SNRs within FP32
+# rounding (the units past 21.6 s start from zero states).
+astrosweep_add_mpi_run(spiir_units_hlv_np3 NP 3 LABELS spiir FIXTURES_REQUIRED "spiir_bank_hlv;spiir_strain_hlv"
+  FIXTURES_SETUP spiir_units_hlv_np3
+  COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_hlv.h5 --strain ${spiir_out}/strain_hlv.h5
+          -o ${spiir_out}/units_hlv_np3.h5 --overwrite --threads 1 --n-slides 20 --templates-per-unit 1
+          --unit-seconds 2)
+add_test(NAME spiir_units_hlv_agree COMMAND compare_products ${spiir_out}/triggers_hlv.h5
+         ${spiir_out}/units_hlv_np3.h5 --close 1e-7)
+set_tests_properties(spiir_units_hlv_agree PROPERTIES FIXTURES_REQUIRED "spiir_triggers_hlv;spiir_units_hlv_np3"
+                     LABELS spiir)
+
+# Kill and resume (docs/reliability.md) through tests/cli/kill_and_resume.cpp: 12 units of a template
+# x 10 s; the reference is spiir_units_np3's product (the same units). Heavy: 10-20 s each.
+set(spiir_resume_args ${spiir_long} --threads 1 --templates-per-unit 1 --unit-seconds 10)
+list(REMOVE_ITEM spiir_resume_args --overwrite)
+function(spiir_add_resume_test name)
+  cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER" ${ARGN})
+  set(other)
+  if(A_OTHER)
+    string(REPLACE ";" "|" other "${A_OTHER}")
+    set(other --other "${other}")
+  endif()
+  add_test(NAME ${name}
+    COMMAND kill_and_resume ${A_MODE} --job spiir --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${spiir_exe}
+            --compare $<TARGET_FILE:compare_products> --reference ${spiir_out}/units_np3.h5
+            --product ${spiir_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
+            --rounds ${A_ROUNDS} ${other} -- ${spiir_resume_args})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume;spiir;heavy"
+                       TIMEOUT 300 FIXTURES_REQUIRED spiir_units_np3)
+endfunction()
+spiir_add_resume_test(spiir_resume_kill_all MODE kill-all NP 2,3,1 RESUME_NP 2 SEED 65 ROUNDS 3)
+spiir_add_resume_test(spiir_resume_kill_one MODE kill-one NP 2,3 RESUME_NP 3 SEED 63 ROUNDS 2)
+spiir_add_resume_test(spiir_resume_sigterm MODE term NP 2,3 RESUME_NP 3 SEED 63 ROUNDS 2)
+# Another threshold and other units: --resume refused (exit 2), the product untouched.
+spiir_add_resume_test(spiir_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 64 ROUNDS 1
+  OTHER --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --n-slides 10 --threads 1
+        --templates-per-unit 1 --unit-seconds 4 --threshold 5)
+
+# Deterministic: the window between completing the product and removing its spool.
+string(REPLACE ";" "|" spiir_resume_args_piped "${spiir_resume_args}")
+add_test(NAME spiir_resume_leftover_spool
+  COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DEXE=${spiir_exe} -DJOB=spiir
+          -DREFERENCE=${spiir_out}/units_np3.h5 -DOUT=${spiir_out}/leftover_spool.h5
+          "-DARGS=${spiir_resume_args_piped}" -P ${PROJECT_SOURCE_DIR}/tests/cli/fdas_leftover_spool.cmake)
+set_tests_properties(spiir_resume_leftover_spool PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}"
+                     LABELS "mpi;resume;spiir" FIXTURES_REQUIRED spiir_units_np3)
+
+# Bad unit options: exit 2 naming the option, nothing written (the first on 2 ranks: every rank
+# stops with the message, none waits for another).
+astrosweep_add_failure_test(spiir_bad_unit_seconds NP 2 CODE 2 MATCH "--unit-seconds must be positive"
+  FIXTURES_REQUIRED "spiir_bank;spiir_strain" PRODUCTS ${spiir_out}/spiir_bad_unit_seconds.h5
+  COMMAND spiir --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain.h5 -o ${spiir_out}/spiir_bad_unit_seconds.h5
+          --unit-seconds 0)
+astrosweep_add_failure_test(spiir_bad_templates_per_unit CODE 2 MATCH "--templates-per-unit must be >= 0"
+  FIXTURES_REQUIRED "spiir_bank;spiir_strain" PRODUCTS ${spiir_out}/spiir_bad_templates_per_unit.h5
+  COMMAND spiir --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain.h5
+          -o ${spiir_out}/spiir_bad_templates_per_unit.h5 --templates-per-unit=-2)
+
+# The merge of units' samples into peaks against chunk_peaks (the oracle), the unit grid, the spool.
+astrosweep_add_gtest(test_spiir_units test_units.cpp)
+target_link_libraries(test_spiir_units PRIVATE astrosweep_spiir_job)
+set_property(TEST test_spiir_units APPEND PROPERTY LABELS spiir)
