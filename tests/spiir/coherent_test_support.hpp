@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <functional>
+#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "bank_generation.hpp"
 #include "coherent_snr.hpp"
 #include "detector_geometry.hpp"
+#include "fft.hpp"
 #include "spiir_backend.hpp"
 
 namespace astrosweep::spiir::coherent_test {
@@ -84,6 +86,49 @@ inline NetworkSnr filter_network(const std::vector<std::string>& ifos, const std
     snr.z.push_back(std::move(z));
   }
   return snr;
+}
+
+// 64 s of white noise in H1, L1, V1 (fixed seeds), filtered.
+struct NoiseNetwork {
+  NetworkSnr snr;
+  TemplateAutocorrelations ac;
+  NoiseNetwork() {
+    std::vector<std::vector<double>> x;
+    for (unsigned d = 0; d < 3; ++d) x.push_back(white_noise(64 * 2048, 101 + d));
+    snr = filter_network(hlv, x);
+    ac = TemplateAutocorrelations::from_bank(network().bank, hlv, "test bank");
+  }
+};
+
+inline const NoiseNetwork& noise() {
+  static const NoiseNetwork n;
+  return n;
+}
+
+// Past the warm-up (one template length), every 64 samples (31 ms: beyond the SNR's correlation).
+inline std::vector<Candidate> noise_candidates(std::size_t count, std::int64_t first) {
+  std::vector<Candidate> c;
+  for (std::size_t i = 0; i < count; ++i) c.push_back({i % 3, 0, first + static_cast<std::int64_t>(i) * 1999});
+  return c;
+}
+
+inline constexpr std::size_t pad = 64;
+
+// h delayed by `fraction` of a sample (band-limited: a phase ramp in the frequency domain), with
+// `pad` samples either side so the ringing of the cut ends is kept: element pad + s is h[s].
+inline std::vector<std::complex<double>> delayed(const std::vector<std::complex<double>>& h, double fraction) {
+  const std::size_t m = next_power_of_two(h.size() + 2 * pad);
+  std::vector<std::complex<double>> x(m);
+  std::copy(h.begin(), h.end(), x.begin() + pad);
+  fft_in_place(x, FftDirection::forward);
+  for (std::size_t k = 0; k < m; ++k) {
+    const double nu = (k <= m / 2 ? static_cast<double>(k) : static_cast<double>(k) - static_cast<double>(m)) /
+                      static_cast<double>(m);
+    x[k] *= std::polar(1.0 / static_cast<double>(m), -2 * std::numbers::pi * nu * fraction);
+  }
+  fft_in_place(x, FftDirection::backward);
+  x.resize(h.size() + 2 * pad);
+  return x;
 }
 
 /// Q_KS(λ) = 2 Σ (−1)^{j−1} e^{−2 j² λ²}: the Kolmogorov distribution's tail.

@@ -17,25 +17,6 @@ namespace {
 
 using namespace coherent_test;
 
-constexpr std::size_t pad = 64;
-
-// h delayed by `fraction` of a sample (band-limited: a phase ramp in the frequency domain), with
-// `pad` samples either side so the ringing of the cut ends is kept: element pad + s is h[s].
-std::vector<std::complex<double>> delayed(const std::vector<std::complex<double>>& h, double fraction) {
-  const std::size_t m = next_power_of_two(h.size() + 2 * pad);
-  std::vector<std::complex<double>> x(m);
-  std::copy(h.begin(), h.end(), x.begin() + pad);
-  fft_in_place(x, FftDirection::forward);
-  for (std::size_t k = 0; k < m; ++k) {
-    const double nu = (k <= m / 2 ? static_cast<double>(k) : static_cast<double>(k) - static_cast<double>(m)) /
-                      static_cast<double>(m);
-    x[k] *= std::polar(1.0 / static_cast<double>(m), -2 * std::numbers::pi * nu * fraction);
-  }
-  fft_in_place(x, FftDirection::backward);
-  x.resize(h.size() + 2 * pad);
-  return x;
-}
-
 // The direction that the plane through the three detectors' vertices mirrors `where` into: its
 // arrival times at H1, L1 and V1 are the same, so only the antenna patterns tell the two apart.
 SkyDirection mirrored(const SkyDirection& where, double gmst) {
