@@ -81,7 +81,8 @@ struct PixelTables {
   std::vector<std::int32_t> first_tap;  // as SkyMap::offsets
   std::vector<Real> weights;            // interpolation_taps per first_tap entry
 
-  PixelTables(const SkyMap& map, bool sub) : subsample(sub) {
+  // `refs`: the reference detectors whose weights are needed (the others' stay empty).
+  PixelTables(const SkyMap& map, bool sub, const std::vector<bool>& refs) : subsample(sub) {
     const std::size_t n_det = map.n_det();
     u01.resize(map.n_pix() * 2 * n_det);
     for (std::size_t p = 0; p < map.n_pix(); ++p)
@@ -92,6 +93,7 @@ struct PixelTables {
     weights.resize(map.delays.size() * interpolation_taps);
     double w[interpolation_taps];
     for (std::size_t i = 0; i < map.delays.size(); ++i) {
+      if (!refs[i / (map.n_pix() * n_det)]) continue;
       const double x = map.delays[i];
       first_tap[i] = interpolation_first_tap(x);
       interpolation_weights(x - std::floor(x), w);
@@ -196,7 +198,9 @@ template <typename Real>
 void search_all(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorrelations& autocorrelations,
                 std::span<const Candidate> candidates, const CoherentSettings& settings, int threads,
                 std::vector<CoherentResult>& results) {
-  const PixelTables<Real> tables(map, settings.subsample);
+  std::vector<bool> refs(map.n_det(), false);
+  for (const auto& c : candidates) refs[c.ref_ifo] = true;
+  const PixelTables<Real> tables(map, settings.subsample, refs);
   const int trials = settings.n_slides + 1;
   const auto n_tasks = static_cast<std::int64_t>(candidates.size()) * trials;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads > 0 ? threads : omp_get_max_threads())
@@ -211,7 +215,9 @@ void search_all(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorr
 template <typename Real>
 std::vector<double> sky_map_values(const SkyMap& map, const NetworkSnr& snr, const Candidate& c,
                                    const CoherentSettings& settings, int trial) {
-  const PixelTables<Real> tables(map, settings.subsample);
+  std::vector<bool> refs(map.n_det(), false);
+  refs[c.ref_ifo] = true;
+  const PixelTables<Real> tables(map, settings.subsample, refs);
   const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
   std::vector<double> out(map.n_pix());
   for (std::size_t p = 0; p < map.n_pix(); ++p) {

@@ -11,11 +11,24 @@ namespace {
 // Nyquist, where a BNS whitened with a flat PSD has little of its SNR.
 constexpr double kaiser_beta = 8.0;
 
+// I_0 by its power series Σ ((x/2)^k / k!)²: for x ≤ β = 8 the terms fall below 1e−17 of the sum
+// within 40 (several times faster than std::cyl_bessel_i, which the sky tables call millions of
+// times at order 7).
+double bessel_i0(double x) {
+  const double q = 0.25 * x * x;
+  double term = 1, sum = 1;
+  for (int k = 1; k < 40; ++k) {
+    term *= q / (static_cast<double>(k) * static_cast<double>(k));
+    sum += term;
+  }
+  return sum;
+}
+
 double kaiser(double x) {  // x in [−1, 1]
   const double r = 1 - x * x;
   if (r <= 0) return 0;
-  static const double peak = std::cyl_bessel_i(0.0, kaiser_beta);
-  return std::cyl_bessel_i(0.0, kaiser_beta * std::sqrt(r)) / peak;
+  static const double peak = bessel_i0(kaiser_beta);
+  return bessel_i0(kaiser_beta * std::sqrt(r)) / peak;
 }
 
 }  // namespace
