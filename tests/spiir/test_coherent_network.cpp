@@ -152,37 +152,43 @@ Localisation localise_injections(bool subsample, bool with_noise, double snr_low
   return out;
 }
 
+// Measured (these seeds): rounded 20/32 within 10° (29 of the source or its mirror), subsample
+// 25/32 (30); the ideal statistic's estimate below is 87 %: §13.5's 90 % is out of reach at SNR
+// 12–20 (docs/spiir.md, Differences). Asserted: the measured figures less one injection.
 TEST(CoherentNetwork, InjectionsInNoiseAreLocalised) {
   const int n = 32;
   for (bool subsample : {false, true}) {
     const auto r = localise_injections(subsample, true);
-    EXPECT_GE(r.localised_or_mirror, 28);
-    EXPECT_GE(r.localised, 19);
-    EXPECT_GE(r.on_time, n - 2);  // measured 31/32 within ±1 sample
-    EXPECT_LE(r.mean_null, 3.0);
+    EXPECT_GE(r.localised_or_mirror, subsample ? 29 : 28);
+    EXPECT_GE(r.localised, subsample ? 24 : 19);
+    EXPECT_GE(r.on_time, n - 2);                    // measured 31/32 within ±1 sample
+    EXPECT_LE(r.mean_null, subsample ? 2.0 : 3.0);  // measured 1.42, 1.85
     EXPECT_EQ(r.low_chisq, n);
   }
 }
 
+// The same sources without noise, exact reads: measured 27/32 (all 32 at the source or its
+// mirror), mean ρ_null² 0.75; rounded reads give 27/32 and 0.76 as well: at order 5 the nearest
+// pixel's delays can be ~1 sample off on the V1 baselines, as much as the rounding (order 6:
+// 29/32, 0.33).
 TEST(CoherentNetwork, NoiseFreeInjectionsAreLocalised) {
-  for (bool subsample : {false, true}) {
-    const auto r = localise_injections(subsample, false);
-    EXPECT_GE(r.localised, 0);
-  }
+  const auto r = localise_injections(true, false);
+  EXPECT_GE(r.localised, 26);
+  EXPECT_EQ(r.localised_or_mirror, 32);
+  EXPECT_EQ(r.on_time, 32);
+  EXPECT_LE(r.mean_null, 1.0);
 }
 
-TEST(CoherentNetwork, LoudInjectionsAreLocalised) {
-  for (bool subsample : {false, true}) {
-    const auto r = localise_injections(subsample, true, 30, 50);
-    EXPECT_GE(r.localised, 0);
-  }
-}
-
-// Not run by default (minutes): the grid's part. At order 5 neighbouring pixels are 1.8° apart,
-// which moves the H1–V1 and L1–V1 delays by up to ~1 sample: as much as the rounding.
+// Not run by default (minutes; --gtest_also_run_disabled_tests), the figures in docs/spiir.md:
+// the grid's part (at order 5 neighbouring pixels are 1.8° apart, which moves the H1–V1 and L1–V1
+// delays by up to ~1 sample, as much as the rounding) and louder sources.
 TEST(CoherentNetwork, DISABLED_LocalisationOnFinerGrids) {
   for (int order : {6, 7})
     for (bool with_noise : {false, true}) localise_injections(true, with_noise, 12, 20, order);
+}
+
+TEST(CoherentNetwork, DISABLED_LouderInjections) {
+  for (bool subsample : {false, true}) localise_injections(subsample, true, 30, 50);
 }
 
 // The ideal statistic (no time series): ζ = s + n with s the source's noise-free SNRs and n
@@ -210,6 +216,7 @@ TEST(CoherentNetwork, MirrorImageLimitsLocalisation) {
     }
     return sum;
   };
+  std::vector<double> reachable;
   for (const auto& [low, high] : {std::pair{12.0, 20.0}, std::pair{30.0, 50.0}}) {
     std::mt19937_64 rng(99);
     std::uniform_real_distribution<double> u01(0, 1);
@@ -241,14 +248,16 @@ TEST(CoherentNetwork, MirrorImageLimitsLocalisation) {
       }
     }
     std::sort(gap.begin(), gap.end());
-    const double bound = static_cast<double>(source_wins + (draws - apart) - (apart - apart_source_wins) * 0) /
-                         static_cast<double>(draws);
+    reachable.push_back(1.0 - static_cast<double>(apart - apart_source_wins) / draws);
     std::cout << "SNR " << low << "-" << high << ": the source beats its mirror in " << source_wins << "/" << draws
               << "; " << apart << " mirrors > 10 deg away, the source wins " << apart_source_wins
               << " of them; noise-free gap median " << gap[gap.size() / 2] << ", 25 % " << gap[gap.size() / 4]
-              << "; upper bound on the fraction within 10 deg "
-              << 1.0 - static_cast<double>(apart - apart_source_wins) / draws << " (" << bound << ")\n";
+              << "; at most about " << reachable.back() << " within 10 deg\n";
   }
+  // Measured 0.870 and 0.934: §13.5's 90 % is out of reach at SNR 12–20, not at 30–50.
+  EXPECT_LT(reachable[0], 0.9);
+  EXPECT_GT(reachable[0], 0.8);
+  EXPECT_GT(reachable[1], 0.9);
 }
 
 // §13 item 6: 128 s of noise in H1, L1, V1; a candidate every 0.25 s in H1 (no threshold), 5
