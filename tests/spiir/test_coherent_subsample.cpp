@@ -10,6 +10,7 @@
 
 #include "coherent_reference.hpp"
 #include "coherent_test_support.hpp"
+#include "coherent_triggers.hpp"
 #include "core/error.hpp"
 #include "subsample_interpolation.hpp"
 
@@ -115,6 +116,25 @@ TEST(CoherentOptions, SubsampleNeedsTheInterpolationMargin) {
   bad.sky_stride = 0;
   const Candidate c{0, 0, 30000};
   EXPECT_THROW(coherent_search(map, nn.snr, nn.ac, {&c, 1}, bad, Precision::fp64), UsageError);
+}
+
+// The stage's settings refuse a stride of 0 or above the pixel count, naming the option.
+TEST(CoherentOptions, StageSettingsCheckTheStride) {
+  CoherentStageSettings s;
+  s.sky_order = 4;
+  for (int stride : {1, 4, 3072}) {
+    s.sky_stride = stride;
+    EXPECT_NO_THROW(check_coherent_settings(s)) << stride;
+  }
+  for (int stride : {0, -1, 3073}) {
+    s.sky_stride = stride;
+    try {
+      check_coherent_settings(s);
+      ADD_FAILURE() << stride;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--sky-stride"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The sky map (spec §10): every pixel's ρ_coh² against the reference's ζ† P ζ (1e−9 fp64, 1e−3
