@@ -1,8 +1,9 @@
 #pragma once
 // What the coherent-stage tests share: a three-detector single-rate bank (1.4+1.4 M☉ from 60 Hz,
-// 2048 Hz, white), injections x_d += Re(c_d h) (which the filter turns into ζ_d ≈ conj(c_d) at the
-// template's end, spec §2), the filtering of every detector through the OpenMP backend, and the
-// Kolmogorov-Smirnov tests.
+// 2048 Hz, white; 4096 Hz for one experiment), injections x_d += Re(c_d h) (which the filter
+// turns into ζ_d ≈ conj(c_d) at the template's end, spec §2), band-limited fractional delays, the
+// filtering of every detector through the OpenMP backend, a filtered noise network with its
+// candidates, and the Kolmogorov-Smirnov tests.
 #include <algorithm>
 #include <cmath>
 #include <complex>

@@ -1,6 +1,9 @@
 // The coherent stage on filtered Gaussian noise, the spec's validation items 5 and 6 (§13): 32
-// physical injections with exact (fractional) delays at random sky positions, and the background
-// of time slides against the foreground on noise alone. Label heavy.
+// physical injections with exact (fractional) delays at random sky positions, searched with
+// rounded and with sub-sample reads, and without noise; what limits their localisation (the
+// mirror image's estimate with ideal statistics; finer grids, 4096 Hz, louder and more sources as
+// disabled experiments); the background of time slides against the foreground on noise alone.
+// Label heavy.
 #include <gtest/gtest.h>
 
 #include <algorithm>
