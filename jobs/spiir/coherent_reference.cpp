@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "detector_geometry.hpp"
+#include "subsample_interpolation.hpp"
 
 namespace astrosweep::spiir {
 namespace {
@@ -47,6 +48,47 @@ double quadratic(const std::vector<std::vector<double>>& m, const std::vector<st
   return s.real();
 }
 
+// ζ_d of candidate c at one pixel in one trial: the series read at the pixel's delay from the
+// reference detector, rounded (spec §9) or, with subsample, interpolated; the slide moves whole
+// samples. `samples` gets the delay read, the slide included.
+std::vector<std::complex<double>> pixel_zeta(const PixelGeometry& g, const NetworkSnr& snr, const Candidate& c,
+                                             int trial, const CoherentSettings& settings, double sample_rate,
+                                             std::vector<double>& samples) {
+  const std::size_t n = g.arrival.size();
+  std::vector<std::complex<double>> zeta(n);
+  samples.resize(n);
+  const std::int64_t margin = settings.subsample ? interpolation_half_width : 0;
+  for (std::size_t d = 0; d < n; ++d) {
+    double x = (g.arrival[d] - g.arrival[c.ref_ifo]) * sample_rate;
+    if (!settings.subsample) x = std::floor(x + 0.5);
+    const std::int64_t slide = d == c.ref_ifo ? 0 : trial * settings.slide_samples;
+    const std::int64_t at = c.sample + static_cast<std::int64_t>(std::floor(x)) - slide;
+    AS_EXPECTS(at - margin >= 0 && at + margin < static_cast<std::int64_t>(snr.n_samples), UsageError,
+               "a candidate lacks the margin for the delays and slides");
+    const std::complex<double>* series = snr.series(d, c.tmpl) + c.sample - slide;
+    zeta[d] = settings.subsample ? interpolate_at(series, x) : series[static_cast<std::int64_t>(x)];
+    samples[d] = x - static_cast<double>(slide);
+  }
+  return zeta;
+}
+
+struct ReferenceNetwork {
+  std::vector<SkyDirection> sky;
+  std::vector<PixelGeometry> pixels;
+};
+
+ReferenceNetwork reference_network(int order, const std::vector<std::string>& ifos, const std::vector<double>& sigma,
+                                   double gps, const NetworkSnr& snr) {
+  AS_EXPECTS(snr.ifos == ifos && sigma.size() == ifos.size(), UsageError, "the network does not fit the SNR series");
+  std::vector<const Detector*> dets;
+  for (const auto& name : ifos) dets.push_back(&detector(name));
+  const double gmst = gmst_from_gps(gps);
+  ReferenceNetwork net;
+  net.sky = sky_grid(order);
+  for (const auto& where : net.sky) net.pixels.push_back(pixel_geometry(dets, sigma, where, gmst));
+  return net;
+}
+
 }  // namespace
 
 std::vector<CoherentResult> coherent_reference(int order, const std::vector<std::string>& ifos,
@@ -54,56 +96,64 @@ std::vector<CoherentResult> coherent_reference(int order, const std::vector<std:
                                                const NetworkSnr& snr, const TemplateAutocorrelations& autocorrelations,
                                                std::span<const Candidate> candidates,
                                                const CoherentSettings& settings) {
-  AS_EXPECTS(snr.ifos == ifos && sigma.size() == ifos.size(), UsageError, "the network does not fit the SNR series");
+  const auto net = reference_network(order, ifos, sigma, gps, snr);
   const std::size_t n = ifos.size();
-  std::vector<const Detector*> dets;
-  for (const auto& name : ifos) dets.push_back(&detector(name));
-  const double gmst = gmst_from_gps(gps);
-  const auto sky = sky_grid(order);
-  std::vector<PixelGeometry> pixels;
-  for (const auto& where : sky) pixels.push_back(pixel_geometry(dets, sigma, where, gmst));
-
+  const auto stride = static_cast<std::size_t>(settings.sky_stride);
   std::vector<CoherentResult> results;
   for (const auto& c : candidates) {
     for (int trial = 0; trial <= settings.n_slides; ++trial) {
       CoherentResult best;
       best.coh_snr2 = -1;
-      std::vector<std::int32_t> offset(n);
-      std::vector<std::complex<double>> zeta(n);
-      for (std::size_t p = 0; p < sky.size(); ++p) {
-        for (std::size_t d = 0; d < n; ++d) {
-          const double samples = (pixels[p].arrival[d] - pixels[p].arrival[c.ref_ifo]) * sample_rate;
-          offset[d] = static_cast<std::int32_t>(std::floor(samples + 0.5));
-          if (d != c.ref_ifo) offset[d] -= static_cast<std::int32_t>(trial * settings.slide_samples);
-          const std::int64_t at = c.sample + offset[d];
-          AS_EXPECTS(at >= 0 && at < static_cast<std::int64_t>(snr.n_samples), UsageError,
-                     "a candidate lacks the margin for the delays and slides");
-          zeta[d] = snr.series(d, c.tmpl)[at];
-        }
-        const double coh = quadratic(pixels[p].projection, zeta);
+      std::vector<double> samples;
+      for (std::size_t p = static_cast<std::size_t>(trial) % stride; p < net.sky.size(); p += stride) {
+        const auto zeta = pixel_zeta(net.pixels[p], snr, c, trial, settings, sample_rate, samples);
+        const double coh = quadratic(net.pixels[p].projection, zeta);
         if (coh > best.coh_snr2) {
           std::vector<std::vector<double>> null_projection(n, std::vector<double>(n));
           for (std::size_t d = 0; d < n; ++d)
             for (std::size_t e = 0; e < n; ++e)
-              null_projection[d][e] = (d == e ? 1.0 : 0.0) - pixels[p].projection[d][e];
+              null_projection[d][e] = (d == e ? 1.0 : 0.0) - net.pixels[p].projection[d][e];
           best.coh_snr2 = coh;
           best.null_snr2 = quadratic(null_projection, zeta);
           best.pixel = static_cast<std::int64_t>(p);
           best.snr = zeta;
-          best.offset = offset;
+          best.delay = samples;
         }
       }
       best.chisq.resize(n);
+      best.offset.resize(n);
       best.network_chisq = 0;
+      const std::size_t k_half = autocorrelations.half_length();
       for (std::size_t d = 0; d < n; ++d) {
-        const std::complex<double>* centre = snr.series(d, c.tmpl) + c.sample + best.offset[d];
-        best.chisq[d] = autocorrelation_chisq(centre, autocorrelations.of(d, c.tmpl), autocorrelations.length);
+        const std::int64_t slide = d == c.ref_ifo ? 0 : trial * settings.slide_samples;
+        // The rounded offset (the whole-sample part of the arrival-time difference), slide included.
+        const double unslid = best.delay[d] + static_cast<double>(slide);
+        best.offset[d] = static_cast<std::int32_t>(std::floor(unslid + 0.5) - static_cast<double>(slide));
+        std::vector<std::complex<double>> window(autocorrelations.length);
+        const std::complex<double>* series = snr.series(d, c.tmpl) + c.sample - slide;
+        for (std::size_t s = 0; s < window.size(); ++s) {
+          const double at = unslid + static_cast<double>(s) - static_cast<double>(k_half);
+          window[s] = settings.subsample ? interpolate_at(series, at) : series[static_cast<std::int64_t>(at)];
+        }
+        best.chisq[d] =
+            autocorrelation_chisq(window.data() + k_half, autocorrelations.of(d, c.tmpl), autocorrelations.length);
         best.network_chisq += best.chisq[d];
       }
       results.push_back(std::move(best));
     }
   }
   return results;
+}
+
+std::vector<double> coherent_reference_sky_map(int order, const std::vector<std::string>& ifos,
+                                               const std::vector<double>& sigma, double gps, double sample_rate,
+                                               const NetworkSnr& snr, const Candidate& candidate,
+                                               const CoherentSettings& settings, int trial) {
+  const auto net = reference_network(order, ifos, sigma, gps, snr);
+  std::vector<double> out, samples;
+  for (const auto& g : net.pixels)
+    out.push_back(quadratic(g.projection, pixel_zeta(g, snr, candidate, trial, settings, sample_rate, samples)));
+  return out;
 }
 
 }  // namespace astrosweep::spiir

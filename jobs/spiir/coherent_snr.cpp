@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "detector_geometry.hpp"
+#include "subsample_interpolation.hpp"
 
 namespace astrosweep::spiir {
 namespace {
@@ -71,31 +72,93 @@ void signal_basis(const std::vector<std::array<double, 2>>& a, double* u) {
 
 std::int32_t round_samples(double x) { return static_cast<std::int32_t>(std::floor(x + 0.5)); }
 
+// What the pixel loop reads, in the search's precision: the two signal columns per pixel (ρ_null² =
+// Σ|ζ|² − ρ_coh²) and, with subsample, each (reference, pixel, detector)'s first tap and weights.
 template <typename Real>
-void search_one(const SkyMap& map, const std::vector<Real>& u01, const NetworkSnr& snr,
-                const TemplateAutocorrelations& autocorrelations, const Candidate& c, int trial,
-                std::int64_t slide_samples, CoherentResult& out) {
-  const std::size_t n_det = map.n_det(), n_pix = map.n_pix();
-  // Each detector's series at the candidate's sample, the slide already applied.
-  std::array<const std::complex<double>*, 3> base{};
-  for (std::size_t d = 0; d < n_det; ++d)
-    base[d] = snr.series(d, c.tmpl) + c.sample - (d == c.ref_ifo ? 0 : trial * slide_samples);
-  Real best_coh = -1, best_total = 0;
-  std::size_t best = 0;
-  for (std::size_t p = 0; p < n_pix; ++p) {
-    const std::int32_t* off = &map.offsets[(c.ref_ifo * n_pix + p) * n_det];
+struct PixelTables {
+  std::vector<Real> u01;  // [(p · 2 + k) · n_det + d]
+  bool subsample = false;
+  std::vector<std::int32_t> first_tap;  // as SkyMap::offsets
+  std::vector<Real> weights;            // interpolation_taps per first_tap entry
+
+  // `refs`: the reference detectors whose weights are needed (the others' stay empty).
+  PixelTables(const SkyMap& map, bool sub, const std::vector<bool>& refs) : subsample(sub) {
+    const std::size_t n_det = map.n_det();
+    u01.resize(map.n_pix() * 2 * n_det);
+    for (std::size_t p = 0; p < map.n_pix(); ++p)
+      for (std::size_t k = 0; k < 2; ++k)
+        for (std::size_t d = 0; d < n_det; ++d) u01[(p * 2 + k) * n_det + d] = static_cast<Real>(map.u_at(p, k, d));
+    if (!subsample) return;
+    first_tap.resize(map.delays.size());
+    weights.resize(map.delays.size() * interpolation_taps);
+    double w[interpolation_taps];
+    for (std::size_t i = 0; i < map.delays.size(); ++i) {
+      if (!refs[i / (map.n_pix() * n_det)]) continue;
+      const double x = map.delays[i];
+      first_tap[i] = interpolation_first_tap(x);
+      interpolation_weights(x - std::floor(x), w);
+      for (std::size_t j = 0; j < interpolation_taps; ++j)
+        weights[i * interpolation_taps + j] = static_cast<Real>(w[j]);
+    }
+  }
+
+  // ζ of the series `base` (the candidate's sample, slide applied) at entry `i` of the offsets.
+  [[nodiscard]] std::complex<Real> zeta(const SkyMap& map, const std::complex<double>* base, std::size_t i) const {
+    if (!subsample) {
+      const std::complex<double> z = base[map.offsets[i]];
+      return {static_cast<Real>(z.real()), static_cast<Real>(z.imag())};
+    }
+    const std::complex<double>* first = base + first_tap[i];
+    const Real* w = &weights[i * interpolation_taps];
+    Real re = 0, im = 0;
+    for (std::size_t j = 0; j < interpolation_taps; ++j) {
+      re += w[j] * static_cast<Real>(first[j].real());
+      im += w[j] * static_cast<Real>(first[j].imag());
+    }
+    return {re, im};
+  }
+
+  // ρ_coh² of pixel p, with Σ|ζ_d|² in `total`.
+  Real coherent(const SkyMap& map, const std::array<const std::complex<double>*, 3>& base, std::size_t ref,
+                std::size_t p, Real& total) const {
+    const std::size_t n_det = map.n_det(), n_pix = map.n_pix();
     const Real* u = &u01[p * 2 * n_det];
-    Real w0r = 0, w0i = 0, w1r = 0, w1i = 0, total = 0;
+    Real w0r = 0, w0i = 0, w1r = 0, w1i = 0;
+    total = 0;
     for (std::size_t d = 0; d < n_det; ++d) {
-      const std::complex<double> zd = base[d][off[d]];
-      const Real zr = static_cast<Real>(zd.real()), zi = static_cast<Real>(zd.imag());
+      const std::complex<Real> z = zeta(map, base[d], (ref * n_pix + p) * n_det + d);
+      const Real zr = z.real(), zi = z.imag();
       w0r += u[d] * zr;
       w0i += u[d] * zi;
       w1r += u[n_det + d] * zr;
       w1i += u[n_det + d] * zi;
       total += zr * zr + zi * zi;
     }
-    const Real coh = w0r * w0r + w0i * w0i + w1r * w1r + w1i * w1i;
+    return w0r * w0r + w0i * w0i + w1r * w1r + w1i * w1i;
+  }
+};
+
+// Each detector's series at the candidate's sample, the slide of `trial` already applied.
+std::array<const std::complex<double>*, 3> trial_bases(const SkyMap& map, const NetworkSnr& snr, const Candidate& c,
+                                                       int trial, std::int64_t slide_samples) {
+  std::array<const std::complex<double>*, 3> base{};
+  for (std::size_t d = 0; d < map.n_det(); ++d)
+    base[d] = snr.series(d, c.tmpl) + c.sample - (d == c.ref_ifo ? 0 : trial * slide_samples);
+  return base;
+}
+
+template <typename Real>
+void search_one(const SkyMap& map, const PixelTables<Real>& tables, const NetworkSnr& snr,
+                const TemplateAutocorrelations& autocorrelations, const Candidate& c, int trial,
+                const CoherentSettings& settings, CoherentResult& out) {
+  const std::size_t n_det = map.n_det(), n_pix = map.n_pix();
+  const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
+  const auto stride = static_cast<std::size_t>(settings.sky_stride);
+  Real best_coh = -1, best_total = 0;
+  std::size_t best = 0;
+  for (std::size_t p = static_cast<std::size_t>(trial) % stride; p < n_pix; p += stride) {
+    Real total = 0;
+    const Real coh = tables.coherent(map, base, c.ref_ifo, p, total);
     if (coh > best_coh) {
       best_coh = coh;
       best_total = total;
@@ -108,12 +171,24 @@ void search_one(const SkyMap& map, const std::vector<Real>& u01, const NetworkSn
   out.snr.resize(n_det);
   out.chisq.resize(n_det);
   out.offset.resize(n_det);
+  out.delay.resize(n_det);
   out.network_chisq = 0;
+  const std::size_t k_half = autocorrelations.half_length();
+  std::vector<std::complex<double>> window(autocorrelations.length);
   for (std::size_t d = 0; d < n_det; ++d) {
     const std::int32_t off = map.offset(c.ref_ifo, best, d);
+    const double delay = settings.subsample ? map.delay(c.ref_ifo, best, d) : off;
+    const auto slide = static_cast<std::int32_t>(d == c.ref_ifo ? 0 : trial * settings.slide_samples);
     const std::complex<double>* centre = base[d] + off;
+    if (settings.subsample) {  // the χ² window read at the same fractional alignment, in double
+      for (std::size_t s = 0; s < window.size(); ++s)
+        window[s] =
+            interpolate_at(base[d] + static_cast<std::ptrdiff_t>(s) - static_cast<std::ptrdiff_t>(k_half), delay);
+      centre = window.data() + k_half;
+    }
     out.snr[d] = *centre;
-    out.offset[d] = off - static_cast<std::int32_t>(d == c.ref_ifo ? 0 : trial * slide_samples);
+    out.offset[d] = off - slide;
+    out.delay[d] = delay - slide;
     out.chisq[d] = autocorrelation_chisq(centre, autocorrelations.of(d, c.tmpl), autocorrelations.length);
     out.network_chisq += out.chisq[d];
   }
@@ -123,20 +198,51 @@ template <typename Real>
 void search_all(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorrelations& autocorrelations,
                 std::span<const Candidate> candidates, const CoherentSettings& settings, int threads,
                 std::vector<CoherentResult>& results) {
-  // Only the two signal columns are read (ρ_null² = Σ|ζ|² − ρ_coh²), in the search's precision.
-  const std::size_t n_det = map.n_det();
-  std::vector<Real> u01(map.n_pix() * 2 * n_det);
-  for (std::size_t p = 0; p < map.n_pix(); ++p)
-    for (std::size_t k = 0; k < 2; ++k)
-      for (std::size_t d = 0; d < n_det; ++d) u01[(p * 2 + k) * n_det + d] = static_cast<Real>(map.u_at(p, k, d));
+  std::vector<bool> refs(map.n_det(), false);
+  for (const auto& c : candidates) refs[c.ref_ifo] = true;
+  const PixelTables<Real> tables(map, settings.subsample, refs);
   const int trials = settings.n_slides + 1;
   const auto n_tasks = static_cast<std::int64_t>(candidates.size()) * trials;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (std::int64_t task = 0; task < n_tasks; ++task) {
     const auto c = static_cast<std::size_t>(task / trials);
     const int trial = static_cast<int>(task % trials);
-    search_one<Real>(map, u01, snr, autocorrelations, candidates[c], trial, settings.slide_samples,
+    search_one<Real>(map, tables, snr, autocorrelations, candidates[c], trial, settings,
                      results[static_cast<std::size_t>(task)]);
+  }
+}
+
+template <typename Real>
+std::vector<double> sky_map_values(const SkyMap& map, const NetworkSnr& snr, const Candidate& c,
+                                   const CoherentSettings& settings, int trial) {
+  std::vector<bool> refs(map.n_det(), false);
+  refs[c.ref_ifo] = true;
+  const PixelTables<Real> tables(map, settings.subsample, refs);
+  const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
+  std::vector<double> out(map.n_pix());
+  for (std::size_t p = 0; p < map.n_pix(); ++p) {
+    Real total = 0;
+    out[p] = static_cast<double>(tables.coherent(map, base, c.ref_ifo, p, total));
+  }
+  return out;
+}
+
+void check_search_inputs(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorrelations& autocorrelations,
+                         std::span<const Candidate> candidates, const CoherentSettings& settings) {
+  AS_EXPECTS(snr.ifos == map.ifos, UsageError, "the SNR series' detectors differ from the sky map's");
+  AS_EXPECTS(autocorrelations.per_ifo.size() == map.n_det() && autocorrelations.n_templates == snr.n_templates,
+             UsageError, "the autocorrelations do not fit the SNR series");
+  AS_EXPECTS(settings.n_slides >= 0 && settings.slide_samples >= 0, UsageError,
+             "time slides need a count and a step ≥ 0");
+  AS_EXPECTS(settings.sky_stride >= 1 && static_cast<std::size_t>(settings.sky_stride) <= map.n_pix(), UsageError,
+             "--sky-stride must be between 1 and the number of pixels (" + std::to_string(map.n_pix()) + ")");
+  for (const auto& c : candidates) {
+    AS_EXPECTS(c.ref_ifo < map.n_det() && c.tmpl < snr.n_templates, UsageError,
+               "a candidate names a detector or template that does not exist");
+    AS_EXPECTS(candidate_fits(map, settings, autocorrelations.half_length(), snr.n_samples, c.sample), UsageError,
+               "the candidate at sample " + std::to_string(c.sample) +
+                   " lacks the margin for the delays, slides and χ² inside " + std::to_string(snr.n_samples) +
+                   " samples");
   }
 }
 
@@ -171,6 +277,7 @@ SkyMap make_sky_map(int order, const std::vector<std::string>& ifos, const std::
   const double gmst = gmst_from_gps(gps);
   map.u.resize(n_pix * n_det * n_det);
   map.offsets.resize(n_det * n_pix * n_det);
+  map.delays.resize(n_det * n_pix * n_det);
   std::vector<std::array<double, 2>> a(n_det);
   std::vector<double> delay(n_det);
   for (std::size_t p = 0; p < n_pix; ++p) {
@@ -183,19 +290,25 @@ SkyMap make_sky_map(int order, const std::vector<std::string>& ifos, const std::
     std::copy(u.begin(), u.end(), map.u.begin() + static_cast<std::ptrdiff_t>(p * n_det * n_det));
     for (std::size_t i = 0; i < n_det; ++i)
       for (std::size_t d = 0; d < n_det; ++d) {
-        const std::int32_t o = round_samples((delay[d] - delay[i]) * sample_rate);
+        const double samples = (delay[d] - delay[i]) * sample_rate;
+        const std::int32_t o = round_samples(samples);
         map.offsets[(i * n_pix + p) * n_det + d] = o;
+        map.delays[(i * n_pix + p) * n_det + d] = samples;
         map.max_offset = std::max(map.max_offset, std::abs(o));
       }
   }
   return map;
 }
 
+std::int64_t read_margin(const SkyMap& map, const CoherentSettings& settings) {
+  return map.max_offset + (settings.subsample ? interpolation_half_width : 0);
+}
+
 bool candidate_fits(const SkyMap& map, const CoherentSettings& settings, std::size_t chisq_half_length,
                     std::size_t n_samples, std::int64_t sample) {
   const auto k = static_cast<std::int64_t>(chisq_half_length);
-  const std::int64_t before = map.max_offset + settings.n_slides * settings.slide_samples + k;
-  const std::int64_t after = map.max_offset + k;
+  const std::int64_t before = read_margin(map, settings) + settings.n_slides * settings.slide_samples + k;
+  const std::int64_t after = read_margin(map, settings) + k;
   return sample - before >= 0 && sample + after < static_cast<std::int64_t>(n_samples);
 }
 
@@ -203,25 +316,25 @@ std::vector<CoherentResult> coherent_search(const SkyMap& map, const NetworkSnr&
                                             const TemplateAutocorrelations& autocorrelations,
                                             std::span<const Candidate> candidates, const CoherentSettings& settings,
                                             Precision precision, int threads) {
-  AS_EXPECTS(snr.ifos == map.ifos, UsageError, "the SNR series' detectors differ from the sky map's");
-  AS_EXPECTS(autocorrelations.per_ifo.size() == map.n_det() && autocorrelations.n_templates == snr.n_templates,
-             UsageError, "the autocorrelations do not fit the SNR series");
-  AS_EXPECTS(settings.n_slides >= 0 && settings.slide_samples >= 0, UsageError,
-             "time slides need a count and a step ≥ 0");
-  for (const auto& c : candidates) {
-    AS_EXPECTS(c.ref_ifo < map.n_det() && c.tmpl < snr.n_templates, UsageError,
-               "a candidate names a detector or template that does not exist");
-    AS_EXPECTS(candidate_fits(map, settings, autocorrelations.half_length(), snr.n_samples, c.sample), UsageError,
-               "the candidate at sample " + std::to_string(c.sample) +
-                   " lacks the margin for the delays, slides and χ² inside " + std::to_string(snr.n_samples) +
-                   " samples");
-  }
+  check_search_inputs(map, snr, autocorrelations, candidates, settings);
   std::vector<CoherentResult> results(candidates.size() * static_cast<std::size_t>(settings.n_slides + 1));
   if (precision == Precision::fp32)
     search_all<float>(map, snr, autocorrelations, candidates, settings, threads, results);
   else
     search_all<double>(map, snr, autocorrelations, candidates, settings, threads, results);
   return results;
+}
+
+std::vector<double> coherent_sky_map(const SkyMap& map, const NetworkSnr& snr, const Candidate& candidate,
+                                     const CoherentSettings& settings, int trial, Precision precision) {
+  // The map needs no χ² window; a zero-length autocorrelation set checks the rest.
+  TemplateAutocorrelations none;
+  none.n_templates = snr.n_templates;
+  none.per_ifo.resize(map.n_det());
+  check_search_inputs(map, snr, none, {&candidate, 1}, settings);
+  AS_EXPECTS(trial >= 0 && trial <= settings.n_slides, UsageError, "a sky map's trial must be 0 … n_slides");
+  return precision == Precision::fp32 ? sky_map_values<float>(map, snr, candidate, settings, trial)
+                                      : sky_map_values<double>(map, snr, candidate, settings, trial);
 }
 
 }  // namespace astrosweep::spiir

@@ -44,6 +44,8 @@ struct SkyMap {
   /// Per reference detector i, pixel p and detector d: round((t_d − t_i) · f_s), samples
   /// ([(i · n_pix + p) · n_det + d]; round(x) = ⌊x + 0.5⌋).
   std::vector<std::int32_t> offsets;
+  /// The same unrounded, (t_d − t_i) · f_s in samples, for `--subsample` reads.
+  std::vector<double> delays;
   std::int32_t max_offset = 0;  ///< the largest |offset|
 
   [[nodiscard]] std::size_t n_det() const { return ifos.size(); }
@@ -53,6 +55,9 @@ struct SkyMap {
   }
   [[nodiscard]] std::int32_t offset(std::size_t ref, std::size_t p, std::size_t d) const {
     return offsets[(ref * n_pix() + p) * n_det() + d];
+  }
+  [[nodiscard]] double delay(std::size_t ref, std::size_t p, std::size_t d) const {
+    return delays[(ref * n_pix() + p) * n_det() + d];
   }
 };
 
@@ -78,6 +83,12 @@ struct Candidate {
 struct CoherentSettings {
   int n_slides = 0;                ///< background trials N_bg; trial k reads the other detectors k · slide earlier
   std::int64_t slide_samples = 0;  ///< s, samples
+  /// `--subsample`: ζ_d read at the exact fractional delay (subsample_interpolation.hpp) instead
+  /// of the rounded one; the χ² window is interpolated the same way.
+  bool subsample = false;
+  /// `--sky-stride N`: trial k searches only the pixels p ≡ k mod N (gstlal-spiir's thinning:
+  /// the foreground N p, background N p + k mod N).
+  int sky_stride = 1;
 };
 
 /// One candidate's outcome in one trial.
@@ -89,9 +100,14 @@ struct CoherentResult {
   std::vector<std::complex<double>> snr;  ///< ζ_d at that pixel
   std::vector<double> chisq;              ///< χ²_d
   std::vector<std::int32_t> offset;       ///< samples from the candidate's sample, slide included
+  std::vector<double> delay;              ///< the same unrounded (= offset unless subsample)
 };
 
-/// Whether a candidate at `sample` has every sample the search reads: the largest offset, the
+/// Samples either side of a candidate that the pixel reads reach: the largest offset, plus the
+/// interpolation's half-width W with `subsample`.
+std::int64_t read_margin(const SkyMap& map, const CoherentSettings& settings);
+
+/// Whether a candidate at `sample` has every sample the search reads: the read margin, the
 /// slides and the χ² half-length K on either side, inside 0 … n_samples − 1.
 bool candidate_fits(const SkyMap& map, const CoherentSettings& settings, std::size_t chisq_half_length,
                     std::size_t n_samples, std::int64_t sample);
@@ -104,5 +120,11 @@ std::vector<CoherentResult> coherent_search(const SkyMap& map, const NetworkSnr&
                                             const TemplateAutocorrelations& autocorrelations,
                                             std::span<const Candidate> candidates, const CoherentSettings& settings,
                                             Precision precision, int threads = 0);
+
+/// ρ_coh² at every pixel (a sky map, spec §10 `/skymaps/<trigger>`) for one candidate in one
+/// trial, in `precision`, as the search computes it (subsample honoured; the sky stride is not: the
+/// map covers every pixel). Its maximum over p ≡ trial mod stride is the search's coh_snr2.
+std::vector<double> coherent_sky_map(const SkyMap& map, const NetworkSnr& snr, const Candidate& candidate,
+                                     const CoherentSettings& settings, int trial, Precision precision);
 
 }  // namespace astrosweep::spiir

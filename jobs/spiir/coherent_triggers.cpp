@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "detector_geometry.hpp"
 #include "io/h5.hpp"
+#include "subsample_interpolation.hpp"
 #include "trigger_clustering.hpp"
 
 namespace astrosweep::spiir {
@@ -58,6 +59,9 @@ void check_coherent_settings(const CoherentStageSettings& s) {
              "--sky-order must lie in 0 ... 10, not " + std::to_string(s.sky_order),
              "4 gives 3072 pixels, 5 (the default) 12288");
   AS_EXPECTS(s.n_slides >= 0, UsageError, "--n-slides must be >= 0");
+  AS_EXPECTS(
+      s.sky_stride >= 1 && s.sky_stride <= 12 * (1 << (2 * s.sky_order)), UsageError,
+      "--sky-stride must lie in 1 ... the number of sky pixels (12 * 4^order), not " + std::to_string(s.sky_stride));
   AS_EXPECTS(std::isfinite(s.slide_seconds) && (s.slide_seconds > 0 || s.n_slides == 0), UsageError,
              "--slide-seconds must be positive");
   AS_EXPECTS(std::isfinite(s.cluster_window_seconds) && s.cluster_window_seconds >= 0, UsageError,
@@ -69,14 +73,15 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
   const std::size_t n_det = input.ifos.size();
   const double fs = input.sample_rate;
   const auto slide = static_cast<std::int64_t>(std::llround(settings.slide_seconds * fs));
-  const CoherentSettings search{settings.n_slides, slide};
+  const CoherentSettings search{settings.n_slides, slide, settings.subsample, settings.sky_stride};
   // Sensitivities: each detector's mean √sigmasq over the bank (U depends only on their ratios).
   std::vector<double> sigma(n_det, 0.0);
   for (std::size_t d = 0; d < n_det; ++d) {
     for (double s : bank.sigmasq.at(input.ifos[d])) sigma[d] += std::sqrt(s);
     sigma[d] /= static_cast<double>(bank.n_templates());
   }
-  // The largest offset any map can have: the longest baseline, rounded up, plus one.
+  // The largest offset any map can have: the longest baseline, rounded up, plus one (plus the
+  // interpolation's half-width with subsample reads).
   double baseline = 0;
   for (std::size_t a = 0; a < n_det; ++a)
     for (std::size_t b = 0; b < n_det; ++b) {
@@ -85,7 +90,8 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
         s += std::pow(detector(input.ifos[a]).vertex[i] - detector(input.ifos[b]).vertex[i], 2);
       baseline = std::max(baseline, std::sqrt(s) / speed_of_light);
     }
-  const auto reach = static_cast<std::int64_t>(std::ceil(baseline * fs)) + 1;
+  const auto reach =
+      static_cast<std::int64_t>(std::ceil(baseline * fs)) + 1 + (settings.subsample ? interpolation_half_width : 0);
   const auto k = static_cast<std::int64_t>(bank.autocorrelation_length / 2);
   const std::int64_t before = reach + settings.n_slides * slide + k, after = reach + k;
 
@@ -132,7 +138,7 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
     const double b1 =
         std::min(static_cast<double>((block + 1) * block_samples), static_cast<double>(input.n_samples)) / fs;
     const SkyMap map = make_sky_map(settings.sky_order, input.ifos, sigma, start + 0.5 * (b0 + b1), fs);
-    AS_ASSERT(map.max_offset < reach);
+    AS_ASSERT(read_margin(map, search) < reach);
     std::vector<Candidate> rows;
     for (std::size_t c : members) rows.push_back({candidates[c].ref_ifo, c, before});
     const auto r = coherent_search(map, snr, ac, rows, search, settings.precision, settings.threads);

@@ -25,6 +25,8 @@ struct CoherentStageSettings {
   double cluster_window_seconds = 1.0;
   Precision precision = Precision::fp32;
   int threads = 0;
+  bool subsample = false;  ///< --subsample (CoherentSettings::subsample)
+  int sky_stride = 1;      ///< --sky-stride (CoherentSettings::sky_stride)
 };
 
 /// Throws UsageError naming the option when a setting is out of range (exit 2).

@@ -1,12 +1,14 @@
 #pragma once
 // What the coherent-stage tests share: a three-detector single-rate bank (1.4+1.4 M☉ from 60 Hz,
-// 2048 Hz, white), injections x_d += Re(c_d h) (which the filter turns into ζ_d ≈ conj(c_d) at the
-// template's end, spec §2), the filtering of every detector through the OpenMP backend, and the
-// Kolmogorov-Smirnov tests.
+// 2048 Hz, white; 4096 Hz for one experiment), injections x_d += Re(c_d h) (which the filter
+// turns into ζ_d ≈ conj(c_d) at the template's end, spec §2), band-limited fractional delays, the
+// filtering of every detector through the OpenMP backend, a filtered noise network with its
+// candidates, and the Kolmogorov-Smirnov tests.
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <functional>
+#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "bank_generation.hpp"
 #include "coherent_snr.hpp"
 #include "detector_geometry.hpp"
+#include "fft.hpp"
 #include "spiir_backend.hpp"
 
 namespace astrosweep::spiir::coherent_test {
@@ -24,14 +27,14 @@ inline const std::vector<std::string> hlv{"H1", "L1", "V1"};
 struct Network {
   SpiirBank bank;
   WhitenedTemplate tmpl;
-  Network() {
+  explicit Network(double sample_rate = 2048) {
     BankSettings s;
     s.f_low = 60;
-    s.sample_rate = 2048;
+    s.sample_rate = sample_rate;
     s.n_rates = 1;
     s.ifos = hlv;
     bank = make_spiir_bank({{1.4, 1.4}}, s);
-    tmpl = taylorf2_template({1.4, 1.4}, {60, 2048, {}});
+    tmpl = taylorf2_template({1.4, 1.4}, {60, sample_rate, {}});
   }
   [[nodiscard]] std::vector<double> sigma(const std::vector<std::string>& ifos) const {
     std::vector<double> out;
@@ -40,7 +43,12 @@ struct Network {
   }
 };
 
-inline const Network& network() {
+/// The 2048 Hz network (every test's) or, for the sample-rate experiment, the 4096 Hz one.
+inline const Network& network(double sample_rate = 2048) {
+  if (sample_rate == 4096) {
+    static const Network n(4096);
+    return n;
+  }
   static const Network n;
   return n;
 }
@@ -72,18 +80,62 @@ inline std::complex<double> source_amplitude(const AntennaPattern& f, double sig
          (f.plus * 0.5 * (1 + ci * ci) * std::polar(1.0, phi0) + f.cross * ci * std::polar(1.0, phi0 - M_PI / 2));
 }
 
-inline NetworkSnr filter_network(const std::vector<std::string>& ifos, const std::vector<std::vector<double>>& x) {
+inline NetworkSnr filter_network(const std::vector<std::string>& ifos, const std::vector<std::vector<double>>& x,
+                                 double sample_rate = 2048) {
   NetworkSnr snr;
   snr.ifos = ifos;
   snr.n_templates = 1;
   snr.n_samples = x[0].size();
   for (const auto& xd : x) {
-    auto backend = make_spiir_backend_cpu(*network().bank.single_rate(), Precision::fp64, {});
+    auto backend = make_spiir_backend_cpu(*network(sample_rate).bank.single_rate(), Precision::fp64, {});
     std::vector<std::complex<double>> z(xd.size());
     backend->filter(xd, z);
     snr.z.push_back(std::move(z));
   }
   return snr;
+}
+
+// 64 s of white noise in H1, L1, V1 (fixed seeds), filtered.
+struct NoiseNetwork {
+  NetworkSnr snr;
+  TemplateAutocorrelations ac;
+  NoiseNetwork() {
+    std::vector<std::vector<double>> x;
+    for (unsigned d = 0; d < 3; ++d) x.push_back(white_noise(64 * 2048, 101 + d));
+    snr = filter_network(hlv, x);
+    ac = TemplateAutocorrelations::from_bank(network().bank, hlv, "test bank");
+  }
+};
+
+inline const NoiseNetwork& noise() {
+  static const NoiseNetwork n;
+  return n;
+}
+
+// Past the warm-up (one template length), every 64 samples (31 ms: beyond the SNR's correlation).
+inline std::vector<Candidate> noise_candidates(std::size_t count, std::int64_t first) {
+  std::vector<Candidate> c;
+  for (std::size_t i = 0; i < count; ++i) c.push_back({i % 3, 0, first + static_cast<std::int64_t>(i) * 1999});
+  return c;
+}
+
+inline constexpr std::size_t pad = 64;
+
+// h delayed by `fraction` of a sample (band-limited: a phase ramp in the frequency domain), with
+// `pad` samples either side so the ringing of the cut ends is kept: element pad + s is h[s].
+inline std::vector<std::complex<double>> delayed(const std::vector<std::complex<double>>& h, double fraction) {
+  const std::size_t m = next_power_of_two(h.size() + 2 * pad);
+  std::vector<std::complex<double>> x(m);
+  std::copy(h.begin(), h.end(), x.begin() + pad);
+  fft_in_place(x, FftDirection::forward);
+  for (std::size_t k = 0; k < m; ++k) {
+    const double nu = (k <= m / 2 ? static_cast<double>(k) : static_cast<double>(k) - static_cast<double>(m)) /
+                      static_cast<double>(m);
+    x[k] *= std::polar(1.0 / static_cast<double>(m), -2 * std::numbers::pi * nu * fraction);
+  }
+  fft_in_place(x, FftDirection::backward);
+  x.resize(h.size() + 2 * pad);
+  return x;
 }
 
 /// Q_KS(λ) = 2 Σ (−1)^{j−1} e^{−2 j² λ²}: the Kolmogorov distribution's tail.

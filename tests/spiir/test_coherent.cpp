@@ -130,30 +130,6 @@ TEST(CoherentSnr, BasisIsOrthogonal) {
   EXPECT_THROW(make_sky_map(order, {"H1", "K1"}, {1.0, 1.0}, gps, 2048), UsageError);
 }
 
-// 64 s of white noise in H1, L1, V1 (fixed seeds), filtered.
-struct NoiseNetwork {
-  NetworkSnr snr;
-  TemplateAutocorrelations ac;
-  NoiseNetwork() {
-    std::vector<std::vector<double>> x;
-    for (unsigned d = 0; d < 3; ++d) x.push_back(white_noise(64 * 2048, 101 + d));
-    snr = filter_network(hlv, x);
-    ac = TemplateAutocorrelations::from_bank(network().bank, hlv, "test bank");
-  }
-};
-
-const NoiseNetwork& noise() {
-  static const NoiseNetwork n;
-  return n;
-}
-
-// Past the warm-up (one template length), every 64 samples (31 ms: beyond the SNR's correlation).
-std::vector<Candidate> noise_candidates(std::size_t count, std::int64_t first) {
-  std::vector<Candidate> c;
-  for (std::size_t i = 0; i < count; ++i) c.push_back({i % 3, 0, first + static_cast<std::int64_t>(i) * 1999});
-  return c;
-}
-
 // Tolerance 6: the OpenMP search against the reference, foreground and 3 slides of 0.1 s, every
 // detector as reference in turn: ρ_coh², ρ_null² within 1e−9 (fp64) and 1e−3 of ρ_coh² (fp32);
 // the same pixel except near-ties (fp32 may pick a pixel whose ρ_coh² is equal within 1e−3).
