@@ -153,7 +153,9 @@ std::vector<io::ProductAttribute> root_attributes(const ProductSettings& p) {
           {"sky_order", std::int64_t{p.coherent.sky_order}},
           {"n_slides", std::int64_t{p.coherent.n_slides}},
           {"slide_seconds", p.coherent.slide_seconds},
-          {"cluster_window", p.coherent.cluster_window_seconds}};
+          {"cluster_window", p.coherent.cluster_window_seconds},
+          {"subsample", std::int64_t{p.coherent.subsample ? 1 : 0}},
+          {"sky_stride", std::int64_t{p.coherent.sky_stride}}};
 }
 
 std::optional<io::ExistingProduct> inspect_product(const std::string& path) {
@@ -199,8 +201,12 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       "n-slides", po::value<int>()->default_value(100), "coherent stage: time-slide trials per candidate")(
       "slide-seconds", po::value<double>()->default_value(0.1), "coherent stage: step between time slides")(
       "cluster-window", po::value<double>()->default_value(1.0),
-      "coherent stage: seconds within which the loudest "
-      "trigger is kept")("help,h", "show this help");
+      "coherent stage: seconds within which the loudest trigger is kept")(
+      "subsample", po::bool_switch(),
+      "coherent stage: read each detector's SNR at the exact light-travel delay (windowed-sinc interpolation) "
+      "rather than at the nearest sample")("sky-stride", po::value<int>()->default_value(1),
+                                           "coherent stage: trial k searches the pixels p = k mod N only (1: all)")(
+      "help,h", "show this help");
   const std::optional<po::variables_map> parsed =
       parse_command_line<po::variables_map>(args, desc, "spiir", comm, [](const po::variables_map& v) { return v; });
   if (!parsed) return 0;  // --help
@@ -225,6 +231,8 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   settings.coherent.n_slides = vm["n-slides"].as<int>();
   settings.coherent.slide_seconds = vm["slide-seconds"].as<double>();
   settings.coherent.cluster_window_seconds = vm["cluster-window"].as<double>();
+  settings.coherent.subsample = vm["subsample"].as<bool>();
+  settings.coherent.sky_stride = vm["sky-stride"].as<int>();
   settings.coherent.precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
   settings.coherent.threads = vm["threads"].as<int>();
   check_coherent_settings(settings.coherent);
