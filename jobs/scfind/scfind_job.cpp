@@ -24,6 +24,7 @@
 #include "io/h5.hpp"
 #include "linker.hpp"
 #include "linker_slabs.hpp"
+#include "moment_maps.hpp"
 #include "noise.hpp"
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
@@ -77,6 +78,25 @@ std::vector<CatalogueFile> catalogue_files_of(const ScfindOptions& o) {
     files.push_back({catalogue_file_name(o.output, "_cat.xml"), "output.writeCatXML", CatalogueFile::xml});
   if (o.catalogue_files.sql)
     files.push_back({catalogue_file_name(o.output, "_cat.sql"), "output.writeCatSQL", CatalogueFile::sql});
+  return files;
+}
+
+/// The image files SoFiA-2 would write of the source mask (output.writeMoments, writeMask2d),
+/// beside the product; with the linker only (they are made from the catalogue's whole mask).
+struct ImageFiles {
+  std::string mom0, mom1, mom2, chan, mask_2d;
+};
+
+ImageFiles image_files_of(const ScfindOptions& o) {
+  ImageFiles files;
+  if (!o.linker.enable) return files;
+  if (o.write_moments) {
+    files.mom0 = catalogue_file_name(o.output, "_mom0.fits");
+    files.mom1 = catalogue_file_name(o.output, "_mom1.fits");
+    files.mom2 = catalogue_file_name(o.output, "_mom2.fits");
+    files.chan = catalogue_file_name(o.output, "_chan.fits");
+  }
+  if (o.write_mask_2d) files.mask_2d = catalogue_file_name(o.output, "_mask-2d.fits");
   return files;
 }
 
@@ -294,6 +314,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   if (!options.fits_source_mask.empty()) fits_output.emplace_back(options.fits_source_mask, "--fits-source-mask");
   const std::vector<CatalogueFile> catalogue_files = catalogue_files_of(options);
   for (const auto& file : catalogue_files) fits_output.emplace_back(file.path, file.option);
+  const ImageFiles image_files = image_files_of(options);
+  for (const std::string* path : {&image_files.mom0, &image_files.mom1, &image_files.mom2, &image_files.chan})
+    if (!path->empty()) fits_output.emplace_back(*path, "output.writeMoments");
+  if (!image_files.mask_2d.empty()) fits_output.emplace_back(image_files.mask_2d, "output.writeMask2d");
   run::Lifecycle run("scfind", options, parent, fits_output);
   const MPI_Comm comm = run.comm();
   const int rank = run.rank();
@@ -305,6 +329,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     for (const auto& setting : options.unimplemented_parameters) settings += (settings.empty() ? "" : ", ") + setting;
     run.log("warning: SoFiA-2 settings astrosweep scfind does not implement, not used: " + settings);
   }
+  if (!options.linker.enable && (options.write_moments || options.write_mask_2d))
+    run.log(
+        "warning: output.writeMoments / output.writeMask2d without the linker: not written (astrosweep makes them "
+        "from the source mask)");
   if (!options.linker.enable && options.reliability.enable)
     run.log("warning: reliability.enable = true without the linker: the filter does not run (as in SoFiA-2)");
   if (options.linker.enable && options.reliability.enable && options.reliability.scale_kernel <= 0)
@@ -616,6 +644,23 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       whole.reliability = std::move(reliability.reliability);
       catalogue =
           make_catalogue(cube, whole.labels, data, whole, options.linker, global_rms, *header, options.catalogue);
+      // SoFiA-2's moment maps and 2-D mask of the final source mask, from what rank 0 holds.
+      if (!image_files.mom0.empty()) {
+        const MomentMaps maps = make_moment_maps(cube, whole.labels, data, *header, options.catalogue.wcs);
+        for (const auto& w : maps.warnings) run.log("warning: moment maps: " + w);
+        write_image_map(image_files.mom0, maps.mom0, cube.nx, cube.ny);
+        summary.image_files.push_back(image_files.mom0);
+        if (maps.three_d) {
+          write_image_map(image_files.mom1, maps.mom1, cube.nx, cube.ny);
+          write_image_map(image_files.mom2, maps.mom2, cube.nx, cube.ny);
+          write_image_map(image_files.chan, maps.chan, cube.nx, cube.ny);
+          summary.image_files.insert(summary.image_files.end(), {image_files.mom1, image_files.mom2, image_files.chan});
+        }
+      }
+      if (!image_files.mask_2d.empty()) {
+        write_image_map(image_files.mask_2d, make_mask_2d(cube, whole.labels, *header), cube.nx, cube.ny);
+        summary.image_files.push_back(image_files.mask_2d);
+      }
     });
     share_catalogue(catalogue, comm);
     product.write_catalogue(catalogue, rank == 0);
@@ -655,6 +700,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                         options.fits_mask.c_str(), options.fits_source_mask.empty() ? "" : ", FITS source mask ",
                         options.fits_source_mask.c_str()));
     for (const auto& file : summary.catalogue_files) run.log("catalogue file " + file);
+    for (const auto& file : summary.image_files) run.log("image " + file);
   }
   const Slab top = layout.slab(sweep.slabs().front());
   const Slab bottom = layout.slab(sweep.slabs().back());
