@@ -100,6 +100,51 @@ ImageFiles image_files_of(const ScfindOptions& o) {
   return files;
 }
 
+/// Collective: the maps as the product's /images datasets; their units travel from rank 0 (the
+/// only rank holding the maps) so that every rank creates the same datasets.
+std::vector<ScfindProduct::Image> product_images(const std::optional<MomentMaps>& maps,
+                                                 const std::optional<ImageMap>& mask_2d, const ImageFiles& files,
+                                                 const CubeShape& cube, MPI_Comm comm) {
+  std::vector<ScfindProduct::Image> images;
+  if (!files.mom0.empty()) {
+    std::string flux_unit = maps ? maps->flux_unit : std::string();
+    std::string spectral_unit = maps ? maps->spectral_unit : std::string();
+    int world = maps && maps->world ? 1 : 0;
+    mpi::broadcast_string(comm, flux_unit);
+    mpi::broadcast_string(comm, spectral_unit);
+    mpi::broadcast_value(comm, world);
+    const std::string moment_unit = world != 0 ? spectral_unit : std::string("channel");
+    const char* over = world != 0 ? "the spectral axis' world coordinate (WCS)" : "the channel number (0-based)";
+    images.push_back({"mom0", flux_unit,
+                      world != 0 ? "moment 0: the sum of the flux in the source mask along each line of sight, "
+                                   "times |CDELT3| (SoFiA-2's _mom0.fits)"
+                                 : "moment 0: the sum of the flux in the source mask along each line of sight "
+                                   "(SoFiA-2's _mom0.fits)",
+                      maps ? maps->mom0.real.data() : nullptr, nullptr, false});
+    if (cube.nz > 1) {
+      images.push_back({"mom1", moment_unit,
+                        std::string("moment 1: the flux-weighted mean of ") + over +
+                            " over the positive flux in the source mask; NaN without (SoFiA-2's _mom1.fits)",
+                        maps ? maps->mom1.real.data() : nullptr, nullptr, false});
+      images.push_back({"mom2", moment_unit,
+                        std::string("moment 2: the flux-weighted dispersion of ") + over +
+                            " about moment 1 over the positive flux in the source mask; NaN without (SoFiA-2's "
+                            "_mom2.fits)",
+                        maps ? maps->mom2.real.data() : nullptr, nullptr, false});
+      images.push_back({"chan", "",
+                        "the number of channels in the source mask along each line of sight (SoFiA-2's "
+                        "_chan.fits)",
+                        nullptr, maps ? maps->chan.integer.data() : nullptr, true});
+    }
+  }
+  if (!files.mask_2d.empty())
+    images.push_back({"mask_2d", "",
+                      "the source mask projected along the spectral axis: the id of the source in the highest "
+                      "channel of each line of sight, 0 for none (SoFiA-2's _mask-2d.fits)",
+                      nullptr, mask_2d ? mask_2d->integer.data() : nullptr, true});
+  return images;
+}
+
 /// SoFiA-2's parameter list as its VOTable carries it: every key in its order, as the parameter
 /// file or the command line wrote it, else SoFiA-2's default; input.data is the cube read.
 std::vector<std::pair<std::string, std::string>> votable_settings(const ScfindOptions& o) {
@@ -637,6 +682,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     else
       for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
     Catalogue catalogue;
+    std::optional<MomentMaps> maps;   // rank 0
+    std::optional<ImageMap> mask_2d;  // rank 0
     mpi::on_root_then_share_failure(comm, [&] {
       LinkedSources whole;
       whole.labels = std::move(whole_labels);
@@ -646,24 +693,26 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
           make_catalogue(cube, whole.labels, data, whole, options.linker, global_rms, *header, options.catalogue);
       // SoFiA-2's moment maps and 2-D mask of the final source mask, from what rank 0 holds.
       if (!image_files.mom0.empty()) {
-        const MomentMaps maps = make_moment_maps(cube, whole.labels, data, *header, options.catalogue.wcs);
-        for (const auto& w : maps.warnings) run.log("warning: moment maps: " + w);
-        write_image_map(image_files.mom0, maps.mom0, cube.nx, cube.ny);
+        maps = make_moment_maps(cube, whole.labels, data, *header, options.catalogue.wcs);
+        for (const auto& w : maps->warnings) run.log("warning: moment maps: " + w);
+        write_image_map(image_files.mom0, maps->mom0, cube.nx, cube.ny);
         summary.image_files.push_back(image_files.mom0);
-        if (maps.three_d) {
-          write_image_map(image_files.mom1, maps.mom1, cube.nx, cube.ny);
-          write_image_map(image_files.mom2, maps.mom2, cube.nx, cube.ny);
-          write_image_map(image_files.chan, maps.chan, cube.nx, cube.ny);
+        if (maps->three_d) {
+          write_image_map(image_files.mom1, maps->mom1, cube.nx, cube.ny);
+          write_image_map(image_files.mom2, maps->mom2, cube.nx, cube.ny);
+          write_image_map(image_files.chan, maps->chan, cube.nx, cube.ny);
           summary.image_files.insert(summary.image_files.end(), {image_files.mom1, image_files.mom2, image_files.chan});
         }
       }
       if (!image_files.mask_2d.empty()) {
-        write_image_map(image_files.mask_2d, make_mask_2d(cube, whole.labels, *header), cube.nx, cube.ny);
+        mask_2d = make_mask_2d(cube, whole.labels, *header);
+        write_image_map(image_files.mask_2d, *mask_2d, cube.nx, cube.ny);
         summary.image_files.push_back(image_files.mask_2d);
       }
     });
     share_catalogue(catalogue, comm);
     product.write_catalogue(catalogue, rank == 0);
+    product.write_images(product_images(maps, mask_2d, image_files, cube, comm));
     mpi::on_root_then_share_failure(comm, [&] {
       const std::string time = catalogue_time_now();
       for (const auto& file : catalogue_files) {

@@ -20,7 +20,8 @@
 //   scfind_case same-lines SOFIA_cat.xml|sql OURS
 //                                                the files line for line, but for the creation time,
 //                                                the creator and the XML's parameter list
-//   scfind_case image SOFIA.fits.gz OURS.fits  a 2-D map (moment, channel count, 2-D mask) pixel
+//   scfind_case image SOFIA.fits.gz OURS.fits [PRODUCT.h5 DATASET]
+//                                                a 2-D map (moment, channel count, 2-D mask) pixel
 //                                                for pixel (NaN where SoFiA-2 has NaN, float values
 //                                                to the bit) and the header keywords that matter
 // `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
@@ -522,11 +523,25 @@ int compare_image_keywords(const std::string& sofia, const std::string& ours) {
   return failures;
 }
 
-int compare_image(const std::string& sofia, const std::string& ours) {
+int compare_image(const std::string& sofia, const std::string& ours, const std::string& product,
+                  const std::string& dataset) {
   int failures = compare_image_keywords(sofia, ours);
   long dims[3] = {}, our_dims[3] = {};
   const auto want = read_fits_image<double>(sofia, dims, TDOUBLE);
-  const auto got = read_fits_image<double>(ours, our_dims, TDOUBLE);
+  std::vector<double> got = read_fits_image<double>(ours, our_dims, TDOUBLE);
+  if (!product.empty()) {  // the product's dataset instead (read as doubles: float32 and int32 convert exactly)
+    astrosweep::h5::silence_library_errors();
+    astrosweep::h5::Id file = astrosweep::h5::open_file(product, astrosweep::h5::Access::read);
+    astrosweep::h5::Id d = astrosweep::h5::open_dataset(file.get(), "images/" + dataset);
+    const auto size = astrosweep::h5::dims(d.get());
+    got.assign(size.at(0) * size.at(1), 0.0);
+    astrosweep::h5::read_hyperslab(d.get(), H5T_NATIVE_DOUBLE, {0, 0}, size, got.data());
+    for (const char* attribute : {"units", "description"})
+      if (!astrosweep::h5::string_attribute(d.get(), attribute)) {
+        std::printf("%s: /images/%s has no %s attribute\n", product.c_str(), dataset.c_str(), attribute);
+        ++failures;
+      }
+  }
   if (got.size() != want.size()) {
     std::printf("%zu pixels, SoFiA-2 %zu\n", got.size(), want.size());
     return 1;
@@ -540,8 +555,8 @@ int compare_image(const std::string& sofia, const std::string& ours) {
       std::printf("pixel (%zu, %zu): ours %.9g, SoFiA-2 %.9g\n", i % static_cast<std::size_t>(dims[0]),
                   i / static_cast<std::size_t>(dims[0]), got[i], want[i]);
   }
-  std::printf("%s: %zu of %zu pixels differ from SoFiA-2 (%zu non-zero or blank there)\n", ours.c_str(), differ,
-              got.size(), finite);
+  std::printf("%s: %zu of %zu pixels differ from SoFiA-2 (%zu non-zero or blank there)\n",
+              product.empty() ? ours.c_str() : (product + ":/images/" + dataset).c_str(), differ, got.size(), finite);
   return failures == 0 && differ == 0 && finite > 0 ? 0 : 1;
 }
 
@@ -551,7 +566,8 @@ int main(int argc, char** argv) {
     if (argc == 5 && std::string(argv[1]) == "fits-masks") return fits_masks(argv[2], argv[3], argv[4]);
     if ((argc == 4 || argc == 5) && std::string(argv[1]) == "source-mask")
       return source_mask(argv[2], argv[3], argc == 5 ? argv[4] : "");
-    if (argc == 4 && std::string(argv[1]) == "image") return compare_image(argv[2], argv[3]);
+    if ((argc == 4 || argc == 6) && std::string(argv[1]) == "image")
+      return compare_image(argv[2], argv[3], argc == 6 ? argv[4] : "", argc == 6 ? argv[5] : "");
     if (argc == 4 && std::string(argv[1]) == "same-lines") return same_lines(argv[2], argv[3]);
     if (argc == 4 && std::string(argv[1]) == "strip-wcs") return strip_wcs(argv[2], argv[3]);
     if ((argc == 5 || argc == 6) && std::string(argv[1]) == "catalogue")

@@ -593,6 +593,13 @@ foreach(run "m_A_mad_negative_defaults|A|1|1|scfind" "m_A_mad_negative_defaults|
              COMMAND scfind_case image ${scfind_data}/${case}_${image}.fits.gz ${scfind_out}/${name}_${image}.fits)
     set_tests_properties(scfind_img_${name}_${image}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_img_${name}
                          LABELS "${labels};sofia")
+    # The product's /images dataset (mask-2d is mask_2d there).
+    string(REPLACE "-" "_" dataset ${image})
+    add_test(NAME scfind_img_${name}_${image}_product_equals_sofia
+             COMMAND scfind_case image ${scfind_data}/${case}_${image}.fits.gz ${scfind_out}/${name}_${image}.fits
+                     ${scfind_out}/${name}.h5 ${dataset})
+    set_tests_properties(scfind_img_${name}_${image}_product_equals_sofia PROPERTIES
+                         FIXTURES_REQUIRED scfind_run_img_${name} LABELS "${labels};sofia")
   endforeach()
 endforeach()
 # Asked for without the linker: not written, and the run says so.
