@@ -193,13 +193,13 @@ astrosweep_add_failure_test(scfind_misspelt_option NP 1 CODE 2
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_misspelt_option.h5 --overwrite --scfind.threshhold 3)
 file(WRITE ${scfind_bad}/later_stages.par
   "input.data = ${cubeA}\nscfind.kernelsXY = 0\nscfind.kernelsZ = 0, 3\nlinker.enable = true\nlinker.radiusXY = 2\n"
-  "dilation.iterationsXY = 3\noutput.writeMask = true\noutput.writeMoments = true\n")
+  "dilation.iterationsXY = 3\noutput.writeMask = true\noutput.writeCubelets = true\n")
 astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
   COMMAND ${exe} scfind --par ${scfind_bad}/later_stages.par -o ${scfind_bad}/later_stages.h5 --no-fits-mask --overwrite
           --quiet)
 # The warning (the linker's keys are used now), and the run goes on to write its product.
 set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeMoments = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeCubelets = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
