@@ -9,6 +9,12 @@ mask (gzipped: level 9, no name, mtime 0), and from SoFiA-2's reliability debugg
 digits (r_R_reliability_points.txt, for the unit test).
 
   tools/sofia_reference_cases.py SOFIA_BINARY R.fits OUT_DIR [CASE ...]
+
+With `moments` first it makes the image references instead (tests/data/scfind/m_*): SoFiA-2's
+moment maps, channel map and 2-D mask (output.writeMoments, output.writeMask2d; gzipped as above)
+of cube A (with WCS), Anowcs (without) and R (the reliability filter on):
+
+  tools/sofia_reference_cases.py moments SOFIA_BINARY A.fits Anowcs.fits R.fits OUT_DIR
 """
 import gzip
 import os
@@ -139,7 +145,55 @@ def write_points(out):
             f.write(" ".join([str(i)] + sources[i]) + "\n")
 
 
+# The image cases: the catalogue cases' settings (tests/cli/scfind_tests.cmake) with the images on.
+MOMENT_TEMPLATE = """input.data = {cube}
+scfind.kernelsXY = 0, 3, 6
+scfind.kernelsZ = 0, 3, 7, 15
+scfind.threshold = 5.0
+scfind.replacement = 2.0
+scfind.statistic = mad
+scfind.fluxRange = negative
+linker.enable = true
+reliability.enable = false
+parameter.enable = true
+parameter.wcs = true
+output.directory = .
+output.filename = {case}
+output.writeCatASCII = true
+output.writeCatXML = false
+output.writeMask = true
+output.writeMask2d = true
+output.writeMoments = true
+output.overwrite = true
+"""
+IMAGES = ("mom0", "mom1", "mom2", "chan", "mask-2d")
+
+
+def moments(sofia, cubes, out):
+    cube_a, cube_anowcs, cube_r = (os.path.abspath(c) for c in cubes)
+    cases = {"m_A_mad_negative_defaults": MOMENT_TEMPLATE.format(cube=cube_a, case="m_A_mad_negative_defaults"),
+             "m_Anowcs_mad_negative_defaults": MOMENT_TEMPLATE.format(cube=cube_anowcs,
+                                                                      case="m_Anowcs_mad_negative_defaults")}
+    reliability = "".join(f"reliability.{k} = {v}\n" for k, v in CASES["r_R_threshold05_snr0"].items() if k != "debug")
+    cases["m_R_threshold05_snr0"] = TEMPLATE.format(cube=cube_r, case="m_R_threshold05_snr0",
+                                                    reliability=reliability, linker="").replace(
+        "output.writeMask2d = false", "output.writeMask2d = true").replace(
+        "output.writeMoments = false", "output.writeMoments = true")
+    for name, text in cases.items():
+        run = os.path.join(out, "run_" + name)
+        os.makedirs(run, exist_ok=True)
+        open(os.path.join(run, name + ".par"), "w").write(text)
+        log = subprocess.run([sofia, name + ".par"], cwd=run, capture_output=True, text=True)
+        open(os.path.join(run, "log.txt"), "w").write(log.stdout + log.stderr)
+        print(name, "exit", log.returncode)
+        for image in IMAGES:
+            gzip_to(os.path.join(run, f"{name}_{image}.fits"), os.path.join(out, f"{name}_{image}.fits.gz"))
+
+
 def main():
+    if sys.argv[1] == "moments":
+        moments(sys.argv[2], sys.argv[3:6], os.path.abspath(sys.argv[6]))
+        return
     sofia, cube, out = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     open(os.path.join(out, "r_R_exclude_positions.txt"), "w").write(EXCLUDE_POSITIONS)
     for name in sys.argv[4:] or CASES:

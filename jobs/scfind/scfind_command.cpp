@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "core/command_line.hpp"
 #include "core/error.hpp"
@@ -18,6 +19,13 @@ namespace astrosweep::scfind {
 namespace po = boost::program_options;
 
 namespace {
+
+// SoFiA-2's image outputs of the source mask (moment_maps.hpp); with the linker.
+constexpr std::pair<const char*, const char*> image_keys[] = {
+    {"output.writeMoments",
+     "write SoFiA-2's moment 0, 1, 2 and channel maps <product stem>_mom0/_mom1/_mom2/_chan.fits [false]"},
+    {"output.writeMask2d", "write SoFiA-2's 2-D source mask <product stem>_mask-2d.fits [false]"},
+};
 
 po::options_description scfind_options() {
   po::options_description input("Input");
@@ -49,6 +57,7 @@ po::options_description scfind_options() {
   for (const ReliabilityKey& k : reliability_keys) rel.add_options()(k.key, po::value<std::string>(), k.help);
   po::options_description par("Catalogue (SoFiA-2 names and defaults; these override --par)");
   for (const CatalogueKey& k : catalogue_keys) par.add_options()(k.key, po::value<std::string>(), k.help);
+  for (const auto& [key, help] : image_keys) par.add_options()(key, po::value<std::string>(), help);
   po::options_description run = run::run_options({"its slabs", 0});
   run.add_options()("slabs-per-rank", po::value<int>()->default_value(0),
                     "slabs each rank streams through its backend (0: the fewest that fit the memory budgets)")(
@@ -83,6 +92,7 @@ ScfindOptions to_options(const po::variables_map& vm) {
   for (const LinkerKey& k : linker_keys) option_keys.push_back(k.key);
   for (const CatalogueKey& k : catalogue_keys) option_keys.push_back(k.key);
   for (const ReliabilityKey& k : reliability_keys) option_keys.push_back(k.key);
+  for (const auto& [key, help] : image_keys) option_keys.push_back(key);
   for (const char* key : option_keys)
     if (vm.count(key)) {
       values[key] = vm[key].as<std::string>();
@@ -107,6 +117,10 @@ ScfindOptions to_options(const po::variables_map& vm) {
     if (values.count("output.writeRawMask"))
       write_raw_mask = parse_bool("output.writeRawMask", values["output.writeRawMask"]);
     if (values.count("output.writeMask")) write_mask = parse_bool("output.writeMask", values["output.writeMask"]);
+    if (values.count("output.writeMoments"))
+      o.write_moments = parse_bool("output.writeMoments", values["output.writeMoments"]);
+    if (values.count("output.writeMask2d"))
+      o.write_mask_2d = parse_bool("output.writeMask2d", values["output.writeMask2d"]);
     // A SoFiA-2 parameter file means SoFiA-2's defaults, the linker on among them; the command line
     // alone asks for the raw mask (the job before the linker), unless --linker.enable true.
     LinkerParameters fallback;

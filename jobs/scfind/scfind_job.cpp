@@ -24,6 +24,7 @@
 #include "io/h5.hpp"
 #include "linker.hpp"
 #include "linker_slabs.hpp"
+#include "moment_maps.hpp"
 #include "noise.hpp"
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
@@ -78,6 +79,70 @@ std::vector<CatalogueFile> catalogue_files_of(const ScfindOptions& o) {
   if (o.catalogue_files.sql)
     files.push_back({catalogue_file_name(o.output, "_cat.sql"), "output.writeCatSQL", CatalogueFile::sql});
   return files;
+}
+
+/// The image files SoFiA-2 would write of the source mask (output.writeMoments, writeMask2d),
+/// beside the product; with the linker only (they are made from the catalogue's whole mask).
+struct ImageFiles {
+  std::string mom0, mom1, mom2, chan, mask_2d;
+};
+
+ImageFiles image_files_of(const ScfindOptions& o) {
+  ImageFiles files;
+  if (!o.linker.enable) return files;
+  if (o.write_moments) {
+    files.mom0 = catalogue_file_name(o.output, "_mom0.fits");
+    files.mom1 = catalogue_file_name(o.output, "_mom1.fits");
+    files.mom2 = catalogue_file_name(o.output, "_mom2.fits");
+    files.chan = catalogue_file_name(o.output, "_chan.fits");
+  }
+  if (o.write_mask_2d) files.mask_2d = catalogue_file_name(o.output, "_mask-2d.fits");
+  return files;
+}
+
+/// Collective: the maps as the product's /images datasets; their units travel from rank 0 (the
+/// only rank holding the maps) so that every rank creates the same datasets.
+std::vector<ScfindProduct::Image> product_images(const std::optional<MomentMaps>& maps,
+                                                 const std::optional<ImageMap>& mask_2d, const ImageFiles& files,
+                                                 const CubeShape& cube, MPI_Comm comm) {
+  std::vector<ScfindProduct::Image> images;
+  if (!files.mom0.empty()) {
+    std::string flux_unit = maps ? maps->flux_unit : std::string();
+    std::string spectral_unit = maps ? maps->spectral_unit : std::string();
+    int world = maps && maps->world ? 1 : 0;
+    mpi::broadcast_string(comm, flux_unit);
+    mpi::broadcast_string(comm, spectral_unit);
+    mpi::broadcast_value(comm, world);
+    const std::string moment_unit = world != 0 ? spectral_unit : std::string("channel");
+    const char* over = world != 0 ? "the spectral axis' world coordinate (WCS)" : "the channel number (0-based)";
+    images.push_back({"mom0", flux_unit,
+                      world != 0 ? "moment 0: the sum of the flux in the source mask along each line of sight, "
+                                   "times |CDELT3| (SoFiA-2's _mom0.fits)"
+                                 : "moment 0: the sum of the flux in the source mask along each line of sight "
+                                   "(SoFiA-2's _mom0.fits)",
+                      maps ? maps->mom0.real.data() : nullptr, nullptr, false});
+    if (cube.nz > 1) {
+      images.push_back({"mom1", moment_unit,
+                        std::string("moment 1: the flux-weighted mean of ") + over +
+                            " over the positive flux in the source mask; NaN without (SoFiA-2's _mom1.fits)",
+                        maps ? maps->mom1.real.data() : nullptr, nullptr, false});
+      images.push_back({"mom2", moment_unit,
+                        std::string("moment 2: the flux-weighted dispersion of ") + over +
+                            " about moment 1 over the positive flux in the source mask; NaN without (SoFiA-2's "
+                            "_mom2.fits)",
+                        maps ? maps->mom2.real.data() : nullptr, nullptr, false});
+      images.push_back({"chan", "",
+                        "the number of channels in the source mask along each line of sight (SoFiA-2's "
+                        "_chan.fits)",
+                        nullptr, maps ? maps->chan.integer.data() : nullptr, true});
+    }
+  }
+  if (!files.mask_2d.empty())
+    images.push_back({"mask_2d", "",
+                      "the source mask projected along the spectral axis: the id of the source in the highest "
+                      "channel of each line of sight, 0 for none (SoFiA-2's _mask-2d.fits)",
+                      nullptr, mask_2d ? mask_2d->integer.data() : nullptr, true});
+  return images;
 }
 
 /// SoFiA-2's parameter list as its VOTable carries it: every key in its order, as the parameter
@@ -294,6 +359,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   if (!options.fits_source_mask.empty()) fits_output.emplace_back(options.fits_source_mask, "--fits-source-mask");
   const std::vector<CatalogueFile> catalogue_files = catalogue_files_of(options);
   for (const auto& file : catalogue_files) fits_output.emplace_back(file.path, file.option);
+  const ImageFiles image_files = image_files_of(options);
+  for (const std::string* path : {&image_files.mom0, &image_files.mom1, &image_files.mom2, &image_files.chan})
+    if (!path->empty()) fits_output.emplace_back(*path, "output.writeMoments");
+  if (!image_files.mask_2d.empty()) fits_output.emplace_back(image_files.mask_2d, "output.writeMask2d");
   run::Lifecycle run("scfind", options, parent, fits_output);
   const MPI_Comm comm = run.comm();
   const int rank = run.rank();
@@ -305,6 +374,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     for (const auto& setting : options.unimplemented_parameters) settings += (settings.empty() ? "" : ", ") + setting;
     run.log("warning: SoFiA-2 settings astrosweep scfind does not implement, not used: " + settings);
   }
+  if (!options.linker.enable && (options.write_moments || options.write_mask_2d))
+    run.log(
+        "warning: output.writeMoments / output.writeMask2d without the linker: not written (astrosweep makes them "
+        "from the source mask)");
   if (!options.linker.enable && options.reliability.enable)
     run.log("warning: reliability.enable = true without the linker: the filter does not run (as in SoFiA-2)");
   if (options.linker.enable && options.reliability.enable && options.reliability.scale_kernel <= 0)
@@ -609,6 +682,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     else
       for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
     Catalogue catalogue;
+    std::optional<MomentMaps> maps;   // rank 0
+    std::optional<ImageMap> mask_2d;  // rank 0
     mpi::on_root_then_share_failure(comm, [&] {
       LinkedSources whole;
       whole.labels = std::move(whole_labels);
@@ -616,9 +691,28 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       whole.reliability = std::move(reliability.reliability);
       catalogue =
           make_catalogue(cube, whole.labels, data, whole, options.linker, global_rms, *header, options.catalogue);
+      // SoFiA-2's moment maps and 2-D mask of the final source mask, from what rank 0 holds.
+      if (!image_files.mom0.empty()) {
+        maps = make_moment_maps(cube, whole.labels, data, *header, options.catalogue.wcs);
+        for (const auto& w : maps->warnings) run.log("warning: moment maps: " + w);
+        write_image_map(image_files.mom0, maps->mom0, cube.nx, cube.ny);
+        summary.image_files.push_back(image_files.mom0);
+        if (maps->three_d) {
+          write_image_map(image_files.mom1, maps->mom1, cube.nx, cube.ny);
+          write_image_map(image_files.mom2, maps->mom2, cube.nx, cube.ny);
+          write_image_map(image_files.chan, maps->chan, cube.nx, cube.ny);
+          summary.image_files.insert(summary.image_files.end(), {image_files.mom1, image_files.mom2, image_files.chan});
+        }
+      }
+      if (!image_files.mask_2d.empty()) {
+        mask_2d = make_mask_2d(cube, whole.labels, *header);
+        write_image_map(image_files.mask_2d, *mask_2d, cube.nx, cube.ny);
+        summary.image_files.push_back(image_files.mask_2d);
+      }
     });
     share_catalogue(catalogue, comm);
     product.write_catalogue(catalogue, rank == 0);
+    product.write_images(product_images(maps, mask_2d, image_files, cube, comm));
     mpi::on_root_then_share_failure(comm, [&] {
       const std::string time = catalogue_time_now();
       for (const auto& file : catalogue_files) {
@@ -655,6 +749,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                         options.fits_mask.c_str(), options.fits_source_mask.empty() ? "" : ", FITS source mask ",
                         options.fits_source_mask.c_str()));
     for (const auto& file : summary.catalogue_files) run.log("catalogue file " + file);
+    for (const auto& file : summary.image_files) run.log("image " + file);
   }
   const Slab top = layout.slab(sweep.slabs().front());
   const Slab bottom = layout.slab(sweep.slabs().back());

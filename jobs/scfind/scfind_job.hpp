@@ -39,6 +39,8 @@ struct ScfindOptions : run::CommonOptions {
   ReliabilityParameters reliability;                    ///< reliability.* (with the linker)
   CatalogueParameters catalogue;                        ///< parameter.* (with the linker)
   CatalogueFiles catalogue_files{false, false, false};  ///< output.writeCat*: SoFiA-2's defaults with --par
+  bool write_moments = false;                           ///< output.writeMoments: _mom0/1/2, _chan.fits (linker on)
+  bool write_mask_2d = false;                           ///< output.writeMask2d: _mask-2d.fits (linker on)
   std::size_t slabs_per_rank = 0;                       ///< 0: the fewest that fit the memory budgets
   std::vector<std::string> unimplemented_parameters;    ///< SoFiA-2 settings of --par not used (warned of)
   std::map<std::string, std::string> sofia_settings;    ///< SoFiA-2 keys as --par and the command line wrote them
@@ -49,6 +51,7 @@ struct ScfindSummary {
   std::uint64_t sources = 0;                 ///< kept by the linker (when enabled)
   std::uint64_t source_voxels = 0;           ///< voxels in those sources
   std::vector<std::string> catalogue_files;  ///< the catalogue files written
+  std::vector<std::string> image_files;      ///< the moment maps and 2-D mask written (rank 0)
   std::vector<double> noise;                 ///< rms of the original, then of each smoothing pair in order
 };
 

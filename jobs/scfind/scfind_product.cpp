@@ -321,6 +321,22 @@ void ScfindProduct::write_catalogue(const Catalogue& catalogue, bool write_rows)
   }
 }
 
+void ScfindProduct::write_images(const std::vector<Image>& images) {
+  if (images.empty()) return;
+  const hid_t f = files_->file.get();
+  h5::Id group = h5::create_group(f, "images");
+  h5::set_attribute(group.get(), "description",
+                    std::string("SoFiA-2 2.5.1's image outputs of the final source mask (output.writeMoments, "
+                                "output.writeMask2d): 2-D maps of ny rows by nx pixels, as its FITS files"));
+  for (const auto& image : images) {
+    const hid_t type = image.is_integer ? H5T_NATIVE_INT32 : H5T_NATIVE_FLOAT;
+    h5::Id d = h5::described(h5::create_dataset(group.get(), image.name, type, {cube_.ny, cube_.nx}), image.units,
+                             image.description);
+    const void* data = image.is_integer ? static_cast<const void*>(image.integer) : image.real;
+    h5::write_rows(d.get(), type, 0, data != nullptr ? cube_.ny : 0, data);
+  }
+}
+
 void ScfindProduct::close() {
   files_->source_mask = h5::Id();
   files_->fits_sources.reset();

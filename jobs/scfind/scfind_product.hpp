@@ -77,6 +77,17 @@ class ScfindProduct {
   /// with units, description and UCD attributes, names as fixed-length strings. Every rank passes
   /// the same catalogue; `write_rows` on one rank only (the others write nothing).
   void write_catalogue(const Catalogue& catalogue, bool write_rows);
+  /// One 2-D map of /images (moment_maps.hpp): ny rows of nx pixels; `real` (float32) or
+  /// `integer` (int32) holds them on the writing rank, is null elsewhere.
+  struct Image {
+    std::string name, units, description;
+    const float* real = nullptr;
+    const std::int32_t* integer = nullptr;
+    bool is_integer = false;
+  };
+  /// Collective: the maps into the group /images (every rank passes the same names, units and
+  /// descriptions; the data on one rank only).
+  void write_images(const std::vector<Image>& images);
   /// Collective: flushes and closes, leaving status="incomplete" (an interrupted run).
   void close();
   /// Collective: the noise of every kernel pair, the counts; marks the product complete and closes

@@ -20,6 +20,10 @@
 //   scfind_case same-lines SOFIA_cat.xml|sql OURS
 //                                                the files line for line, but for the creation time,
 //                                                the creator and the XML's parameter list
+//   scfind_case image SOFIA.fits.gz OURS.fits [PRODUCT.h5 DATASET]
+//                                                a 2-D map (moment, channel count, 2-D mask) pixel
+//                                                for pixel (NaN where SoFiA-2 has NaN, float values
+//                                                to the bit) and the header keywords that matter
 // `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
 // and the noise of every kernel pair with SoFiA-2's (as doubles, exactly).
 
@@ -492,12 +496,78 @@ int mask_storage(const std::string& product, const std::string& expected) {
 
 }  // namespace
 
+// The keywords of a moment map or 2-D mask that matter: the image's shape and type, its WCS and
+// units; each must be in both files or in neither, strings equal, numbers equal as doubles.
+int compare_image_keywords(const std::string& sofia, const std::string& ours) {
+  int failures = 0;
+  for (const char* key : {"BITPIX", "NAXIS",  "NAXIS1", "NAXIS2",  "NAXIS3",  "BUNIT",   "CTYPE1",  "CTYPE2",  "CRVAL1",
+                          "CRVAL2", "CRPIX1", "CRPIX2", "CDELT1",  "CDELT2",  "CUNIT1",  "CUNIT2",  "CTYPE3",  "CDELT3",
+                          "BMAJ",   "BMIN",   "BPA",    "EQUINOX", "RADESYS", "SPECSYS", "RESTFRQ", "RESTFREQ"}) {
+    const std::string want = fits_keyword(sofia, key), got = fits_keyword(ours, key);
+    char* end_want = nullptr;
+    char* end_got = nullptr;
+    const double w = std::strtod(want.c_str(), &end_want), g = std::strtod(got.c_str(), &end_got);
+    const bool numbers = !want.empty() && !got.empty() && *end_want == 0 && *end_got == 0;
+    auto trimmed = [](std::string t) {
+      if (!t.empty() && t.front() == '\'') t = t.substr(1, t.size() - 2);
+      while (!t.empty() && t.back() == ' ') t.pop_back();
+      while (!t.empty() && t.front() == ' ') t.erase(0, 1);
+      return t;
+    };
+    const bool same = numbers ? w == g : trimmed(want) == trimmed(got) && want.empty() == got.empty();
+    if (!same) {
+      std::printf("keyword %s: ours '%s', SoFiA-2 '%s'\n", key, got.c_str(), want.c_str());
+      ++failures;
+    }
+  }
+  return failures;
+}
+
+int compare_image(const std::string& sofia, const std::string& ours, const std::string& product,
+                  const std::string& dataset) {
+  int failures = compare_image_keywords(sofia, ours);
+  long dims[3] = {}, our_dims[3] = {};
+  const auto want = read_fits_image<double>(sofia, dims, TDOUBLE);
+  std::vector<double> got = read_fits_image<double>(ours, our_dims, TDOUBLE);
+  if (!product.empty()) {  // the product's dataset instead (read as doubles: float32 and int32 convert exactly)
+    astrosweep::h5::silence_library_errors();
+    astrosweep::h5::Id file = astrosweep::h5::open_file(product, astrosweep::h5::Access::read);
+    astrosweep::h5::Id d = astrosweep::h5::open_dataset(file.get(), "images/" + dataset);
+    const auto size = astrosweep::h5::dims(d.get());
+    got.assign(size.at(0) * size.at(1), 0.0);
+    astrosweep::h5::read_hyperslab(d.get(), H5T_NATIVE_DOUBLE, {0, 0}, size, got.data());
+    for (const char* attribute : {"units", "description"})
+      if (!astrosweep::h5::string_attribute(d.get(), attribute)) {
+        std::printf("%s: /images/%s has no %s attribute\n", product.c_str(), dataset.c_str(), attribute);
+        ++failures;
+      }
+  }
+  if (got.size() != want.size()) {
+    std::printf("%zu pixels, SoFiA-2 %zu\n", got.size(), want.size());
+    return 1;
+  }
+  std::size_t differ = 0, finite = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    finite += want[i] != 0 ? 1 : 0;  // NaN included: a map SoFiA-2 blanks entirely
+    const bool same = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
+    if (same) continue;
+    if (differ++ < 5)
+      std::printf("pixel (%zu, %zu): ours %.9g, SoFiA-2 %.9g\n", i % static_cast<std::size_t>(dims[0]),
+                  i / static_cast<std::size_t>(dims[0]), got[i], want[i]);
+  }
+  std::printf("%s: %zu of %zu pixels differ from SoFiA-2 (%zu non-zero or blank there)\n",
+              product.empty() ? ours.c_str() : (product + ":/images/" + dataset).c_str(), differ, got.size(), finite);
+  return failures == 0 && differ == 0 && finite > 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   try {
     if (argc == 4 && std::string(argv[1]) == "mask-storage") return mask_storage(argv[2], argv[3]);
     if (argc == 5 && std::string(argv[1]) == "fits-masks") return fits_masks(argv[2], argv[3], argv[4]);
     if ((argc == 4 || argc == 5) && std::string(argv[1]) == "source-mask")
       return source_mask(argv[2], argv[3], argc == 5 ? argv[4] : "");
+    if ((argc == 4 || argc == 6) && std::string(argv[1]) == "image")
+      return compare_image(argv[2], argv[3], argc == 6 ? argv[4] : "", argc == 6 ? argv[5] : "");
     if (argc == 4 && std::string(argv[1]) == "same-lines") return same_lines(argv[2], argv[3]);
     if (argc == 4 && std::string(argv[1]) == "strip-wcs") return strip_wcs(argv[2], argv[3]);
     if ((argc == 5 || argc == 6) && std::string(argv[1]) == "catalogue")

@@ -193,13 +193,13 @@ astrosweep_add_failure_test(scfind_misspelt_option NP 1 CODE 2
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_misspelt_option.h5 --overwrite --scfind.threshhold 3)
 file(WRITE ${scfind_bad}/later_stages.par
   "input.data = ${cubeA}\nscfind.kernelsXY = 0\nscfind.kernelsZ = 0, 3\nlinker.enable = true\nlinker.radiusXY = 2\n"
-  "dilation.iterationsXY = 3\noutput.writeMask = true\noutput.writeMoments = true\n")
+  "dilation.iterationsXY = 3\noutput.writeMask = true\noutput.writeCubelets = true\n")
 astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
   COMMAND ${exe} scfind --par ${scfind_bad}/later_stages.par -o ${scfind_bad}/later_stages.h5 --no-fits-mask --overwrite
           --quiet)
 # The warning (the linker's keys are used now), and the run goes on to write its product.
 set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeMoments = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeCubelets = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
@@ -536,7 +536,9 @@ set_tests_properties(scfind_cat_hdf5_cube_np1_equals_sofia PROPERTIES FIXTURES_R
 # Bad parameter.* and output.writeCat* values in --par are refused naming their file and line.
 foreach(bad "parameter.wcs = maybe|parameter.wcs: 'maybe' is not true or false"
             "parameter.prefix = My Galaxy|parameter.prefix: 'My Galaxy' cannot start a source name"
-            "output.writeCatSQL = yes|output.writeCatSQL: 'yes' is not true or false")
+            "output.writeCatSQL = yes|output.writeCatSQL: 'yes' is not true or false"
+            "output.writeMoments = maybe|output.writeMoments: 'maybe' is not true or false"
+            "output.writeMask2d = 2|output.writeMask2d: '2' is not true or false")
   string(REPLACE "|" ";" fields "${bad}")
   list(GET fields 0 line)
   list(GET fields 1 message)
@@ -551,3 +553,58 @@ astrosweep_add_failure_test(scfind_link_bad_radius NP 1 CODE 2 MATCH "bad_linker
   FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_linker.par -o ${scfind_bad}/scfind_link_bad_radius.h5 --overwrite)
 astrosweep_add_failure_test(scfind_link_source_mask_without_linker NP 1 CODE 2 MATCH "the linker is off" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${scfind_out}/A.fits -o ${scfind_bad}/scfind_link_off.h5 --overwrite --fits-source-mask ${scfind_bad}/off_mask.fits)
+# --- the images: SoFiA-2 2.5.1's moment maps, channel map and 2-D mask (output.writeMoments,
+# output.writeMask2d), pixel for pixel and their header keywords, on cube A (with WCS), Anowcs
+# (without) and R (the reliability filter on), on 1, 2 and 3 ranks; tools/sofia_reference_cases.py
+# (moments) made the references with the same settings (tests/data/scfind/README.md, "Images").
+set(image_cases_text
+  "scfind.kernelsXY = 0, 3, 6\nscfind.kernelsZ = 0, 3, 7, 15\nscfind.threshold = 5.0\nscfind.replacement = 2.0\n"
+  "scfind.statistic = mad\nscfind.fluxRange = negative\nlinker.enable = true\nreliability.enable = false\n"
+  "parameter.enable = true\nparameter.wcs = true\noutput.writeCatASCII = true\noutput.writeCatXML = false\n"
+  "output.writeMask2d = true\noutput.writeMoments = true\n")
+file(WRITE ${scfind_out}/m_A_mad_negative_defaults.par ${image_cases_text})
+file(WRITE ${scfind_out}/m_Anowcs_mad_negative_defaults.par ${image_cases_text})
+file(WRITE ${scfind_out}/m_R_threshold05_snr0.par
+  "scfind.kernelsXY = 0, 3, 6\nscfind.kernelsZ = 0, 3, 7, 15\nscfind.threshold = 4.0\nscfind.replacement = 2.0\n"
+  "scfind.statistic = mad\nscfind.fluxRange = negative\nlinker.enable = true\nlinker.minSizeXY = 1\n"
+  "linker.minSizeZ = 1\nreliability.enable = true\nreliability.threshold = 0.5\nreliability.minSNR = 0\n"
+  "reliability.plot = false\nparameter.enable = true\noutput.writeCatASCII = true\noutput.writeCatXML = false\n"
+  "output.writeMask2d = true\noutput.writeMoments = true\n")
+# case|cube|ranks|slabs per rank|labels
+foreach(run "m_A_mad_negative_defaults|A|1|1|scfind" "m_A_mad_negative_defaults|A|3|1|scfind"
+            "m_A_mad_negative_defaults|A|2|2|scfind%heavy" "m_Anowcs_mad_negative_defaults|Anowcs|1|1|scfind"
+            "m_R_threshold05_snr0|R|1|1|scfind" "m_R_threshold05_snr0|R|2|1|scfind%heavy"
+            "m_R_threshold05_snr0|R|3|1|scfind")
+  string(REPLACE "|" ";" fields "${run}")
+  list(GET fields 0 case)
+  list(GET fields 1 cube)
+  list(GET fields 2 np)
+  list(GET fields 3 k)
+  list(GET fields 4 labels)
+  string(REPLACE "%" ";" labels "${labels}")
+  set(name ${case}_np${np}_k${k})
+  astrosweep_add_mpi_run(scfind_img_${name} NP ${np} LABELS "${labels}" FIXTURES_REQUIRED scfind_cube_${cube}
+    FIXTURES_SETUP scfind_run_img_${name}
+    COMMAND ${exe} scfind --par ${scfind_out}/${case}.par -i ${scfind_out}/${cube}.fits -o ${scfind_out}/${name}.h5
+            --overwrite --threads 1 --slabs-per-rank ${k})
+  set_tests_properties(scfind_img_${name} PROPERTIES PASS_REGULAR_EXPRESSION "image [^\n]*${name}_mask-2d.fits")
+  foreach(image mom0 mom1 mom2 chan mask-2d)
+    add_test(NAME scfind_img_${name}_${image}_equals_sofia
+             COMMAND scfind_case image ${scfind_data}/${case}_${image}.fits.gz ${scfind_out}/${name}_${image}.fits)
+    set_tests_properties(scfind_img_${name}_${image}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_img_${name}
+                         LABELS "${labels};sofia")
+    # The product's /images dataset (mask-2d is mask_2d there).
+    string(REPLACE "-" "_" dataset ${image})
+    add_test(NAME scfind_img_${name}_${image}_product_equals_sofia
+             COMMAND scfind_case image ${scfind_data}/${case}_${image}.fits.gz ${scfind_out}/${name}_${image}.fits
+                     ${scfind_out}/${name}.h5 ${dataset})
+    set_tests_properties(scfind_img_${name}_${image}_product_equals_sofia PROPERTIES
+                         FIXTURES_REQUIRED scfind_run_img_${name} LABELS "${labels};sofia")
+  endforeach()
+endforeach()
+# Asked for without the linker: not written, and the run says so.
+astrosweep_add_mpi_run(scfind_img_without_linker NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
+  COMMAND ${exe} scfind -i ${scfind_out}/A.fits -o ${scfind_out}/img_without_linker.h5 --overwrite --quiet
+          --output.writeMoments true)
+set_tests_properties(scfind_img_without_linker PROPERTIES PASS_REGULAR_EXPRESSION
+  "output.writeMoments / output.writeMask2d without the linker: not written")

@@ -1,0 +1,52 @@
+#pragma once
+// SoFiA-2 v2.5.1's image outputs of the final source mask (its DataCube_create_moments and
+// DataCube_2d_mask, read for their semantics): the moment 0, 1, 2 maps and the channel count map
+// (output.writeMoments), and the mask projected along the spectral axis (output.writeMask2d). The
+// sums run as SoFiA-2's do (channels from the last to the first, accumulated in float), so the
+// maps equal SoFiA-2's to the bit on the same cube and mask. They are made on rank 0 from the
+// whole cube and source mask it already holds for the catalogue, so they do not depend on the
+// number of ranks or slabs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cube_header.hpp"
+#include "smooth_and_clip.hpp"
+
+namespace astrosweep::scfind {
+
+/// A 2-D map and the header keywords SoFiA-2 gives it, in its order.
+struct ImageMap {
+  struct Keyword {
+    std::string name;
+    enum { text, number, integer } kind = text;
+    std::string text_value;
+    double number_value = 0;
+  };
+  std::vector<float> real;            ///< float maps (BITPIX -32)
+  std::vector<std::int32_t> integer;  ///< integer maps (BITPIX 32): the channel count, the 2-D mask
+  std::vector<Keyword> keywords;      ///< after SIMPLE, BITPIX, NAXIS*
+};
+
+struct MomentMaps {
+  ImageMap mom0, mom1, mom2, chan;
+  bool three_d = true;  ///< a single-channel cube has only moment 0 (as SoFiA-2)
+  bool world = false;   ///< moments 1, 2 in the spectral axis' world units (else channels)
+  std::string spectral_unit, flux_unit;
+  std::vector<std::string> warnings;
+};
+
+/// The moment maps of `data` where `labels` is non-zero; `use_wcs`: parameter.wcs.
+MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_t>& labels,
+                            const std::vector<float>& data, const CubeHeader& header, bool use_wcs);
+
+/// The 2-D mask: per pixel the id of the source in its highest channel (SoFiA-2's projection
+/// scans each line of sight from the last channel down and keeps the first non-zero id).
+ImageMap make_mask_2d(const CubeShape& cube, const std::vector<std::int32_t>& labels, const CubeHeader& header);
+
+/// Writes `map` (nx x ny) as a FITS image to `path`, through `path`.part (replacing it); throws
+/// OutputError naming the path.
+void write_image_map(const std::string& path, const ImageMap& map, std::size_t nx, std::size_t ny);
+
+}  // namespace astrosweep::scfind
