@@ -1,5 +1,6 @@
 #include "coherent_triggers.hpp"
 
+#include <hdf5_hl.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -133,6 +134,7 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
   std::map<std::int64_t, std::vector<std::size_t>> blocks;
   for (std::size_t c = 0; c < candidates.size(); ++c) blocks[candidates[c].sample / block_samples].push_back(c);
   const double start = static_cast<double>(input.gps_start_s) + input.gps_start_ns * 1e-9;
+  std::map<std::int64_t, SkyMap> maps;  // per block, kept for /skymaps
   for (const auto& [block, members] : blocks) {
     const double b0 = static_cast<double>(block * block_samples) / fs;
     const double b1 =
@@ -146,6 +148,7 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
       for (int t = 0; t < trials; ++t)
         results[members[m] * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)] =
             r[m * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)];
+    if (settings.skymaps) maps.emplace(block, map);
   }
 
   // Clustering of the foreground by ρ_coh.
@@ -219,6 +222,43 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
       write_column(gd.get(), "chisq", chisq_d, "", "autocorrelation chi^2 of this detector");
       write_column(gd.get(), "time_offset_samples", offset_d, "",
                    "samples from the reference detector's peak to where this detector was read");
+    }
+  }
+  if (settings.skymaps) {
+    // Spec §10's /skymaps/<trigger>: the foreground's ρ_coh² at every pixel (the sky stride does
+    // not thin it), named by the trigger's row in /triggers; ra and dec are the pixel axis' scales.
+    h5::Id g = h5::create_group(file, "skymaps");
+    h5::set_attribute(g.get(), "n_side", n_side);
+    h5::set_attribute(g.get(), "ordering", std::string("NESTED"));
+    h5::set_attribute(g.get(), "description",
+                      std::string("rho_coh^2 per HEALPix pixel of each clustered trigger (dataset name: its row in "
+                                  "/triggers), in the arithmetic of the search"));
+    std::vector<double> ra, dec;
+    for (const auto& p : pixels) {
+      ra.push_back(p.ra);
+      dec.push_back(p.dec);
+    }
+    h5::Id ra_ds = h5::described(h5::create_dataset(g.get(), "ra", h5::native_type<double>(), {ra.size()}), "rad",
+                                 "right ascension of the pixel's centre (a dimension scale of the maps)");
+    h5::write_rows(ra_ds.get(), h5::native_type<double>(), 0, ra.size(), ra.data());
+    h5::Id dec_ds = h5::described(h5::create_dataset(g.get(), "dec", h5::native_type<double>(), {dec.size()}), "rad",
+                                  "declination of the pixel's centre (a dimension scale of the maps)");
+    h5::write_rows(dec_ds.get(), h5::native_type<double>(), 0, dec.size(), dec.data());
+    h5::check(H5DSset_scale(ra_ds.get(), "ra"), "H5DSset_scale");
+    h5::check(H5DSset_scale(dec_ds.get(), "dec"), "H5DSset_scale");
+    const auto block_samples_map = static_cast<std::int64_t>(sky_map_seconds * fs);
+    for (std::size_t row = 0; row < kept.size(); ++row) {
+      const std::size_t c = kept[row];
+      const SkyMap& map = maps.at(candidates[c].sample / block_samples_map);
+      const auto values = coherent_sky_map(map, snr, {candidates[c].ref_ifo, c, before}, search, 0, settings.precision);
+      const std::vector<float> stored(values.begin(), values.end());
+      h5::Id ds =
+          h5::described(h5::create_dataset(g.get(), std::to_string(row), h5::native_type<float>(), {stored.size()}), "",
+                        "rho_coh^2 at every HEALPix NESTED pixel for trigger " + std::to_string(row) + " of /triggers");
+      h5::write_rows(ds.get(), h5::native_type<float>(), 0, stored.size(), stored.data());
+      h5::set_attribute(ds.get(), "trigger", static_cast<std::int64_t>(row));
+      h5::check(H5DSattach_scale(ds.get(), ra_ds.get(), 0), "H5DSattach_scale");
+      h5::check(H5DSattach_scale(ds.get(), dec_ds.get(), 0), "H5DSattach_scale");
     }
   }
   {

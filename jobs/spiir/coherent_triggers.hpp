@@ -27,6 +27,7 @@ struct CoherentStageSettings {
   int threads = 0;
   bool subsample = false;  ///< --subsample (CoherentSettings::subsample)
   int sky_stride = 1;      ///< --sky-stride (CoherentSettings::sky_stride)
+  bool skymaps = false;    ///< --skymaps: every clustered trigger's ρ_coh² map under /skymaps
 };
 
 /// Throws UsageError naming the option when a setting is out of range (exit 2).
@@ -55,7 +56,8 @@ struct CoherentStageSummary {
   std::size_t triggers = 0;    ///< after clustering
 };
 
-/// Runs the stage and writes /triggers and /background into `file`.
+/// Runs the stage and writes /triggers and /background into `file` (and /skymaps with
+/// settings.skymaps).
 CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, const CoherentStageInput& input,
                                              const CoherentStageSettings& settings, const SnrPass& refilter);
 

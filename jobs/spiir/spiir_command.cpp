@@ -155,7 +155,8 @@ std::vector<io::ProductAttribute> root_attributes(const ProductSettings& p) {
           {"slide_seconds", p.coherent.slide_seconds},
           {"cluster_window", p.coherent.cluster_window_seconds},
           {"subsample", std::int64_t{p.coherent.subsample ? 1 : 0}},
-          {"sky_stride", std::int64_t{p.coherent.sky_stride}}};
+          {"sky_stride", std::int64_t{p.coherent.sky_stride}},
+          {"skymaps", std::int64_t{p.coherent.skymaps ? 1 : 0}}};
 }
 
 std::optional<io::ExistingProduct> inspect_product(const std::string& path) {
@@ -206,6 +207,8 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       "coherent stage: read each detector's SNR at the exact light-travel delay (windowed-sinc interpolation) "
       "rather than at the nearest sample")("sky-stride", po::value<int>()->default_value(1),
                                            "coherent stage: trial k searches the pixels p = k mod N only (1: all)")(
+      "skymaps", po::bool_switch(),
+      "coherent stage: write every clustered trigger's rho_coh^2 sky map (HEALPix NESTED) under /skymaps")(
       "help,h", "show this help");
   const std::optional<po::variables_map> parsed =
       parse_command_line<po::variables_map>(args, desc, "spiir", comm, [](const po::variables_map& v) { return v; });
@@ -233,6 +236,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   settings.coherent.cluster_window_seconds = vm["cluster-window"].as<double>();
   settings.coherent.subsample = vm["subsample"].as<bool>();
   settings.coherent.sky_stride = vm["sky-stride"].as<int>();
+  settings.coherent.skymaps = vm["skymaps"].as<bool>();
   settings.coherent.precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
   settings.coherent.threads = vm["threads"].as<int>();
   check_coherent_settings(settings.coherent);
@@ -450,7 +454,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
         merged[d].insert(merged[d].end(), it->second[d].begin(), it->second[d].end());
     }
     h5::Id file = h5::open_file(output, h5::Access::read_write);
-    for (const char* stale : {"peaks", "triggers", "background"})  // a run stopped while writing them
+    for (const char* stale : {"peaks", "triggers", "background", "skymaps"})  // a run stopped while writing them
       if (h5::exists(file.get(), stale)) h5::check(H5Ldelete(file.get(), stale, H5P_DEFAULT), "H5Ldelete");
     h5::Id peaks = h5::create_group(file.get(), "peaks");
     CoherentStageInput network{

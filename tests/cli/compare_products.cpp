@@ -54,6 +54,11 @@ std::vector<std::string> datasets_of(hid_t file) {
          {"end_time_gps_s", "end_time_gps_ns", "template", "sample", "snr", "phase", "candidate", "coh_snr", "ra",
           "dec", "n_side", "pixel", "network_chisq", "null_snr", "ref_ifo", "trial", "chisq", "time_offset_samples"})
       if (h5::exists(file, group) && h5::exists(file, group + "/" + column)) names.push_back(group + "/" + column);
+  // spiir --skymaps: the pixel scales and one map per trigger, named by its row
+  for (const std::string scale : {"skymaps/ra", "skymaps/dec"})
+    if (h5::exists(file, "skymaps") && h5::exists(file, scale)) names.push_back(scale);
+  for (std::size_t row = 0; h5::exists(file, "skymaps") && h5::exists(file, "skymaps/" + std::to_string(row)); ++row)
+    names.push_back("skymaps/" + std::to_string(row));
   return names;
 }
 

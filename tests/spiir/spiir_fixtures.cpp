@@ -1,13 +1,14 @@
 // Inputs and checks of the spiir end-to-end tests (tests/spiir/CMakeLists.txt):
 //   spiir_fixtures strain OUT --rate R --seconds S --ifos H1,L1 [--inject M1,M2 --f-low F --end SAMPLE --snr X]
 //                  [--seed N] [--unwhitened] [--gap FIRST,COUNT] [--psd-knee F] [--sky RA,DEC] [--colour]
-//                  [--dq FIRST,COUNT]
+//                  [--dq FIRST,COUNT] [--exact-delays]
 //       unit-variance white noise per detector (whitened = 1), plus in every detector the real part
 //       of the whitened TaylorF2 template of M1,M2 ending at sample SAMPLE, scaled to matched-filter SNR X;
 //       samples FIRST ... FIRST + COUNT − 1 NaN (a gap); with --psd-knee, PSD groups 0 ... f_s/2:
 //       the first detector's (2/f_s)(1 + (f/F)²), the others' flat 2/f_s; with --sky (rad) a source
 //       there instead (ψ 0.4, ι 0.6): each detector gets F+ h+ + F× h× at its own end sample
-//       SAMPLE + round(delay from the geocentre · f_s), X the network SNR √Σ ρ_d²; with --colour, noise and
+//       SAMPLE + round(delay from the geocentre · f_s) (with --exact-delays, shifted further by the
+//       fraction in the frequency domain: the exact delay), X the network SNR √Σ ρ_d²; with --colour, noise and
 //       injection coloured as strain (colour() below: a low-frequency wall, 1e-21) and whitened = 0,
 //       so the job's whitening must undo it; --dq: seconds FIRST ... FIRST + COUNT − 1 flagged 0
 //   spiir_fixtures gwosc OUT --ifos IFO [the options of strain] [--start GPS] [--npoints N] [--no-strain]
@@ -22,7 +23,8 @@
 //       the loudest coherent trigger (/triggers) is template T at the end time of the loudest
 //       single-detector peak of its reference detector (±1 sample), with ρ_coh X ± 3 and, for two
 //       detectors, ρ_null 0; /background holds n_slides trials of every candidate; with
-//       --ra R --dec D [--within DEG] its pixel within DEG (10) of there; with --max-null Y ρ_null ≤ Y
+//       --ra R --dec D [--within DEG] its pixel within DEG (10) of there; with --max-null Y ρ_null ≤ Y;
+//       with --skymaps a /skymaps map per trigger, the loudest's maximum its ρ_coh² at its pixel
 //   either check with --masked S: also /peaks/IFO's masked_seconds is S
 // Exits 0 when done or when the check holds, 1 naming what failed, 2 on bad usage.
 #include <cmath>
@@ -78,6 +80,22 @@ void colour_series(std::vector<double>& x, double rate) {
   for (std::size_t i = 0; i < n; ++i) x[i] = b[i].real();
 }
 
+// Delays x by `samples` (|samples| <= 0.5) as a band-limited series: each frequency k of the
+// DFT times e^{-2πi f_k samples / N}, k signed (the template is band-limited and far from the ends,
+// so the circular shift wraps nothing). The Nyquist bin, real, keeps cos of its phase.
+void shift_series(std::vector<double>& x, double samples) {
+  const std::size_t n = x.size();
+  std::vector<std::complex<double>> b(x.begin(), x.end());
+  spiir::fft_in_place(b, spiir::FftDirection::forward);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double f = k <= n / 2 ? static_cast<double>(k) : static_cast<double>(k) - static_cast<double>(n);
+    const double phase = -2 * M_PI * f * samples / static_cast<double>(n);
+    b[k] *= (2 * k == n ? std::complex<double>(std::cos(phase), 0) : std::polar(1.0, phase)) / static_cast<double>(n);
+  }
+  spiir::fft_in_place(b, spiir::FftDirection::backward);
+  for (std::size_t i = 0; i < n; ++i) x[i] = b[i].real();
+}
+
 int strain(const std::string& out, const std::vector<std::string>& args, bool gwosc) {
   const double rate = std::stod(option(args, "--rate", "2048"));
   const double seconds = std::stod(option(args, "--seconds", "16"));
@@ -102,6 +120,8 @@ int strain(const std::string& out, const std::vector<std::string>& args, bool gw
     // Σ|h|² = 2: x = X · Re(e^{iθ} h) gives the matched filter |z| = X at the template's last sample.
     std::vector<std::complex<double>> amplitude(ifos.size(), std::polar(snr, 1.1));
     std::vector<std::int64_t> shift(ifos.size(), 0);
+    std::vector<double> fractional(ifos.size(), 0.0);  // --exact-delays: samples, shifted in frequency
+    const bool exact = flag(args, "--exact-delays");
     if (const auto sky = option(args, "--sky", ""); !sky.empty()) {
       const spiir::SkyDirection where{std::stod(sky.substr(0, sky.find(','))),
                                       std::stod(sky.substr(sky.find(',') + 1))};
@@ -114,7 +134,9 @@ int strain(const std::string& out, const std::vector<std::string>& args, bool gw
         amplitude[d] =
             f.plus * 0.5 * (1 + ci * ci) * std::polar(1.0, 1.1) + f.cross * ci * std::polar(1.0, 1.1 - M_PI / 2);
         norm += std::norm(amplitude[d]);
-        shift[d] = static_cast<std::int64_t>(std::floor(spiir::delay_from_geocentre(det, where, gmst) * rate + 0.5));
+        const double delay = spiir::delay_from_geocentre(det, where, gmst) * rate;
+        shift[d] = static_cast<std::int64_t>(std::floor(delay + 0.5));
+        if (exact) fractional[d] = delay - static_cast<double>(shift[d]);
       }
       for (auto& a : amplitude) a *= snr / std::sqrt(norm);
     }
@@ -126,6 +148,7 @@ int strain(const std::string& out, const std::vector<std::string>& args, bool gw
       }
       for (std::size_t s = 0; s < t.h.size(); ++s)
         injection[d][static_cast<std::size_t>(last + 1) - t.h.size() + s] = (amplitude[d] * t.h[s]).real();
+      if (fractional[d] != 0) shift_series(injection[d], fractional[d]);
     }
   }
   std::vector<spiir::DetectorStrain> detectors;
@@ -282,6 +305,24 @@ int check_triggers(const std::string& path, const std::vector<std::string>& args
   }
   if (const auto max_null = option(args, "--max-null", ""); !max_null.empty() && null[loudest] > std::stod(max_null))
     bad = std::fprintf(stderr, "rho_null above %s\n", max_null.c_str());
+  if (flag(args, "--skymaps")) {
+    // One map per trigger; the loudest's maximum is its rho_coh^2 (float32 storage) at its pixel.
+    std::size_t maps = 0;
+    while (h5::exists(file.get(), "skymaps/" + std::to_string(maps))) ++maps;
+    if (maps != coh.size()) bad = std::fprintf(stderr, "%zu sky maps for %zu triggers\n", maps, coh.size());
+    const auto map =
+        maps > loudest ? h5::read_all<float>(file.get(), "skymaps/" + std::to_string(loudest)) : std::vector<float>{};
+    const auto pixel = h5::read_all<std::int64_t>(file.get(), "triggers/pixel");
+    std::size_t top = 0;
+    for (std::size_t p = 1; p < map.size(); ++p)
+      if (map[p] > map[top]) top = p;
+    const double top_coh = std::sqrt(static_cast<double>(map.empty() ? 0.0f : map[top]));
+    std::printf("sky maps: %zu; the loudest's maximum rho_coh %.4f at pixel %zu of %zu\n", maps, top_coh, top,
+                map.size());
+    if (map.empty() || static_cast<std::int64_t>(top) != pixel[loudest] ||
+        std::abs(top_coh - coh[loudest]) > 1e-5 * coh[loudest])
+      bad = std::fprintf(stderr, "the sky map's maximum is not the trigger's rho_coh at its pixel\n");
+  }
   if (trials.size() != candidates.size() * static_cast<std::size_t>(n_slides))
     bad = std::fprintf(stderr, "background rows are not candidates x slides\n");
   return bad ? 1 : 0;

@@ -47,13 +47,13 @@ add_test(NAME spiir_units_multirate_agree COMMAND compare_products ${spiir_out}/
 set_tests_properties(spiir_units_multirate_agree PROPERTIES FIXTURES_REQUIRED "spiir_units_mr_np1;spiir_units_mr_np2"
                      LABELS spiir)
 # Three detectors, the coherent stage on the merged peaks: 3 ranks, a template per unit, 2 s units,
-# against the one-process run of spiir_coherent_hlv: the same peaks and triggers, SNRs within FP32
+# against the one-process run of spiir_coherent_hlv: the same peaks, triggers and sky maps, SNRs within FP32
 # rounding (the units past 21.6 s start from zero states).
 astrosweep_add_mpi_run(spiir_units_hlv_np3 NP 3 LABELS spiir FIXTURES_REQUIRED "spiir_bank_hlv;spiir_strain_hlv"
   FIXTURES_SETUP spiir_units_hlv_np3
   COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_hlv.h5 --strain ${spiir_out}/strain_hlv.h5
           -o ${spiir_out}/units_hlv_np3.h5 --overwrite --threads 1 --n-slides 20 --templates-per-unit 1
-          --unit-seconds 2)
+          --unit-seconds 2 --skymaps)
 add_test(NAME spiir_units_hlv_agree COMMAND compare_products ${spiir_out}/triggers_hlv.h5
          ${spiir_out}/units_hlv_np3.h5 --close 1e-7)
 set_tests_properties(spiir_units_hlv_agree PROPERTIES FIXTURES_REQUIRED "spiir_triggers_hlv;spiir_units_hlv_np3"
