@@ -588,6 +588,14 @@ foreach(run "m_A_mad_negative_defaults|A|1|1|scfind" "m_A_mad_negative_defaults|
     COMMAND ${exe} scfind --par ${scfind_out}/${case}.par -i ${scfind_out}/${cube}.fits -o ${scfind_out}/${name}.h5
             --overwrite --threads 1 --slabs-per-rank ${k})
   set_tests_properties(scfind_img_${name} PROPERTIES PASS_REGULAR_EXPRESSION "image [^\n]*${name}_mask-2d.fits")
+  # Every dataset described, and each map's y (dimension 0) and x (1) axes dimension scales.
+  set(scale_args)
+  foreach(image mom0 mom1 mom2 chan mask_2d)
+    list(APPEND scale_args --scale images/${image} 0 --scale images/${image} 1)
+  endforeach()
+  add_test(NAME scfind_img_${name}_describes_itself COMMAND describe_check ${scfind_out}/${name}.h5 ${scale_args})
+  set_tests_properties(scfind_img_${name}_describes_itself PROPERTIES FIXTURES_REQUIRED scfind_run_img_${name}
+                       LABELS "${labels}")
   foreach(image mom0 mom1 mom2 chan mask-2d)
     add_test(NAME scfind_img_${name}_${image}_equals_sofia
              COMMAND scfind_case image ${scfind_data}/${case}_${image}.fits.gz ${scfind_out}/${name}_${image}.fits)
