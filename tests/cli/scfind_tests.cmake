@@ -199,7 +199,7 @@ astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTU
           --quiet)
 # The warning (the linker's keys are used now), and the run goes on to write its product.
 set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeCubelets = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeCubelets = true \\([^)]*later_stages.par:8\\)[^\n]*\n[^\n]*warning: output.writeCubelets = true: SoFiA-2's cubelets are not written \\(none of <stem>_cubelets/<stem>_<id>_cube.fits, _mask.fits, _mom0.fits, _mom1.fits, _mom2.fits, _chan.fits, _snr.fits, _spec.txt, _pv.fits\\).*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
