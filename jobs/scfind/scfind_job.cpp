@@ -373,6 +373,14 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     std::string settings;
     for (const auto& setting : options.unimplemented_parameters) settings += (settings.empty() ? "" : ", ") + setting;
     run.log("warning: SoFiA-2 settings astrosweep scfind does not implement, not used: " + settings);
+    // The cubelets (issue 15, not done): name the files a SoFiA-2 user would look for.
+    const bool cubelets = std::any_of(options.unimplemented_parameters.begin(), options.unimplemented_parameters.end(),
+                                      [](const std::string& s) { return s.starts_with("output.writeCubelets ="); });
+    if (cubelets)
+      run.log(
+          "warning: output.writeCubelets = true: SoFiA-2's cubelets are not written (none of <stem>_cubelets/"
+          "<stem>_<id>_cube.fits, _mask.fits, _mom0.fits, _mom1.fits, _mom2.fits, _chan.fits, _snr.fits, _spec.txt, "
+          "_pv.fits)");
   }
   if (!options.linker.enable && (options.write_moments || options.write_mask_2d))
     run.log(

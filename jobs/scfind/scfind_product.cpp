@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include "checkpoint_labels.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "core/version.hpp"
+#include "cube_header.hpp"
 #include "io/h5.hpp"
 #include "io/output_path.hpp"
 #include "io/posix_file.hpp"
@@ -172,6 +174,7 @@ void ScfindProduct::create(const std::string& path, const std::vector<KernelPair
                                             compressed_ ? std::optional<unsigned>(1) : std::nullopt);
   h5::set_attribute(files_->mask.get(), "description",
                     std::string("SoFiA-2 raw mask: 1 where a kernel pair clipped the voxel"));
+  h5::set_attribute(files_->mask.get(), "units", std::string());  // a flag
   if (options_.linker.enable) {
     // The linker's source ids, chunked and compressed like /mask (4 bytes a voxel).
     const std::uint64_t rows = std::max<std::uint64_t>(1, (1U << 18) / std::max<std::uint64_t>(1, cube_.nx));
@@ -182,13 +185,20 @@ void ScfindProduct::create(const std::string& path, const std::vector<KernelPair
                       std::string("SoFiA-2 linker's source mask: the source id of each voxel, 0 outside sources; "
                                   "with the reliability filter, the reliable sources renumbered "
                                   "(SoFiA-2's _mask.fits)"));
+    h5::set_attribute(files_->source_mask.get(), "units", std::string());  // an id
   }
   // One row per kernel pair in the order they run: FWHM, width, and the noise the clip used.
   const std::uint64_t n = pairs.size();
   h5::Id table = h5::create_group(f, "kernel_pairs");
-  h5::Id fwhm = h5::create_dataset(table.get(), "fwhm_xy", H5T_NATIVE_DOUBLE, {n});
-  h5::Id width = h5::create_dataset(table.get(), "width_z", H5T_NATIVE_INT64, {n});
-  files_->noise = h5::create_dataset(table.get(), "noise", H5T_NATIVE_DOUBLE, {n});
+  h5::Id fwhm = h5::described(h5::create_dataset(table.get(), "fwhm_xy", H5T_NATIVE_DOUBLE, {n}), "pixel",
+                              "the kernel pair's spatial Gaussian FWHM (0: no spatial smoothing)");
+  h5::Id width = h5::described(h5::create_dataset(table.get(), "width_z", H5T_NATIVE_INT64, {n}), "channel",
+                               "the kernel pair's spectral boxcar width (0: no spectral smoothing)");
+  // The noise is in the cube's data unit (its BUNIT card; empty when the cube has none).
+  const std::string data_unit = CubeHeader(cube_.header_cards, {cube_.nx, cube_.ny, cube_.nz}).text("BUNIT");
+  files_->noise = h5::described(h5::create_dataset(table.get(), "noise", H5T_NATIVE_DOUBLE, {n}), data_unit,
+                                "the noise level of the smoothed cube the kernel pair clipped at (scfind.threshold "
+                                "times it), in the cube's data unit");
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   std::vector<double> fwhms;
@@ -328,12 +338,28 @@ void ScfindProduct::write_images(const std::vector<Image>& images) {
   h5::set_attribute(group.get(), "description",
                     std::string("SoFiA-2 2.5.1's image outputs of the final source mask (output.writeMoments, "
                                 "output.writeMask2d): 2-D maps of ny rows by nx pixels, as its FITS files"));
+  // The maps' axes as dimension scales (h5py: mom0.dims[0][0] is y, dims[1][0] is x): 0-based
+  // pixel indices, shared by every map. Pixel, not world, coordinates: a projected sky map's
+  // right ascension and declination are not functions of one axis each, so no 1-D world scale is
+  // exact; the cube's WCS keywords are in the FITS maps beside the product for that.
+  h5::Id y = h5::described(h5::create_dataset(group.get(), "y", H5T_NATIVE_INT64, {cube_.ny}), "pixel",
+                           "the maps' row axis (FITS axis 2): 0-based pixel index, a dimension scale");
+  h5::Id x = h5::described(h5::create_dataset(group.get(), "x", H5T_NATIVE_INT64, {cube_.nx}), "pixel",
+                           "the maps' column axis (FITS axis 1): 0-based pixel index, a dimension scale");
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  std::vector<std::int64_t> index(std::max(cube_.nx, cube_.ny));
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<std::int64_t>(i);
+  h5::write_rows(y.get(), H5T_NATIVE_INT64, 0, rank == 0 ? cube_.ny : 0, index.data());
+  h5::write_rows(x.get(), H5T_NATIVE_INT64, 0, rank == 0 ? cube_.nx : 0, index.data());
   for (const auto& image : images) {
     const hid_t type = image.is_integer ? H5T_NATIVE_INT32 : H5T_NATIVE_FLOAT;
     h5::Id d = h5::described(h5::create_dataset(group.get(), image.name, type, {cube_.ny, cube_.nx}), image.units,
                              image.description);
     const void* data = image.is_integer ? static_cast<const void*>(image.integer) : image.real;
     h5::write_rows(d.get(), type, 0, data != nullptr ? cube_.ny : 0, data);
+    h5::attach_scale(d.get(), y.get(), 0, "y");
+    h5::attach_scale(d.get(), x.get(), 1, "x");
   }
 }
 

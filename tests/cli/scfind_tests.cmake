@@ -199,7 +199,7 @@ astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTU
           --quiet)
 # The warning (the linker's keys are used now), and the run goes on to write its product.
 set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeCubelets = true \\([^)]*later_stages.par:8\\).*scfind: product [^\n]*later_stages.h5")
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeCubelets = true \\([^)]*later_stages.par:8\\)[^\n]*\n[^\n]*warning: output.writeCubelets = true: SoFiA-2's cubelets are not written \\(none of <stem>_cubelets/<stem>_<id>_cube.fits, _mask.fits, _mom0.fits, _mom1.fits, _mom2.fits, _chan.fits, _snr.fits, _spec.txt, _pv.fits\\).*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
@@ -588,6 +588,14 @@ foreach(run "m_A_mad_negative_defaults|A|1|1|scfind" "m_A_mad_negative_defaults|
     COMMAND ${exe} scfind --par ${scfind_out}/${case}.par -i ${scfind_out}/${cube}.fits -o ${scfind_out}/${name}.h5
             --overwrite --threads 1 --slabs-per-rank ${k})
   set_tests_properties(scfind_img_${name} PROPERTIES PASS_REGULAR_EXPRESSION "image [^\n]*${name}_mask-2d.fits")
+  # Every dataset described, and each map's y (dimension 0) and x (1) axes dimension scales.
+  set(scale_args)
+  foreach(image mom0 mom1 mom2 chan mask_2d)
+    list(APPEND scale_args --scale images/${image} 0 --scale images/${image} 1)
+  endforeach()
+  add_test(NAME scfind_img_${name}_describes_itself COMMAND describe_check ${scfind_out}/${name}.h5 ${scale_args})
+  set_tests_properties(scfind_img_${name}_describes_itself PROPERTIES FIXTURES_REQUIRED scfind_run_img_${name}
+                       LABELS "${labels}")
   foreach(image mom0 mom1 mom2 chan mask-2d)
     add_test(NAME scfind_img_${name}_${image}_equals_sofia
              COMMAND scfind_case image ${scfind_data}/${case}_${image}.fits.gz ${scfind_out}/${name}_${image}.fits)
