@@ -63,6 +63,33 @@ function(astrosweep_add_failure_test name)
   endif()
 endfunction()
 
+# astrosweep_add_kill_and_resume(name [JOB job] EXE path REFERENCE product PRODUCT product FIXTURE f
+#                                MODE m NP list RESUME_NP n SEED s ROUNDS k LABELS list
+#                                [OTHER args...] ARGS args...): a kill-and-resume round through
+# tests/cli/kill_and_resume.cpp (docs/reliability.md): the job is run with ARGS, stopped per MODE
+# and resumed until its product equals REFERENCE; OTHER are the arguments of a resume that must be
+# refused (MODE mismatch). Every job's resume tests go through this one function.
+function(astrosweep_add_kill_and_resume name)
+  cmake_parse_arguments(A "" "JOB;EXE;REFERENCE;PRODUCT;FIXTURE;MODE;NP;RESUME_NP;SEED;ROUNDS" "LABELS;OTHER;ARGS"
+                        ${ARGN})
+  set(job)
+  if(A_JOB)
+    set(job --job ${A_JOB})
+  endif()
+  set(other)
+  if(A_OTHER)
+    string(REPLACE ";" "|" other "${A_OTHER}")  # a list cannot cross the command line
+    set(other --other "${other}")
+  endif()
+  add_test(NAME ${name}
+    COMMAND kill_and_resume ${A_MODE} ${job} --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${A_EXE}
+            --compare $<TARGET_FILE:compare_products> --reference ${A_REFERENCE}
+            --product ${A_PRODUCT} --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
+            --rounds ${A_ROUNDS} ${other} -- ${A_ARGS})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "${A_LABELS}" TIMEOUT 300
+                       FIXTURES_REQUIRED ${A_FIXTURE})
+endfunction()
+
 # In a sanitizer build (ASTROSWEEP_SANITIZE / ASTROSWEEP_FUZZ) every test of the calling directory
 # gets the sanitizer settings: the committed suppressions (tests/sanitizers, reasons there), full
 # allocation stacks so those can match, and UBSan stack traces. use_tls=0: LeakSanitizer's tracer

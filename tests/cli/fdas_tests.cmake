@@ -86,16 +86,11 @@ function(fdas_add_resume_test name)
   cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER;ARGS" ${ARGN})
   set(other)
   if(A_OTHER)
-    string(REPLACE ";" "|" other "${A_OTHER}")
-    set(other --other "${other}")
+    set(other OTHER ${A_OTHER})
   endif()
-  add_test(NAME ${name}
-    COMMAND kill_and_resume ${A_MODE} --job fdas --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${exe}
-            --compare $<TARGET_FILE:compare_products> --reference ${fdas_out}/resume_reference.h5
-            --product ${fdas_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
-            --rounds ${A_ROUNDS} ${other} -- ${fdas_resume_args} ${A_ARGS})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume;fdas;heavy"
-                       TIMEOUT 300 FIXTURES_REQUIRED fdas_resume_reference)
+  astrosweep_add_kill_and_resume(${name} JOB fdas EXE ${exe} REFERENCE ${fdas_out}/resume_reference.h5
+    PRODUCT ${fdas_out}/${name}.h5 FIXTURE fdas_resume_reference MODE ${A_MODE} NP ${A_NP} RESUME_NP ${A_RESUME_NP}
+    SEED ${A_SEED} ROUNDS ${A_ROUNDS} LABELS mpi resume fdas heavy ${other} ARGS ${fdas_resume_args} ${A_ARGS})
 endfunction()
 # One unit in flight where not said otherwise: a GPU rank's default of 3 can finish this beam before
 # the driver's signal lands (the mismatch test failed so on an H100).

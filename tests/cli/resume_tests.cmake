@@ -46,20 +46,16 @@ function(astrosweep_add_resume_test name)
   set(input ${resume_input_${A_CASE}})
   set(other)
   if(A_OTHER)
-    string(REPLACE ";" "|" other "-i;${input};${A_OTHER}")
-    set(other --other "${other}")
+    set(other OTHER -i ${input} ${A_OTHER})
   endif()
-  add_test(NAME ${name}
-    COMMAND kill_and_resume ${A_MODE} --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${exe}
-            --compare $<TARGET_FILE:compare_products> --reference ${resume_out}/reference_${A_CASE}.h5
-            --product ${resume_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
-            --rounds ${A_ROUNDS} ${other} -- -i ${input} ${resume_grid_${A_CASE}})
   set(labels mpi resume)
   if(A_HEAVY)
     list(APPEND labels heavy)
   endif()
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "${labels}" TIMEOUT 300
-                       FIXTURES_REQUIRED resume_reference_${A_CASE})
+  astrosweep_add_kill_and_resume(${name} EXE ${exe} REFERENCE ${resume_out}/reference_${A_CASE}.h5
+    PRODUCT ${resume_out}/${name}.h5 FIXTURE resume_reference_${A_CASE} MODE ${A_MODE} NP ${A_NP}
+    RESUME_NP ${A_RESUME_NP} SEED ${A_SEED} ROUNDS ${A_ROUNDS} LABELS ${labels} ${other}
+    ARGS -i ${input} ${resume_grid_${A_CASE}})
 endfunction()
 
 # (a) SIGKILL to every rank, three times, at different moments; resumed on other rank counts.

@@ -67,16 +67,11 @@ function(spiir_add_resume_test name)
   cmake_parse_arguments(A "" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER" ${ARGN})
   set(other)
   if(A_OTHER)
-    string(REPLACE ";" "|" other "${A_OTHER}")
-    set(other --other "${other}")
+    set(other OTHER ${A_OTHER})
   endif()
-  add_test(NAME ${name}
-    COMMAND kill_and_resume ${A_MODE} --job spiir --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${spiir_exe}
-            --compare $<TARGET_FILE:compare_products> --reference ${spiir_out}/units_np3.h5
-            --product ${spiir_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
-            --rounds ${A_ROUNDS} ${other} -- ${spiir_resume_args})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "mpi;resume;spiir;heavy"
-                       TIMEOUT 300 FIXTURES_REQUIRED spiir_units_np3)
+  astrosweep_add_kill_and_resume(${name} JOB spiir EXE ${spiir_exe} REFERENCE ${spiir_out}/units_np3.h5
+    PRODUCT ${spiir_out}/${name}.h5 FIXTURE spiir_units_np3 MODE ${A_MODE} NP ${A_NP} RESUME_NP ${A_RESUME_NP}
+    SEED ${A_SEED} ROUNDS ${A_ROUNDS} LABELS mpi resume spiir heavy ${other} ARGS ${spiir_resume_args})
 endfunction()
 spiir_add_resume_test(spiir_resume_kill_all MODE kill-all NP 2,3,1 RESUME_NP 2 SEED 65 ROUNDS 3)
 spiir_add_resume_test(spiir_resume_kill_one MODE kill-one NP 2,3 RESUME_NP 3 SEED 63 ROUNDS 2)
