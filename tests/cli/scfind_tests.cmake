@@ -255,20 +255,16 @@ function(astrosweep_add_scfind_resume_test name)
   cmake_parse_arguments(A "HEAVY" "MODE;NP;RESUME_NP;SEED;ROUNDS" "OTHER;EXTRA" ${ARGN})
   set(other)
   if(A_OTHER)
-    string(REPLACE ";" "|" other "${resume_args};${A_OTHER}")
-    set(other --other "${other}")
+    set(other OTHER ${resume_args} ${A_OTHER})
   endif()
-  add_test(NAME ${name}
-    COMMAND kill_and_resume ${A_MODE} --job scfind --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${exe}
-            --compare $<TARGET_FILE:compare_products> --reference ${scfind_out}/resume_reference.h5
-            --product ${scfind_out}/${name}.h5 --np ${A_NP} --resume-np ${A_RESUME_NP} --seed ${A_SEED}
-            --rounds ${A_ROUNDS} ${other} -- ${resume_args} ${A_EXTRA})
   set(labels mpi resume scfind)
   if(A_HEAVY)
     list(APPEND labels heavy)
   endif()
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ASTROSWEEP_MPI_TEST_ENV}" LABELS "${labels}"
-                       TIMEOUT 300 FIXTURES_REQUIRED scfind_resume_reference)
+  astrosweep_add_kill_and_resume(${name} JOB scfind EXE ${exe} REFERENCE ${scfind_out}/resume_reference.h5
+    PRODUCT ${scfind_out}/${name}.h5 FIXTURE scfind_resume_reference MODE ${A_MODE} NP ${A_NP}
+    RESUME_NP ${A_RESUME_NP} SEED ${A_SEED} ROUNDS ${A_ROUNDS} LABELS ${labels} ${other}
+    ARGS ${resume_args} ${A_EXTRA})
 endfunction()
 astrosweep_add_scfind_resume_test(scfind_resume_kill_all MODE kill-all NP 2,1,3 RESUME_NP 2 SEED 51 ROUNDS 3)
 astrosweep_add_scfind_resume_test(scfind_resume_kill_one MODE kill-one NP 3,2 RESUME_NP 1 SEED 52 ROUNDS 2 HEAVY)
