@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "core/error.hpp"
+#include "io/light_curves.hpp"
 
 namespace astrosweep::spiir {
 
@@ -21,9 +22,9 @@ constexpr std::size_t header_bytes = 8 + 3 * 8;
 constexpr std::size_t entry_bytes = 8 + 4 + 8 + 8;
 
 std::uint64_t fnv1a(const std::string& bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
+  io::Fnv1a64 h;
+  h.update(bytes.data(), bytes.size());
+  return h.value();
 }
 
 template <class T>

@@ -75,6 +75,7 @@ class Fnv1a64 {
  public:
   void update(const void* data, std::size_t n) noexcept;
   [[nodiscard]] std::string hex() const;
+  [[nodiscard]] std::uint64_t value() const noexcept { return h_; }
 
  private:
   std::uint64_t h_ = 0xcbf29ce484222325ULL;
