@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -39,6 +40,20 @@ bool integer_value(std::string_view value, long long& out) {
   return *end == '\0';
 }
 
+// A card's keyword and value as CFITSIO reads them: '=' in column 9 (CFITSIO takes a value
+// without the standard's blank after it), or else CFITSIO's long-keyword form `NAME = value`
+// with '=' anywhere after a name of one word, which the standard does not know but CFITSIO
+// parses into the same table fields (a 71-character unquoted `TTYPE1 =` value overflowed one).
+// No value: an empty keyword.
+std::pair<std::string_view, std::string_view> keyword_and_value(std::string_view text) {
+  if (text[8] == '=') return {trimmed(text.substr(0, 8)), text.substr(9)};
+  const auto equals = text.find('=');
+  if (equals == std::string_view::npos) return {};
+  const std::string_view name = trimmed(text.substr(0, equals));
+  if (name.empty() || name.find(' ') != std::string_view::npos) return {};
+  return {name, text.substr(equals + 1)};
+}
+
 }  // namespace
 
 void check_column_string_cards(const std::string& path) {
@@ -57,10 +72,9 @@ void check_column_string_cards(const std::string& path) {
       offset += block;
       for (std::size_t c = 0; c < block / card && !end; ++c) {
         const std::string_view text(buffer.data() + c * card, card);
-        const std::string_view keyword = trimmed(text.substr(0, 8));
-        end = keyword == "END";
-        if (end || text[8] != '=') continue;  // CFITSIO takes a value without the standard's blank after '='
-        const std::string_view value = text.substr(9);
+        end = trimmed(text.substr(0, 8)) == "END";
+        const auto [keyword, value] = keyword_and_value(text);
+        if (end || keyword.empty()) continue;
         AS_EXPECTS(!column_string_keyword(keyword) || trimmed(value).substr(0, 1) == "'", InputError,
                    path + ": HDU " + std::to_string(hdu) + ", header card " + std::string(keyword) +
                        ": the value is not a quoted string, which the FITS standard requires there",

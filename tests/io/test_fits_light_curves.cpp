@@ -237,6 +237,30 @@ TEST(FitsLightCurves, UnquotedColumnNameIsAnErrorBeforeCfitsioSeesIt) {
   }
 }
 
+// CFITSIO also reads `TTYPE1 =` with '=' in column 8 (its long-keyword form) into the same 70-byte
+// field: the check must split the card as CFITSIO does, not look for '=' in column 9 alone.
+TEST(FitsLightCurves, UnquotedColumnNameInTheLongKeywordFormIsAnError) {
+  test::TempDir dir;
+  const auto path = dir.path("ttype_long.fits");
+  write_light_curve(path, 1, {{1.0, 5, 1, 0}});
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto card = bytes.find("TTYPE1  =");
+  ASSERT_NE(card, std::string::npos);
+  bytes.replace(card, 80, "TTYPE1 = " + std::string(71, 'A'));
+  std::ofstream(path, std::ios::binary) << bytes;
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "an unquoted TTYPE1 in the long-keyword form was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("HDU 2, header card TTYPE1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a quoted string"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FitsLightCurves, VectorColumnsAreAnError) {
   test::TempDir dir;
   const auto path = dir.path("vector.fits");
