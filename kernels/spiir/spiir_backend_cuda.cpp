@@ -54,7 +54,7 @@ class SpiirBackendCuda final : public SpiirBackend {
     AS_EXPECTS(fixed_bytes_ <= device_.memory_budget, RuntimeError,
                "the GPU memory budget of " + std::to_string(device_.memory_budget >> 20) +
                    " MiB cannot hold the bank's filters (" + std::to_string(fixed_bytes_ >> 20) + " MiB)",
-               "raise --gpu-memory-mb, run fewer ranks per GPU, or use --backend cpu");
+               "run fewer ranks per GPU, or use --backend cpu");
     upload(a_re_, a_re, stream_);
     upload(a_im_, a_im, stream_);
     upload(b_re_, b_re, stream_);
@@ -149,7 +149,7 @@ class SpiirBackendCuda final : public SpiirBackend {
                  "the GPU memory budget of " + std::to_string(device_.memory_budget >> 20) + " MiB cannot hold a " +
                      std::to_string(n) + "-sample chunk of " + std::to_string(n_templates_) + " templates' SNRs (" +
                      std::to_string(need >> 20) + " MiB)",
-                 "use shorter --chunk-seconds, raise --gpu-memory-mb, run fewer ranks per GPU, or use --backend cpu");
+                 "use shorter --chunk-seconds, run fewer ranks per GPU, or use --backend cpu");
     }
     ext_.reserve(ext_bytes);
     shifted_.reserve(shifted_bytes);
