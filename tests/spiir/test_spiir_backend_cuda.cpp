@@ -204,7 +204,7 @@ TEST_F(SpiirBackendCuda, EmptyChunkAndBuffers) {
 }
 
 // A real multi-rate bank (several rates, delays lengthened by the stream's latency): the CUDA
-// backend per rate against the OpenMP one, chunks of 8 (the stream's multiple), 4096 and 37 × 8.
+// backend per rate against the OpenMP one, chunks of 1, 512 and 37 times the stream's multiple.
 TEST_F(SpiirBackendCuda, MultirateStreamWithCudaPerRate) {
   BankSettings s;
   s.f_low = 60;
@@ -214,10 +214,11 @@ TEST_F(SpiirBackendCuda, MultirateStreamWithCudaPerRate) {
   ASSERT_GT(bank.rates.size(), 1u);
   const auto x = noise(8 * 2048, 12);
   const std::size_t nt = bank.n_templates();
-  // The stream over x in chunks of 8, 4096 and 37 × 8 samples; template-major output.
+  // The stream over x in chunks of 1, 512 and 37 times its multiple; template-major output.
   const auto stream_run = [&](const BackendMaker& make) {
     MultirateStream stream(bank, make);
-    const std::size_t sizes[] = {8, 4096, 37 * 8};
+    const std::size_t m = stream.chunk_multiple();  // 8 for 4 rates
+    const std::size_t sizes[] = {m, 512 * m, 37 * m};
     Series out(nt * x.size());
     for (std::size_t first = 0, c = 0; first < x.size(); ++c) {
       const std::size_t n = std::min(sizes[c % 3], x.size() - first);
