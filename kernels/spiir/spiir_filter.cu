@@ -24,6 +24,9 @@ namespace astrosweep::spiir::kernels {
 namespace {
 
 constexpr int max_warps = 8;
+// Four filters per thread (two passes of a pair) before a block grows by a warp: the tile's
+// reduction is then shared by four filters' work, and a 512-filter template takes 4 warps.
+constexpr int filters_per_warp = 128;
 constexpr unsigned full_mask = 0xffffffffu;
 
 template <class Real>
@@ -218,7 +221,7 @@ __global__ void shift_copies(const Real* __restrict__ ext, std::size_t ext_size,
 }  // namespace
 
 int spiir_block_threads(int max_filters) {
-  const int warps = (max_filters + 63) / 64;
+  const int warps = (max_filters + filters_per_warp - 1) / filters_per_warp;
   return 32 * (warps < 1 ? 1 : warps > max_warps ? max_warps : warps);
 }
 

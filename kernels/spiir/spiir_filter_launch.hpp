@@ -27,8 +27,8 @@ struct DeviceRateBank {
 template <class Real>
 inline constexpr int spiir_tile = sizeof(Real) == 4 ? 32 : 16;
 
-/// Threads per block for a bank whose largest template has `max_filters` filters: a warp per 64
-/// filters (two filters per thread run interleaved), 1 to 8 warps.
+/// Threads per block for a bank whose largest template has `max_filters` filters: a warp per 128
+/// filters (four per thread, in passes of two run interleaved), 1 to 8 warps.
 int spiir_block_threads(int max_filters);
 
 /// Samples per 16-byte vector load: 4 in FP32, 2 in FP64.

@@ -1,6 +1,7 @@
 // The CUDA filtering backend against the double-precision recurrence (spec §11) and the OpenMP
 // backend (§12.1): one filter; filter counts around the warp (31/32/33), the two-filter pass
-// (63/64/65), several warps and the eight-warp block with several passes per thread (129, 1000);
+// (63/64/65), a warp's four filters per thread (127/128/129), several warps (257) and the
+// eight-warp block with four filters per thread (1000);
 // delays longer than the chunk; chunks of 1, 31, 32, 33, 1000 and 70000 samples and mixtures of
 // them; a chunked run against a whole run (bit for bit: the kernel's sums do not depend on where a
 // sample falls in a tile or a chunk); reset(); an empty chunk; every rate of a multi-rate bank
@@ -149,7 +150,7 @@ TEST_F(SpiirBackendCuda, OneTemplateOneFilter) {
 // Filter counts at the edges of the warp, of the two-filter pass and of the block: each alone
 // (its own block size) and all in one bank (blocks of 8 warps, most templates padded).
 TEST_F(SpiirBackendCuda, FilterCountsAroundWarpsAndBlocks) {
-  const std::vector<std::size_t> counts{31, 32, 33, 63, 64, 65, 129, 1000};
+  const std::vector<std::size_t> counts{31, 32, 33, 63, 64, 65, 127, 128, 129, 257, 1000};
   const auto x = noise(1500, 3);
   for (std::size_t c : counts) {
     SCOPED_TRACE("filters " + std::to_string(c));
