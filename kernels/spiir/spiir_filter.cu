@@ -1,13 +1,13 @@
 // The SPIIR filtering kernel, twin of the OpenMP backend's loop (jobs/spiir/spiir_backend_cpu.cpp).
 //
 // Mapping (spec §8 and better): one block per template, its filters dealt over the block's threads
-// (filter l to thread l mod blockDim, two filters per pass run interleaved for instruction-level
-// parallelism). Time goes in tiles of spiir_tile samples: each thread runs the recurrences of its
-// filters over the tile with the states in registers, adding every output into per-sample sums held
-// in registers; then one reduction per tile sums the filters: a butterfly reduce-scatter of the
+// (filter l to thread l mod blockDim, a warp per 128 filters up to 8 warps; a thread runs its
+// filters two at a time, interleaved for instruction-level parallelism). Time goes in tiles of spiir_tile samples: each
+// thread runs the recurrences of its filters over the tile with the states in registers, adding every output into
+// per-sample sums held in registers; then one reduction per tile sums the filters: a butterfly reduce-scatter of the
 // tile's sums across the warp's lanes (afterwards lane i holds sample i's sum), then one shared-
-// memory pass across the warps. So a tile of T samples costs 2(T − 1) shuffles per thread, shared
-// by all its filters, instead of a block-wide reduction per sample. The states go back to global
+// memory pass across the warps. So a tile costs 2 × 31 shuffles per thread (re and im), shared by
+// all its filters, instead of a block-wide reduction per sample. The states go back to global
 // memory at the end of each tile (the same thread reads them at the next: no race).
 //
 // The input: a filter reads x[n0 − d … n0 − d + T − 1], at a different offset for every filter, so
