@@ -3,12 +3,14 @@
 # `--backend auto` now means the GPU), compute-sanitizer memcheck and racecheck on the GPU tests,
 # and the period benchmarks; logs go to OUT_DIR. Build first (CMake preset cuda-release, or
 # cmake -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90).
-#   tools/gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|scfind|scfind-bench|all]...
+#   tools/gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|scfind|scfind-bench|spiir|all]...
 # scfind: the scfind GPU test, the SoFiA-2 validation cases on the GPU (`ctest -L scfind`) and
 # compute-sanitizer on the scfind GPU test. scfind-bench: a 1500 x 1500 x 1400 float32 cube (one
 # WALLABY processing region, 11.7 GiB) made in CUBE_DIR (default /tmp), timed end to end on the
 # GPU with 1, 2 and 4 ranks, streamed through GPU budgets smaller than a slab, with a checkpoint
 # after every pair, and on the CPU (SCFIND_BENCH_CPU=0 skips it), masks compared.
+# spiir: the spiir CUDA backend's test, its end-to-end cuda-vs-cpu products, compute-sanitizer on
+# the test (without the 70000-sample chunk and the multi-rate bank) and astrosweep_bench_spiir.
 set -uo pipefail
 build=${1:?usage: gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|all]...}
 out=${2:?usage: gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|all]...}
@@ -47,6 +49,16 @@ if want scfind; then
       --gtest_filter='-*ManyBlocks*' 2>&1 |
       tail -12 | tee "$out/scfind-sanitizer-$tool.log" || status=1
   done
+fi
+
+if want spiir; then
+  ctest --test-dir "$build" -R 'test_spiir_backend_cuda|spiir_gpu_matches_cpu' --output-on-failure 2>&1 | tail -40 |
+    tee "$out/spiir-gpu-tests.log" || status=1
+  for tool in memcheck racecheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/spiir/test_spiir_backend_cuda" \
+      --gtest_filter='-*LongChunk*:*Multirate*' 2>&1 | tail -12 | tee "$out/spiir-sanitizer-$tool.log" || status=1
+  done
+  "$build/tools/astrosweep_bench_spiir" --backend all --repeat 10 2>&1 | tee "$out/spiir-bench.log"
 fi
 
 if want scfind-bench; then

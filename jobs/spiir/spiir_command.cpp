@@ -1,6 +1,6 @@
 // `astrosweep spiir`, this version's stage of spec §§4, 6, 7, 9, 10 (docs/spiir.md): strain in the
 // astrosweep.gwstrain layout or GWOSC files, whitened by the job where it is not (strain_input.hpp),
-// filtered through a single- or multi-rate bank by the OpenMP backend, chunk after chunk with the
+// filtered through a single- or multi-rate bank by the OpenMP or CUDA backend, chunk after chunk with the
 // states carried; each detector's peaks per chunk (spec §9's selection) and, for 2-3 detectors,
 // the coherent triggers and their time-slide background (coherent_triggers.cpp), written to an
 // astrosweep.spiir HDF5 file. On any number of MPI ranks: work units of templates x time handed out
@@ -195,8 +195,9 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       "work units: templates per unit (0: the whole bank)")(
       "unit-seconds", po::value<double>()->default_value(256.0),
       "work units: strain seconds per unit (rounded up to whole chunks); each unit also filters a warm-up of the "
-      "longest template before its range")("backend", po::value<std::string>()->default_value("auto"),
-                                           "auto, cpu or cuda (no CUDA backend yet)")(
+      "longest template before its range")(
+      "backend", po::value<std::string>()->default_value("auto"),
+      "filtering backend: cuda (the GPU filters), cpu (OpenMP), or auto: cuda where the rank sees a GPU, else cpu")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: the default)")(
       "sky-order", po::value<int>()->default_value(5), "coherent stage: HEALPix order of the sky grid")(
       "n-slides", po::value<int>()->default_value(100), "coherent stage: time-slide trials per candidate")(

@@ -1,6 +1,7 @@
 // The recurrence and the OpenMP backend (spec §11, §12 tolerances 1 and 2): the reference against
 // closed-form impulse and step responses; the backend in FP64 and FP32 against the reference over
-// chunks of awkward sizes, with padding filters and several templates; the factory's refusal of CUDA.
+// chunks of awkward sizes, with padding filters and several templates; the factory's choice (CUDA only
+// where the rank sees a GPU, refused otherwise).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "device.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_reference.hpp"
 
@@ -132,12 +134,26 @@ TEST(SpiirBackendCpu, RefusesAMismatchedBuffer) {
   EXPECT_NE(backend->describe().find("fp64"), std::string::npos);
 }
 
-TEST(SpiirBackendFactory, CpuOrRefusesCuda) {
+TEST(SpiirBackendFactory, CpuWhenAskedAndCudaOnlyWhereItCanRun) {
   BackendOptions options;
   options.kind = BackendKind::cpu;
-  EXPECT_NE(make_spiir_backend(test_bank(), Precision::fp32, options), nullptr);
+  EXPECT_EQ(make_spiir_backend(test_bank(), Precision::fp32, options)->describe().rfind("OpenMP", 0), 0u);
+  // auto: the GPU exactly where the rank sees one.
+  options.kind = BackendKind::automatic;
+  const bool gpu = make_spiir_backend(test_bank(), Precision::fp32, options)->describe().rfind("cuda (", 0) == 0;
+  EXPECT_EQ(gpu, cuda_device_count() > 0);
+  // cuda: refused (RuntimeError, exit 5) without a CUDA build or a device, the GPU's backend otherwise.
   options.kind = BackendKind::cuda;
-  EXPECT_THROW(make_spiir_backend(test_bank(), Precision::fp32, options), RuntimeError);
+  if (cuda_device_count() > 0) {
+    EXPECT_EQ(make_spiir_backend(test_bank(), Precision::fp32, options)->describe().rfind("cuda (", 0), 0u);
+    return;
+  }
+  try {
+    (void)make_spiir_backend(test_bank(), Precision::fp32, options);
+    FAIL() << "expected a RuntimeError";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
