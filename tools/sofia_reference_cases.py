@@ -233,7 +233,7 @@ def cubelets(sofia, cubes, out):
             source = int(f[len(name) + 1:].split("_")[0])
             if f.endswith("_spec.txt"):
                 shutil.copy(os.path.join(directory, f), os.path.join(out, f))
-            elif source in kept and not f.endswith("_pv.fits"):
+            elif source in kept:
                 gzip_to(os.path.join(directory, f), os.path.join(out, f + ".gz"))
 
 

@@ -12,6 +12,7 @@
 #include "catalogue_files.hpp"
 #include "core/error.hpp"
 #include "moment_maps.hpp"
+#include "pv_diagram.hpp"
 
 namespace astrosweep::scfind {
 
@@ -232,6 +233,9 @@ std::vector<std::string> write_cubelets(const std::string& directory, const std:
   if (catalogue.size() == 0) return written;
   const auto& ids = column(catalogue, "id");
   const auto& rms_column = column(catalogue, "rms");
+  const auto& x_column = column(catalogue, "x");
+  const auto& y_column = column(catalogue, "y");
+  const auto& kin_pa_column = column(catalogue, "kin_pa");
   const char* bound_names[6] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
   const CatalogueColumn* bounds[6];
   for (int i = 0; i < 6; ++i) bounds[i] = &column(catalogue, bound_names[i]);
@@ -313,6 +317,13 @@ std::vector<std::string> write_cubelets(const std::string& directory, const std:
       write("_chan.fits", maps.chan, {n[0], n[1]});
       if (maps.has_snr) write("_snr.fits", maps.snr, {n[0], n[1]});
     }
+    // The PV diagram through the source's centroid along its kinematic major axis (kin_pa, -1
+    // when not measurable, taken as the angle all the same, as SoFiA-2).
+    const double kin_pa = kin_pa_column.real[s];
+    const PvDiagram pv =
+        make_pv_diagram(shape, cubelet.real, cubelet_header, x_column.real[s] - static_cast<double>(first[0]),
+                        y_column.real[s] - static_cast<double>(first[1]), kin_pa * std::numbers::pi / 180.0, name);
+    write("_pv.fits", pv.map, {pv.width, pv.height});
     write_text_file(prefix + "_spec.txt",
                     cubelet_spectrum_text(spectrum, header, settings.use_wcs, settings.physical, time, warnings));
     written.push_back(prefix + "_spec.txt");

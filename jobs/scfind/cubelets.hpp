@@ -4,9 +4,10 @@
 // output.marginCubelets (clipped to the cube), the source's own mask there (1 where the voxel
 // belongs to this source, other sources 0), the moment, channel and SNR maps of that cut-out
 // (moment_maps.hpp, moments 1 and 2 over the flux above output.thresholdMom12 × the source's rms)
-// and its integrated spectrum. Made on rank 0 from the whole cube and final labels it holds for
-// the catalogue, so the files do not depend on the number of ranks or slabs. SoFiA-2's PV diagram
-// (_pv.fits) is not made (docs/scfind.md, "Cubelets").
+// its integrated spectrum and its position-velocity diagram along the kinematic major axis
+// (pv_diagram.hpp). Made on rank 0 from the whole cube and final labels it holds for the
+// catalogue, so the files do not depend on the number of ranks or slabs (docs/scfind.md,
+// "Cubelets").
 
 #include <cstddef>
 #include <cstdint>
@@ -33,7 +34,8 @@ struct CubeletSettings {
 void prepare_cubelet_directory(const std::string& directory, bool overwrite);
 
 /// Writes every source's cubelet files into `directory` as `<stem>_<id>_cube.fits`, `_mask.fits`,
-/// `_mom0.fits`, `_mom1.fits`, `_mom2.fits`, `_chan.fits`, `_snr.fits` (rms > 0), `_spec.txt`;
+/// `_mom0.fits`, `_mom1.fits`, `_mom2.fits`, `_chan.fits`, `_snr.fits` (rms > 0), `_pv.fits`,
+/// `_spec.txt` (a single-channel cubelet: `_mom0.fits` of the maps only, as SoFiA-2);
 /// `labels`/`data` the whole cube, numbered as the catalogue's ids. Returns the paths written;
 /// `warnings` gets SoFiA-2's (missing BUNIT, CTYPE3 not understood, no beam). Throws OutputError
 /// naming a file that cannot be written.

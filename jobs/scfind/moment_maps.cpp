@@ -17,14 +17,7 @@ namespace {
 
 constexpr float not_a_number = std::numeric_limits<float>::quiet_NaN();
 
-bool has_card(const CubeHeader& header, const std::string& key) {
-  for (const auto& c : header.cards()) {
-    std::string name = c.substr(0, 8);
-    while (!name.empty() && name.back() == ' ') name.pop_back();
-    if (name == key) return true;
-  }
-  return false;
-}
+bool has_card(const CubeHeader& header, const std::string& key) { return header.has(key); }
 
 void set(std::vector<ImageMap::Keyword>& keys, const std::string& name, const std::string& value) {
   for (auto& k : keys)
@@ -53,8 +46,8 @@ void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, 
   set(keys, name, value);
 }
 
-void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, double value) {
-  set(keys, name, value);
+void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, double value, bool integer) {
+  set(keys, name, value, integer);
 }
 
 /// SoFiA-2's DataCube_blank defaults for `naxis` axes, then the cube's WCS keywords for those axes

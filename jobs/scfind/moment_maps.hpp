@@ -59,7 +59,7 @@ std::vector<ImageMap::Keyword> sofia_image_keywords(const CubeHeader& header, in
                                                     bool copy_beam);
 /// Sets (or adds at the end) keyword `name` of `keys`.
 void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, const std::string& value);
-void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, double value);
+void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, double value, bool integer = false);
 
 /// The 2-D mask: per pixel the id of the source in its highest channel (SoFiA-2's projection
 /// scans each line of sight from the last channel down and keeps the first non-zero id).

@@ -383,9 +383,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
         "warning: output.writeCubelets without the linker and parameter.enable: not written (astrosweep cuts them "
         "around the catalogue's sources)");
   if (cubelets) {
-    // SoFiA-2's PV diagrams are the part not done (issue 15): name the files a SoFiA-2 user would look for.
-    run.log("warning: output.writeCubelets = true: SoFiA-2's PV diagrams are not written (" + cubelet_directory +
-            "/<stem>_<id>_pv.fits)");
+    // SoFiA-2's rule, before the cube is read: the directory is made now, or refused.
     mpi::on_root_then_share_failure(
         comm, [&] { prepare_cubelet_directory(cubelet_directory, options.overwrite || options.resume); });
   }

@@ -27,9 +27,9 @@
 //                                                that matter
 //   scfind_case cubelet-files SOFIA_files.txt DIR SOFIA_STEM OUR_STEM [NAME ...]
 //                                                DIR holds the files SoFiA-2 listed (its stem
-//                                                replaced by ours), but for its PV diagrams and the
-//                                                NAMEs (SoFiA-2's files astrosweep does not write,
-//                                                each a documented difference), and nothing else
+//                                                replaced by ours), but for the NAMEs (SoFiA-2's
+//                                                files astrosweep does not write, each a documented
+//                                                difference), and nothing else
 // `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
 // and the noise of every kernel pair with SoFiA-2's (as doubles, exactly).
 
@@ -567,15 +567,15 @@ int compare_image(const std::string& sofia, const std::string& ours, const std::
   return failures == 0 && differ == 0 && finite > 0 ? 0 : 1;
 }
 
-// The cubelet directory's files against SoFiA-2's list: the same names, less its PV diagrams
-// (not made) and the `excused` names; no file left over (a .part included).
+// The cubelet directory's files against SoFiA-2's list: the same names, less the `excused` ones;
+// no file left over (a .part included).
 int cubelet_files(const std::string& list, const std::string& directory, const std::string& sofia_stem,
                   const std::string& our_stem, const std::vector<std::string>& excused) {
   std::ifstream in(list);
   if (!in) throw std::runtime_error("cannot read " + list);
   std::vector<std::string> want, got;
   for (std::string name; std::getline(in, name);)
-    if (!name.ends_with("_pv.fits") && std::find(excused.begin(), excused.end(), name) == excused.end())
+    if (std::find(excused.begin(), excused.end(), name) == excused.end())
       want.push_back(name.starts_with(sofia_stem + "_") ? our_stem + name.substr(sofia_stem.size()) : name);
   for (const auto& entry : std::filesystem::directory_iterator(directory))
     got.push_back(entry.path().filename().string());
@@ -586,8 +586,8 @@ int cubelet_files(const std::string& list, const std::string& directory, const s
   std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
   for (const auto& name : missing) std::printf("missing: %s\n", name.c_str());
   for (const auto& name : extra) std::printf("not SoFiA-2's: %s\n", name.c_str());
-  std::printf("%s: %zu files, SoFiA-2 %zu (less its PV diagrams and %zu excused); %zu missing, %zu extra\n",
-              directory.c_str(), got.size(), want.size(), excused.size(), missing.size(), extra.size());
+  std::printf("%s: %zu files, SoFiA-2 %zu (less %zu excused); %zu missing, %zu extra\n", directory.c_str(), got.size(),
+              want.size(), excused.size(), missing.size(), extra.size());
   return missing.empty() && extra.empty() && !want.empty() ? 0 : 1;
 }
 

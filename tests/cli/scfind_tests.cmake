@@ -197,10 +197,10 @@ file(WRITE ${scfind_bad}/later_stages.par
 astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
   COMMAND ${exe} scfind --par ${scfind_bad}/later_stages.par -o ${scfind_bad}/later_stages.h5 --no-fits-mask --overwrite
           --quiet)
-# The warning (the linker's keys and the cubelets are used now; of the cubelets the PV diagrams
-# are not made), and the run goes on to write its product.
+# The warning (the linker's keys and the cubelets are used now), and the run goes on to write its
+# cubelets and its product.
 set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\)\n[^\n]*warning: output.writeCubelets = true: SoFiA-2's PV diagrams are not written \\([^)]*later_stages_cubelets/<stem>_<id>_pv.fits\\).*scfind: product [^\n]*later_stages.h5")
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\)\n.*cubelets: [0-9]+ files of [0-9]+ sources in [^\n]*later_stages_cubelets.*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
@@ -618,8 +618,9 @@ set_tests_properties(scfind_img_without_linker PROPERTIES PASS_REGULAR_EXPRESSIO
 # margin 0) and R (the reliability filter on, margin 3, moments 1 and 2 over 2.5 × rms), on 1, 2
 # and 3 ranks; tools/sofia_reference_cases.py (cubelets) made the references with the same settings
 # (tests/data/scfind/README.md, "Cubelets"): the list of SoFiA-2's files, every spectrum, and every
-# file of a few sources (c_<case>_<id>_*.fits.gz), each compared pixel for pixel (to the bit) with
-# its header keywords, the spectra line for line.
+# file of a few sources (c_<case>_<id>_*.fits.gz: cube, mask, moment, channel, SNR maps, PV
+# diagram), each compared pixel for pixel (to the bit) with its header keywords, the spectra line
+# for line.
 file(WRITE ${scfind_out}/c_A_mad_negative_defaults.par ${image_cases_text} "output.writeCubelets = true\n")
 file(WRITE ${scfind_out}/c_Anowcs_mad_negative_defaults.par ${image_cases_text}
   "output.writeCubelets = true\noutput.marginCubelets = 0\n")
@@ -651,7 +652,7 @@ foreach(run "c_A_mad_negative_defaults|A|1|1|scfind" "c_A_mad_negative_defaults|
     COMMAND ${exe} scfind --par ${scfind_out}/${case}.par -i ${scfind_out}/${cube}.fits -o ${scfind_out}/${name}.h5
             --overwrite --threads 1 --slabs-per-rank ${k})
   set_tests_properties(scfind_cub_${name} PROPERTIES PASS_REGULAR_EXPRESSION
-    "PV diagrams are not written \\([^)]*${name}_cubelets/<stem>_<id>_pv.fits\\).*cubelets: [0-9]+ files of [0-9]+ sources")
+    "cubelets: [0-9]+ files of [0-9]+ sources in [^\n]*${name}_cubelets")
   add_test(NAME scfind_cub_${name}_files COMMAND scfind_case cubelet-files ${scfind_data}/${case}_files.txt ${dir}
            ${case} ${name} ${cubelets_excused_${case}})
   set_tests_properties(scfind_cub_${name}_files PROPERTIES FIXTURES_REQUIRED scfind_run_cub_${name}
