@@ -206,6 +206,8 @@ CUBELET_CASES = {
     "c_Anowcs_mad_negative_defaults": (1, "0", "0.0", (1, 2)),
     # 4 up to the last channel, 14 at x = 0, 5 a source without local noise (rms 0: no _snr.fits).
     "c_R_threshold05_snr0": (2, "3", "2.5", (4, 5, 14)),
+    # parameter.physical: the spectra in Jy (over the beam area); margin 1, moments over 1.5 × rms.
+    "c_A_physical": (0, "1", "1.5", (3,)),
 }
 
 
@@ -218,6 +220,8 @@ def cubelets(sofia, cubes, out):
         else:
             text = MOMENT_TEMPLATE.format(cube=cubes[cube], case=name)
         text = text.replace("output.writeCubelets = false\n", "")
+        if name == "c_A_physical":
+            text += "parameter.physical = true\n"
         text += f"output.writeCubelets = true\noutput.marginCubelets = {margin}\noutput.thresholdMom12 = {threshold}\n"
         run = os.path.join(out, "run_" + name)
         shutil.rmtree(os.path.join(run, name + "_cubelets"), ignore_errors=True)

@@ -633,11 +633,15 @@ file(WRITE ${scfind_out}/c_R_threshold05_snr0.par
 # SoFiA-2's SNR maps of R's sources 7 and 9, whose local rms is its uninitialised read (a subnormal
 # that changes from run to run; astrosweep's rms is 0 there, so no SNR map: docs/scfind.md).
 set(cubelets_excused_c_R_threshold05_snr0 c_R_threshold05_snr0_7_snr.fits c_R_threshold05_snr0_9_snr.fits)
+# parameter.physical: the spectra in Jy (Σ flux over the beam area in pixels); margin 1, moments 1
+# and 2 over 1.5 × rms.
+file(WRITE ${scfind_out}/c_A_physical.par ${image_cases_text}
+  "parameter.physical = true\noutput.writeCubelets = true\noutput.marginCubelets = 1\noutput.thresholdMom12 = 1.5\n")
 # case|cube|ranks|slabs per rank|labels
 foreach(run "c_A_mad_negative_defaults|A|1|1|scfind" "c_A_mad_negative_defaults|A|3|1|scfind"
             "c_A_mad_negative_defaults|A|2|2|scfind%heavy" "c_Anowcs_mad_negative_defaults|Anowcs|1|1|scfind"
             "c_R_threshold05_snr0|R|1|1|scfind" "c_R_threshold05_snr0|R|2|1|scfind%heavy"
-            "c_R_threshold05_snr0|R|3|1|scfind")
+            "c_R_threshold05_snr0|R|3|1|scfind" "c_A_physical|A|1|1|scfind")
   string(REPLACE "|" ";" fields "${run}")
   list(GET fields 0 case)
   list(GET fields 1 cube)
