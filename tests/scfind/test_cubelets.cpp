@@ -6,6 +6,7 @@
 
 #include <fitsio.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
