@@ -15,6 +15,14 @@ moment maps, channel map and 2-D mask (output.writeMoments, output.writeMask2d; 
 of cube A (with WCS), Anowcs (without) and R (the reliability filter on):
 
   tools/sofia_reference_cases.py moments SOFIA_BINARY A.fits Anowcs.fits R.fits OUT_DIR
+
+With `cubelets` first it makes the cubelet references (tests/data/scfind/c_*, output.writeCubelets)
+of the same three cubes, each with other output.marginCubelets and output.thresholdMom12: the list
+of every file SoFiA-2 writes in <case>_cubelets/ (c_<case>_files.txt), every source's spectrum
+(c_<case>_<id>_spec.txt, small) and all files of a few sources (the FITS files gzipped as above;
+the whole set would be several MB of noise that does not compress):
+
+  tools/sofia_reference_cases.py cubelets SOFIA_BINARY A.fits Anowcs.fits R.fits OUT_DIR
 """
 import gzip
 import os
@@ -190,7 +198,53 @@ def moments(sofia, cubes, out):
             gzip_to(os.path.join(run, f"{name}_{image}.fits"), os.path.join(out, f"{name}_{image}.fits.gz"))
 
 
+# case: (cube index, marginCubelets, thresholdMom12, the sources whose FITS files are kept).
+CUBELET_CASES = {
+    # 2 and 5 at the cube's edges (x = 0; z = 0, z = 39), the margin clipped there.
+    "c_A_mad_negative_defaults": (0, "10", "0.0", (2, 5)),
+    # No margin: the bounding box exactly.
+    "c_Anowcs_mad_negative_defaults": (1, "0", "0.0", (1, 2)),
+    # 4 up to the last channel, 14 at x = 0, 5 a source without local noise (rms 0: no _snr.fits).
+    "c_R_threshold05_snr0": (2, "3", "2.5", (4, 5, 14)),
+    # parameter.physical: the spectra in Jy (over the beam area); margin 1, moments over 1.5 × rms.
+    "c_A_physical": (0, "1", "1.5", (3,)),
+}
+
+
+def cubelets(sofia, cubes, out):
+    cubes = [os.path.abspath(c) for c in cubes]
+    reliability = "".join(f"reliability.{k} = {v}\n" for k, v in CASES["r_R_threshold05_snr0"].items() if k != "debug")
+    for name, (cube, margin, threshold, kept) in CUBELET_CASES.items():
+        if name.startswith("c_R"):
+            text = TEMPLATE.format(cube=cubes[cube], case=name, reliability=reliability, linker="")
+        else:
+            text = MOMENT_TEMPLATE.format(cube=cubes[cube], case=name)
+        text = text.replace("output.writeCubelets = false\n", "")
+        if name == "c_A_physical":
+            text += "parameter.physical = true\n"
+        text += f"output.writeCubelets = true\noutput.marginCubelets = {margin}\noutput.thresholdMom12 = {threshold}\n"
+        run = os.path.join(out, "run_" + name)
+        shutil.rmtree(os.path.join(run, name + "_cubelets"), ignore_errors=True)
+        os.makedirs(run, exist_ok=True)
+        open(os.path.join(run, name + ".par"), "w").write(text)
+        log = subprocess.run([sofia, name + ".par"], cwd=run, capture_output=True, text=True)
+        open(os.path.join(run, "log.txt"), "w").write(log.stdout + log.stderr)
+        print(name, "exit", log.returncode)
+        directory = os.path.join(run, name + "_cubelets")
+        files = sorted(os.listdir(directory))
+        open(os.path.join(out, name + "_files.txt"), "w").write("".join(f + "\n" for f in files))
+        for f in files:
+            source = int(f[len(name) + 1:].split("_")[0])
+            if f.endswith("_spec.txt"):
+                shutil.copy(os.path.join(directory, f), os.path.join(out, f))
+            elif source in kept:
+                gzip_to(os.path.join(directory, f), os.path.join(out, f + ".gz"))
+
+
 def main():
+    if sys.argv[1] == "cubelets":
+        cubelets(sys.argv[2], sys.argv[3:6], os.path.abspath(sys.argv[6]))
+        return
     if sys.argv[1] == "moments":
         moments(sys.argv[2], sys.argv[3:6], os.path.abspath(sys.argv[6]))
         return

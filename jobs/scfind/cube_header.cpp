@@ -54,6 +54,15 @@ std::optional<std::string> CubeHeader::value_field(const std::string& key) const
   return std::nullopt;
 }
 
+bool CubeHeader::has(const std::string& key) const {
+  for (const auto& c : cards_) {
+    std::string name = c.substr(0, 8);
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (name == key) return true;
+  }
+  return false;
+}
+
 double CubeHeader::number(const std::string& key) const {
   const auto field = value_field(key);
   if (!field) return std::numeric_limits<double>::quiet_NaN();

@@ -27,6 +27,8 @@ class CubeHeader {
   /// The text between the quotes of the first card named `key` ('' is a quote), trimmed of spaces
   /// at both ends; empty when there is none.
   [[nodiscard]] std::string text(const std::string& key) const;
+  /// Whether a card is named `key` (SoFiA-2's Header_check).
+  [[nodiscard]] bool has(const std::string& key) const;
   /// Whether the string value of `key` starts with `prefix` (SoFiA-2's DataCube_cmphd).
   [[nodiscard]] bool starts_with(const std::string& key, const std::string& prefix) const;
 

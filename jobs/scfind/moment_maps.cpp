@@ -3,6 +3,7 @@
 #include <fitsio.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -16,14 +17,7 @@ namespace {
 
 constexpr float not_a_number = std::numeric_limits<float>::quiet_NaN();
 
-bool has_card(const CubeHeader& header, const std::string& key) {
-  for (const auto& c : header.cards()) {
-    std::string name = c.substr(0, 8);
-    while (!name.empty() && name.back() == ' ') name.pop_back();
-    if (name == key) return true;
-  }
-  return false;
-}
+bool has_card(const CubeHeader& header, const std::string& key) { return header.has(key); }
 
 void set(std::vector<ImageMap::Keyword>& keys, const std::string& name, const std::string& value) {
   for (auto& k : keys)
@@ -46,16 +40,28 @@ void set(std::vector<ImageMap::Keyword>& keys, const std::string& name, double v
   keys.push_back({name, kind, {}, value});
 }
 
-/// A blank 2-D image's keywords (SoFiA-2's DataCube_blank), then the cube's 2-D WCS keywords
-/// copied over them (its Header_copy_wcs for two axes) and BUNIT and the beam where asked (its
-/// Header_copy_misc).
-std::vector<ImageMap::Keyword> image_keywords(const CubeHeader& header, bool copy_bunit, bool copy_beam) {
+}  // namespace
+
+void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, const std::string& value) {
+  set(keys, name, value);
+}
+
+void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, double value, bool integer) {
+  set(keys, name, value, integer);
+}
+
+/// SoFiA-2's DataCube_blank defaults for `naxis` axes, then the cube's WCS keywords for those axes
+/// copied over them (its Header_copy_wcs) and BUNIT and the beam where asked (its Header_copy_misc).
+std::vector<ImageMap::Keyword> sofia_image_keywords(const CubeHeader& header, int naxis, bool copy_bunit,
+                                                    bool copy_beam) {
+  AS_ASSERT(naxis == 2 || naxis == 3);
   std::vector<ImageMap::Keyword> keys;
-  for (const char* axis : {"1", "2"}) {
-    set(keys, std::string("CTYPE") + axis, " ");
-    set(keys, std::string("CRPIX") + axis, 1.0);
-    set(keys, std::string("CDELT") + axis, 1.0);
-    set(keys, std::string("CRVAL") + axis, 1.0);
+  for (int axis = 1; axis <= naxis; ++axis) {
+    const std::string n = std::to_string(axis);
+    set(keys, "CTYPE" + n, " ");
+    set(keys, "CRPIX" + n, 1.0);
+    set(keys, "CDELT" + n, 1.0);
+    set(keys, "CRVAL" + n, 1.0);
   }
   auto text = [&](const std::string& key) {
     if (has_card(header, key)) set(keys, key, header.text(key));
@@ -63,16 +69,26 @@ std::vector<ImageMap::Keyword> image_keywords(const CubeHeader& header, bool cop
   auto number = [&](const std::string& key) {
     if (has_card(header, key)) set(keys, key, header.number(key));
   };
-  for (const char* axis : {"1", "2"}) {
-    text(std::string("CTYPE") + axis);
-    for (const char* key : {"CRVAL", "CRPIX", "CDELT"}) number(key + std::string(axis));
-    text(std::string("CUNIT") + axis);
-    number(std::string("CROTA") + axis);
+  for (int axis = 1; axis <= naxis; ++axis) {
+    const std::string n = std::to_string(axis);
+    text("CTYPE" + n);
+    for (const char* key : {"CRVAL", "CRPIX", "CDELT"}) number(key + n);
+    text("CUNIT" + n);
+    number("CROTA" + n);
   }
-  for (const char* key : {"PC1_1", "PC2_1", "PC1_2",   "PC2_2",   "PC01_01", "PC02_01", "PC01_02",  "PC02_02", "PV1_1",
-                          "PV2_1", "PV1_2", "PV2_2",   "PV01_01", "PV02_01", "PV01_02", "PV02_02",  "CD1_1",   "CD2_1",
-                          "CD1_2", "CD2_2", "CD01_01", "CD02_01", "CD01_02", "CD02_02", "RESTFREQ", "RESTFRQ"})
-    number(key);
+  if (naxis == 3) text("CELLSCAL");
+  // PCi_j, PVi_j, CDi_j (and their 0-padded spellings) of the axes the image has, in SoFiA-2's order.
+  for (const char* matrix : {"PC", "PV", "CD"})
+    for (const bool padded : {false, true})
+      for (int j = 1; j <= 3; ++j)
+        for (int i = 1; i <= 3; ++i) {
+          if (i > naxis || j > naxis) continue;
+          char key[16];
+          std::snprintf(key, sizeof key, padded ? "%s%02d_%02d" : "%s%d_%d", matrix, i, j);
+          number(key);
+        }
+  number("RESTFREQ");
+  number("RESTFRQ");
   if (has_card(header, "VELREF")) set(keys, "VELREF", std::trunc(header.number("VELREF")), true);
   text("SPECSYS");
   number("EQUINOX");
@@ -86,10 +102,9 @@ std::vector<ImageMap::Keyword> image_keywords(const CubeHeader& header, bool cop
   return keys;
 }
 
-}  // namespace
-
 MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_t>& labels,
-                            const std::vector<float>& data, const CubeHeader& header, bool use_wcs) {
+                            const std::vector<float>& data, const CubeHeader& header, bool use_wcs,
+                            const MomentSettings& settings) {
   AS_ASSERT(labels.size() == cube.voxels() && data.size() == cube.voxels());
   MomentMaps m;
   m.three_d = cube.nz > 1;
@@ -121,8 +136,9 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
 
   const std::size_t plane = cube.plane();
   m.mom0.real.assign(plane, 0.0F);
-  m.mom0.keywords = image_keywords(header, true, true);
+  m.mom0.keywords = sofia_image_keywords(header, 2, true, true);
   if (m.world) set(m.mom0.keywords, "BUNIT", m.flux_unit);
+  if (!settings.object.empty()) set(m.mom0.keywords, "OBJECT", settings.object);
   if (!m.three_d) {
     for (std::size_t i = 0; i < plane; ++i)
       if (labels[i] != 0) m.mom0.real[i] += data[i];
@@ -133,7 +149,8 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
   set(m.mom1.keywords, "BUNIT", m.world ? m.spectral_unit : std::string(" "));
   set(m.mom2.keywords, "BUNIT", m.world ? m.spectral_unit : std::string(" "));
   m.chan.integer.assign(plane, 0);
-  m.chan.keywords = image_keywords(header, false, true);
+  m.chan.keywords = sofia_image_keywords(header, 2, false, true);
+  if (!settings.object.empty()) set(m.chan.keywords, "OBJECT", settings.object);
   set(m.chan.keywords, "BUNIT", " ");
 
   // The spectral coordinate of each channel: world (of pixel (0, 0, z)) or the channel number.
@@ -146,7 +163,8 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
     }
   }
   // SoFiA-2's order and precision: channels from the last down, each term rounded to float as it
-  // is added to the float map (moment 1 and 2 over positive flux only: its threshold 0).
+  // is added to the float map (moments 1 and 2 over the flux above the threshold only).
+  const double threshold = settings.threshold;
   std::vector<float> positive(plane, 0.0F);
   for (std::size_t z = cube.nz; z-- > 0;) {
     const std::size_t base = z * plane;
@@ -155,11 +173,23 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
       const double flux = data[base + i];
       m.mom0.real[i] += static_cast<float>(flux);
       m.chan.integer[i] += 1;
-      if (flux > 0.0) {
+      if (flux > threshold) {
         m.mom1.real[i] += static_cast<float>(flux * spectral[z]);
         positive[i] += static_cast<float>(flux);
       }
     }
+  }
+  // The SNR map (SoFiA-2's cubelets): moment 0 before any |CDELT3| over rms·√channels.
+  if (settings.snr_rms > 0.0) {
+    m.has_snr = true;
+    m.snr.real.assign(plane, not_a_number);
+    m.snr.keywords = sofia_image_keywords(header, 2, false, true);
+    set(m.snr.keywords, "BUNIT", " ");
+    if (!settings.object.empty()) set(m.snr.keywords, "OBJECT", settings.object);
+    for (std::size_t i = 0; i < plane; ++i)
+      if (m.chan.integer[i] > 0)
+        m.snr.real[i] = static_cast<float>(static_cast<double>(m.mom0.real[i]) /
+                                           (settings.snr_rms * std::sqrt(static_cast<double>(m.chan.integer[i]))));
   }
   for (std::size_t i = 0; i < plane; ++i)
     m.mom1.real[i] = positive[i] > 0.0F
@@ -170,7 +200,7 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
     for (std::size_t i = 0; i < plane; ++i) {
       if (labels[base + i] == 0) continue;
       const double flux = data[base + i];
-      if (flux > 0.0) {
+      if (flux > threshold) {
         const double offset = static_cast<double>(m.mom1.real[i]) - spectral[z];
         m.mom2.real[i] += static_cast<float>(offset * offset * flux);
       }
@@ -202,22 +232,28 @@ ImageMap make_mask_2d(const CubeShape& cube, const std::vector<std::int32_t>& la
         break;
       }
   // SoFiA-2's mask cube carries the cube's WCS and BUNIT ' ' (no beam); its 2-D mask copies those.
-  map.keywords = image_keywords(header, false, false);
+  map.keywords = sofia_image_keywords(header, 2, false, false);
   set(map.keywords, "BUNIT", " ");
   return map;
 }
 
 void write_image_map(const std::string& path, const ImageMap& map, std::size_t nx, std::size_t ny) {
-  const bool integer = !map.integer.empty();
-  AS_ASSERT((integer ? map.integer.size() : map.real.size()) == nx * ny);
+  write_image(path, map, {nx, ny});
+}
+
+void write_image(const std::string& path, const ImageMap& map, const std::vector<std::size_t>& axes) {
+  std::size_t pixels = 1;
+  for (const std::size_t n : axes) pixels *= n;
+  const int kind = !map.bytes.empty() ? BYTE_IMG : !map.integer.empty() ? LONG_IMG : FLOAT_IMG;
+  AS_ASSERT((kind == BYTE_IMG ? map.bytes.size() : kind == LONG_IMG ? map.integer.size() : map.real.size()) == pixels);
   const std::string part = path + ".part";
   std::error_code ec;
   std::filesystem::remove(part, ec);
   {
     fits::File file(part, fits::create_new);
     int status = 0;
-    long naxes[2] = {static_cast<long>(nx), static_cast<long>(ny)};
-    fits_create_img(file.get(), integer ? LONG_IMG : FLOAT_IMG, 2, naxes, &status);
+    std::vector<long> naxes(axes.begin(), axes.end());
+    fits_create_img(file.get(), kind, static_cast<int>(naxes.size()), naxes.data(), &status);
     file.check_write(status, "creating the image");
     for (const auto& k : map.keywords) {
       if (k.kind == ImageMap::Keyword::text) {
@@ -232,12 +268,13 @@ void write_image_map(const std::string& path, const ImageMap& map, std::size_t n
       }
       file.check_write(status, "writing keyword " + k.name);
     }
-    if (integer)
-      fits_write_img(file.get(), TINT, 1, static_cast<LONGLONG>(nx * ny), const_cast<std::int32_t*>(map.integer.data()),
-                     &status);
+    const auto n = static_cast<LONGLONG>(pixels);
+    if (kind == BYTE_IMG)
+      fits_write_img(file.get(), TBYTE, 1, n, const_cast<std::uint8_t*>(map.bytes.data()), &status);
+    else if (kind == LONG_IMG)
+      fits_write_img(file.get(), TINT, 1, n, const_cast<std::int32_t*>(map.integer.data()), &status);
     else
-      fits_write_img(file.get(), TFLOAT, 1, static_cast<LONGLONG>(nx * ny), const_cast<float*>(map.real.data()),
-                     &status);
+      fits_write_img(file.get(), TFLOAT, 1, n, const_cast<float*>(map.real.data()), &status);
     file.check_write(status, "writing the image");
     file.close();
   }

@@ -1,7 +1,10 @@
 #include "scfind_command.hpp"
 
 #include <boost/program_options.hpp>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <utility>
@@ -25,6 +28,11 @@ constexpr std::pair<const char*, const char*> image_keys[] = {
     {"output.writeMoments",
      "write SoFiA-2's moment 0, 1, 2 and channel maps <product stem>_mom0/_mom1/_mom2/_chan.fits [false]"},
     {"output.writeMask2d", "write SoFiA-2's 2-D source mask <product stem>_mask-2d.fits [false]"},
+    {"output.writeCubelets",
+     "write SoFiA-2's cubelets (per source: cut-out cube, mask, moment maps, spectrum) in <product "
+     "stem>_cubelets/ [false]"},
+    {"output.marginCubelets", "pixels added around each source's bounding box in its cubelet [10]"},
+    {"output.thresholdMom12", "cubelet moments 1 and 2 over the flux above this many times the source's rms [0]"},
 };
 
 po::options_description scfind_options() {
@@ -74,6 +82,25 @@ bool parse_bool(const std::string& key, const std::string& text) {
   throw UsageError(key + ": '" + text + "' is not true or false", "write true or false");
 }
 
+// SoFiA-2 reads these with strtol / strtod; astrosweep refuses what they would read as garbage.
+std::size_t parse_count(const std::string& key, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != 0 || errno != 0 || value < 0)
+    throw UsageError(key + ": '" + text + "' is not a whole number >= 0", "write a number of pixels, e.g. 10");
+  return static_cast<std::size_t>(value);
+}
+
+double parse_number(const std::string& key, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != 0 || errno != 0 || !std::isfinite(value))
+    throw UsageError(key + ": '" + text + "' is not a finite number", "write a number, e.g. 0 or 2.5");
+  return value;
+}
+
 ScfindOptions to_options(const po::variables_map& vm) {
   ScfindOptions o;
   static_cast<run::CommonOptions&>(o) = run::read_common_options(vm);
@@ -121,6 +148,12 @@ ScfindOptions to_options(const po::variables_map& vm) {
       o.write_moments = parse_bool("output.writeMoments", values["output.writeMoments"]);
     if (values.count("output.writeMask2d"))
       o.write_mask_2d = parse_bool("output.writeMask2d", values["output.writeMask2d"]);
+    if (values.count("output.writeCubelets"))
+      o.write_cubelets = parse_bool("output.writeCubelets", values["output.writeCubelets"]);
+    if (values.count("output.marginCubelets"))
+      o.margin_cubelets = parse_count("output.marginCubelets", values["output.marginCubelets"]);
+    if (values.count("output.thresholdMom12"))
+      o.threshold_mom12 = parse_number("output.thresholdMom12", values["output.thresholdMom12"]);
     // A SoFiA-2 parameter file means SoFiA-2's defaults, the linker on among them; the command line
     // alone asks for the raw mask (the job before the linker), unless --linker.enable true.
     LinkerParameters fallback;

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "core/mpi.hpp"
 #include "core/text.hpp"
 #include "cube_header.hpp"
+#include "cubelets.hpp"
 #include "device.hpp"
 #include "io/cube.hpp"
 #include "io/h5.hpp"
@@ -373,14 +375,17 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     std::string settings;
     for (const auto& setting : options.unimplemented_parameters) settings += (settings.empty() ? "" : ", ") + setting;
     run.log("warning: SoFiA-2 settings astrosweep scfind does not implement, not used: " + settings);
-    // The cubelets (issue 15, not done): name the files a SoFiA-2 user would look for.
-    const bool cubelets = std::any_of(options.unimplemented_parameters.begin(), options.unimplemented_parameters.end(),
-                                      [](const std::string& s) { return s.starts_with("output.writeCubelets ="); });
-    if (cubelets)
-      run.log(
-          "warning: output.writeCubelets = true: SoFiA-2's cubelets are not written (none of <stem>_cubelets/"
-          "<stem>_<id>_cube.fits, _mask.fits, _mom0.fits, _mom1.fits, _mom2.fits, _chan.fits, _snr.fits, _spec.txt, "
-          "_pv.fits)");
+  }
+  const bool cubelets = options.write_cubelets && options.linker.enable && options.catalogue.enable;
+  const std::string cubelet_directory = catalogue_file_name(options.output, "_cubelets");
+  if (options.write_cubelets && !cubelets)
+    run.log(
+        "warning: output.writeCubelets without the linker and parameter.enable: not written (astrosweep cuts them "
+        "around the catalogue's sources)");
+  if (cubelets) {
+    // SoFiA-2's rule, before the cube is read: the directory is made now, or refused.
+    mpi::on_root_then_share_failure(
+        comm, [&] { prepare_cubelet_directory(cubelet_directory, options.overwrite || options.resume); });
   }
   if (!options.linker.enable && (options.write_moments || options.write_mask_2d))
     run.log(
@@ -716,6 +721,20 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
         mask_2d = make_mask_2d(cube, whole.labels, *header);
         write_image_map(image_files.mask_2d, *mask_2d, cube.nx, cube.ny);
         summary.image_files.push_back(image_files.mask_2d);
+      }
+      if (cubelets) {
+        const CubeletSettings settings{options.margin_cubelets, options.threshold_mom12, options.catalogue.wcs,
+                                       options.catalogue.physical};
+        std::vector<std::string> warnings;
+        summary.cubelet_files = write_cubelets(cubelet_directory, std::filesystem::path(options.output).stem().string(),
+                                               cube, whole.labels, data, *header, catalogue, settings, warnings);
+        // Each distinct warning once (SoFiA-2 repeats them per source).
+        std::sort(warnings.begin(), warnings.end());
+        warnings.erase(std::unique(warnings.begin(), warnings.end()), warnings.end());
+        for (const auto& w : warnings) run.log("warning: cubelets: " + w);
+        if (talk)
+          run.log(format_text("cubelets: %zu files of %zu sources in %s", summary.cubelet_files.size(),
+                              catalogue.size(), cubelet_directory.c_str()));
       }
     });
     share_catalogue(catalogue, comm);

@@ -41,6 +41,9 @@ struct ScfindOptions : run::CommonOptions {
   CatalogueFiles catalogue_files{false, false, false};  ///< output.writeCat*: SoFiA-2's defaults with --par
   bool write_moments = false;                           ///< output.writeMoments: _mom0/1/2, _chan.fits (linker on)
   bool write_mask_2d = false;                           ///< output.writeMask2d: _mask-2d.fits (linker on)
+  bool write_cubelets = false;                          ///< output.writeCubelets: <stem>_cubelets/ (linker on)
+  std::size_t margin_cubelets = 10;                     ///< output.marginCubelets (SoFiA-2's default)
+  double threshold_mom12 = 0;                           ///< output.thresholdMom12 (SoFiA-2's default)
   std::size_t slabs_per_rank = 0;                       ///< 0: the fewest that fit the memory budgets
   std::vector<std::string> unimplemented_parameters;    ///< SoFiA-2 settings of --par not used (warned of)
   std::map<std::string, std::string> sofia_settings;    ///< SoFiA-2 keys as --par and the command line wrote them
@@ -52,6 +55,7 @@ struct ScfindSummary {
   std::uint64_t source_voxels = 0;           ///< voxels in those sources
   std::vector<std::string> catalogue_files;  ///< the catalogue files written
   std::vector<std::string> image_files;      ///< the moment maps and 2-D mask written (rank 0)
+  std::vector<std::string> cubelet_files;    ///< the cubelets' files written (rank 0)
   std::vector<double> noise;                 ///< rms of the original, then of each smoothing pair in order
 };
 

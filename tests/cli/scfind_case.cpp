@@ -21,9 +21,15 @@
 //                                                the files line for line, but for the creation time,
 //                                                the creator and the XML's parameter list
 //   scfind_case image SOFIA.fits.gz OURS.fits [PRODUCT.h5 DATASET]
-//                                                a 2-D map (moment, channel count, 2-D mask) pixel
-//                                                for pixel (NaN where SoFiA-2 has NaN, float values
-//                                                to the bit) and the header keywords that matter
+//                                                a 2-D map (moment, channel count, 2-D mask) or a
+//                                                cubelet pixel for pixel (NaN where SoFiA-2 has NaN,
+//                                                float values to the bit) and the header keywords
+//                                                that matter
+//   scfind_case cubelet-files SOFIA_files.txt DIR SOFIA_STEM OUR_STEM [NAME ...]
+//                                                DIR holds the files SoFiA-2 listed (its stem
+//                                                replaced by ours), but for the NAMEs (SoFiA-2's
+//                                                files astrosweep does not write, each a documented
+//                                                difference), and nothing else
 // `check` compares the product's mask and the FITS mask voxel for voxel with SoFiA-2's raw mask,
 // and the noise of every kernel pair with SoFiA-2's (as doubles, exactly).
 
@@ -500,9 +506,10 @@ int mask_storage(const std::string& product, const std::string& expected) {
 // units; each must be in both files or in neither, strings equal, numbers equal as doubles.
 int compare_image_keywords(const std::string& sofia, const std::string& ours) {
   int failures = 0;
-  for (const char* key : {"BITPIX", "NAXIS",  "NAXIS1", "NAXIS2",  "NAXIS3",  "BUNIT",   "CTYPE1",  "CTYPE2",  "CRVAL1",
-                          "CRVAL2", "CRPIX1", "CRPIX2", "CDELT1",  "CDELT2",  "CUNIT1",  "CUNIT2",  "CTYPE3",  "CDELT3",
-                          "BMAJ",   "BMIN",   "BPA",    "EQUINOX", "RADESYS", "SPECSYS", "RESTFRQ", "RESTFREQ"}) {
+  for (const char* key :
+       {"BITPIX", "NAXIS",  "NAXIS1", "NAXIS2", "NAXIS3", "BUNIT",   "CTYPE1",  "CTYPE2",  "CRVAL1",  "CRVAL2",
+        "CRPIX1", "CRPIX2", "CDELT1", "CDELT2", "CUNIT1", "CUNIT2",  "CTYPE3",  "CDELT3",  "CRVAL3",  "CRPIX3",
+        "CUNIT3", "BMAJ",   "BMIN",   "BPA",    "OBJECT", "EQUINOX", "RADESYS", "SPECSYS", "RESTFRQ", "RESTFREQ"}) {
     const std::string want = fits_keyword(sofia, key), got = fits_keyword(ours, key);
     char* end_want = nullptr;
     char* end_got = nullptr;
@@ -560,6 +567,30 @@ int compare_image(const std::string& sofia, const std::string& ours, const std::
   return failures == 0 && differ == 0 && finite > 0 ? 0 : 1;
 }
 
+// The cubelet directory's files against SoFiA-2's list: the same names, less the `excused` ones;
+// no file left over (a .part included).
+int cubelet_files(const std::string& list, const std::string& directory, const std::string& sofia_stem,
+                  const std::string& our_stem, const std::vector<std::string>& excused) {
+  std::ifstream in(list);
+  if (!in) throw std::runtime_error("cannot read " + list);
+  std::vector<std::string> want, got;
+  for (std::string name; std::getline(in, name);)
+    if (std::find(excused.begin(), excused.end(), name) == excused.end())
+      want.push_back(name.starts_with(sofia_stem + "_") ? our_stem + name.substr(sofia_stem.size()) : name);
+  for (const auto& entry : std::filesystem::directory_iterator(directory))
+    got.push_back(entry.path().filename().string());
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  std::vector<std::string> missing, extra;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
+  for (const auto& name : missing) std::printf("missing: %s\n", name.c_str());
+  for (const auto& name : extra) std::printf("not SoFiA-2's: %s\n", name.c_str());
+  std::printf("%s: %zu files, SoFiA-2 %zu (less %zu excused); %zu missing, %zu extra\n", directory.c_str(), got.size(),
+              want.size(), excused.size(), missing.size(), extra.size());
+  return missing.empty() && extra.empty() && !want.empty() ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   try {
     if (argc == 4 && std::string(argv[1]) == "mask-storage") return mask_storage(argv[2], argv[3]);
@@ -569,6 +600,8 @@ int main(int argc, char** argv) {
     if ((argc == 4 || argc == 6) && std::string(argv[1]) == "image")
       return compare_image(argv[2], argv[3], argc == 6 ? argv[4] : "", argc == 6 ? argv[5] : "");
     if (argc == 4 && std::string(argv[1]) == "same-lines") return same_lines(argv[2], argv[3]);
+    if (argc >= 6 && std::string(argv[1]) == "cubelet-files")
+      return cubelet_files(argv[2], argv[3], argv[4], argv[5], std::vector<std::string>(argv + 6, argv + argc));
     if (argc == 4 && std::string(argv[1]) == "strip-wcs") return strip_wcs(argv[2], argv[3]);
     if ((argc == 5 || argc == 6) && std::string(argv[1]) == "catalogue")
       return compare_catalogues(argv[2], argv[3], argv[4], argc == 6 && std::string(argv[5]) == "values-only");

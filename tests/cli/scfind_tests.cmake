@@ -197,9 +197,10 @@ file(WRITE ${scfind_bad}/later_stages.par
 astrosweep_add_mpi_run(scfind_par_unimplemented_warning NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
   COMMAND ${exe} scfind --par ${scfind_bad}/later_stages.par -o ${scfind_bad}/later_stages.h5 --no-fits-mask --overwrite
           --quiet)
-# The warning (the linker's keys are used now), and the run goes on to write its product.
+# The warning (the linker's keys and the cubelets are used now), and the run goes on to write its
+# cubelets and its product.
 set_tests_properties(scfind_par_unimplemented_warning PROPERTIES PASS_REGULAR_EXPRESSION
-  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\), output.writeCubelets = true \\([^)]*later_stages.par:8\\)[^\n]*\n[^\n]*warning: output.writeCubelets = true: SoFiA-2's cubelets are not written \\(none of <stem>_cubelets/<stem>_<id>_cube.fits, _mask.fits, _mom0.fits, _mom1.fits, _mom2.fits, _chan.fits, _snr.fits, _spec.txt, _pv.fits\\).*scfind: product [^\n]*later_stages.h5")
+  "warning: SoFiA-2 settings astrosweep scfind does not implement, not used: dilation.iterationsXY = 3 \\([^)]*later_stages.par:6\\)\n.*cubelets: [0-9]+ files of [0-9]+ sources in [^\n]*later_stages_cubelets.*scfind: product [^\n]*later_stages.h5")
 astrosweep_add_failure_test(scfind_backend_unavailable NP 3 CODE 5 MATCH "CUDA" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_backend_unavailable.h5 --overwrite --backend cuda)
 set_property(TEST scfind_backend_unavailable APPEND PROPERTY ENVIRONMENT CUDA_VISIBLE_DEVICES=)
@@ -612,3 +613,101 @@ astrosweep_add_mpi_run(scfind_img_without_linker NP 1 LABELS scfind FIXTURES_REQ
           --output.writeMoments true)
 set_tests_properties(scfind_img_without_linker PROPERTIES PASS_REGULAR_EXPRESSION
   "output.writeMoments / output.writeMask2d without the linker: not written")
+# --- the cubelets: SoFiA-2 2.5.1's per-source files (output.writeCubelets, marginCubelets,
+# thresholdMom12) on cube A (WCS, default margin 10, sources at the cube's edges), Anowcs (no WCS,
+# margin 0) and R (the reliability filter on, margin 3, moments 1 and 2 over 2.5 × rms), on 1, 2
+# and 3 ranks; tools/sofia_reference_cases.py (cubelets) made the references with the same settings
+# (tests/data/scfind/README.md, "Cubelets"): the list of SoFiA-2's files, every spectrum, and every
+# file of a few sources (c_<case>_<id>_*.fits.gz: cube, mask, moment, channel, SNR maps, PV
+# diagram), each compared pixel for pixel (to the bit) with its header keywords, the spectra line
+# for line.
+file(WRITE ${scfind_out}/c_A_mad_negative_defaults.par ${image_cases_text} "output.writeCubelets = true\n")
+file(WRITE ${scfind_out}/c_Anowcs_mad_negative_defaults.par ${image_cases_text}
+  "output.writeCubelets = true\noutput.marginCubelets = 0\n")
+file(WRITE ${scfind_out}/c_R_threshold05_snr0.par
+  "scfind.kernelsXY = 0, 3, 6\nscfind.kernelsZ = 0, 3, 7, 15\nscfind.threshold = 4.0\nscfind.replacement = 2.0\n"
+  "scfind.statistic = mad\nscfind.fluxRange = negative\nlinker.enable = true\nlinker.minSizeXY = 1\n"
+  "linker.minSizeZ = 1\nreliability.enable = true\nreliability.threshold = 0.5\nreliability.minSNR = 0\n"
+  "reliability.plot = false\nparameter.enable = true\noutput.writeCatASCII = true\noutput.writeCatXML = false\n"
+  "output.writeCubelets = true\noutput.marginCubelets = 3\noutput.thresholdMom12 = 2.5\n")
+# SoFiA-2's SNR maps of R's sources 7 and 9, whose local rms is its uninitialised read (a subnormal
+# that changes from run to run; astrosweep's rms is 0 there, so no SNR map: docs/scfind.md).
+set(cubelets_excused_c_R_threshold05_snr0 c_R_threshold05_snr0_7_snr.fits c_R_threshold05_snr0_9_snr.fits)
+# parameter.physical: the spectra in Jy (Σ flux over the beam area in pixels); margin 1, moments 1
+# and 2 over 1.5 × rms.
+file(WRITE ${scfind_out}/c_A_physical.par ${image_cases_text}
+  "parameter.physical = true\noutput.writeCubelets = true\noutput.marginCubelets = 1\noutput.thresholdMom12 = 1.5\n")
+# case|cube|ranks|slabs per rank|labels
+foreach(run "c_A_mad_negative_defaults|A|1|1|scfind" "c_A_mad_negative_defaults|A|3|1|scfind"
+            "c_A_mad_negative_defaults|A|2|2|scfind%heavy" "c_Anowcs_mad_negative_defaults|Anowcs|1|1|scfind"
+            "c_R_threshold05_snr0|R|1|1|scfind" "c_R_threshold05_snr0|R|2|1|scfind%heavy"
+            "c_R_threshold05_snr0|R|3|1|scfind" "c_A_physical|A|1|1|scfind")
+  string(REPLACE "|" ";" fields "${run}")
+  list(GET fields 0 case)
+  list(GET fields 1 cube)
+  list(GET fields 2 np)
+  list(GET fields 3 k)
+  list(GET fields 4 labels)
+  string(REPLACE "%" ";" labels "${labels}")
+  set(name ${case}_np${np}_k${k})
+  set(dir ${scfind_out}/${name}_cubelets)
+  astrosweep_add_mpi_run(scfind_cub_${name} NP ${np} LABELS "${labels}" FIXTURES_REQUIRED scfind_cube_${cube}
+    FIXTURES_SETUP scfind_run_cub_${name}
+    COMMAND ${exe} scfind --par ${scfind_out}/${case}.par -i ${scfind_out}/${cube}.fits -o ${scfind_out}/${name}.h5
+            --overwrite --threads 1 --slabs-per-rank ${k})
+  set_tests_properties(scfind_cub_${name} PROPERTIES PASS_REGULAR_EXPRESSION
+    "cubelets: [0-9]+ files of [0-9]+ sources in [^\n]*${name}_cubelets")
+  add_test(NAME scfind_cub_${name}_files COMMAND scfind_case cubelet-files ${scfind_data}/${case}_files.txt ${dir}
+           ${case} ${name} ${cubelets_excused_${case}})
+  set_tests_properties(scfind_cub_${name}_files PROPERTIES FIXTURES_REQUIRED scfind_run_cub_${name}
+                       LABELS "${labels};sofia")
+  # SoFiA-2 names its files after output.filename, ours after the product: the case's name.
+  file(GLOB references RELATIVE ${scfind_data} ${scfind_data}/${case}_[0-9]*)
+  foreach(reference ${references})
+    string(REPLACE "${case}_" "${name}_" ours "${reference}")
+    string(REGEX REPLACE "\\.gz$" "" ours "${ours}")
+    string(REGEX REPLACE "^${case}_|\\.fits\\.gz$|\\.txt$" "" what "${reference}")
+    if(reference MATCHES "_spec\\.txt$")
+      add_test(NAME scfind_cub_${name}_${what}_equals_sofia
+               COMMAND scfind_case same-lines ${scfind_data}/${reference} ${dir}/${ours})
+    else()
+      add_test(NAME scfind_cub_${name}_${what}_equals_sofia
+               COMMAND scfind_case image ${scfind_data}/${reference} ${dir}/${ours})
+    endif()
+    set_tests_properties(scfind_cub_${name}_${what}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_cub_${name}
+                         LABELS "${labels};sofia")
+  endforeach()
+endforeach()
+# Bad values of the cubelet keys are refused naming their file and line.
+foreach(bad "output.writeCubelets = yes|output.writeCubelets: 'yes' is not true or false"
+            "output.marginCubelets = -1|output.marginCubelets: '-1' is not a whole number >= 0"
+            "output.marginCubelets = 2.5|output.marginCubelets: '2.5' is not a whole number >= 0"
+            "output.thresholdMom12 = high|output.thresholdMom12: 'high' is not a finite number")
+  string(REPLACE "|" ";" fields "${bad}")
+  list(GET fields 0 line)
+  list(GET fields 1 message)
+  string(REGEX MATCH "^[a-zA-Z0-9.]+" key "${line}")
+  string(REGEX REPLACE "[^a-zA-Z0-9]" "_" tag "${line}")
+  file(WRITE ${scfind_bad}/bad_${tag}.par "input.data = ${scfind_out}/A.fits\nlinker.enable = true\n${line}\n")
+  astrosweep_add_failure_test(scfind_cub_bad_${tag} NP 1 CODE 2 MATCH "bad_${tag}.par:3: ${message}"
+    FIXTURES_REQUIRED scfind_bad COMMAND scfind --par ${scfind_bad}/bad_${tag}.par -o ${scfind_bad}/cub_bad_${tag}.h5 --overwrite)
+endforeach()
+# The cubelet directory cannot be made (a file of its name is in the way), or exists without
+# --overwrite (SoFiA-2's rule): exit 4 naming it, before the cube is read.
+file(WRITE ${scfind_bad}/cub_blocked_cubelets "not a directory\n")
+file(MAKE_DIRECTORY ${scfind_bad}/cub_exists_cubelets)
+astrosweep_add_failure_test(scfind_cub_directory_blocked NP 1 CODE 4 FILE ${scfind_bad}/cub_blocked_cubelets
+  MATCH "the cubelet directory '[^']*cub_blocked_cubelets' exists and is not a directory" FIXTURES_REQUIRED scfind_bad
+  COMMAND scfind --par ${scfind_out}/c_A_mad_negative_defaults.par -i ${scfind_out}/A.fits
+          -o ${scfind_bad}/cub_blocked.h5 --overwrite)
+astrosweep_add_failure_test(scfind_cub_directory_exists NP 2 CODE 4 FILE ${scfind_bad}/cub_exists_cubelets
+  MATCH "the cubelet directory '[^']*cub_exists_cubelets' already exists" FIXTURES_REQUIRED scfind_bad
+  PRODUCTS ${scfind_bad}/cub_exists.h5
+  COMMAND scfind --par ${scfind_out}/c_A_mad_negative_defaults.par -i ${scfind_out}/A.fits
+          -o ${scfind_bad}/cub_exists.h5)
+# Without the linker there is no catalogue to cut around: not written, and the run says so.
+astrosweep_add_mpi_run(scfind_cub_without_linker NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
+  COMMAND ${exe} scfind -i ${scfind_out}/A.fits -o ${scfind_out}/cub_without_linker.h5 --overwrite --quiet
+          --output.writeCubelets true)
+set_tests_properties(scfind_cub_without_linker PROPERTIES PASS_REGULAR_EXPRESSION
+  "output.writeCubelets without the linker and parameter.enable: not written")

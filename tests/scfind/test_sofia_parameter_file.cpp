@@ -58,14 +58,14 @@ TEST(SofiaParameterFile, UnimplementedSettingsAreListedNotRefused) {
                                  "reliability.parameters = peak,sum, mean\n"  // taken
                                  "dilation.iterationsZ = 5.0\n"               // the default, written otherwise
                                  "parameter.enable = false\n"                 // taken: the catalogue
-                                 "output.writeCubelets = true\n"              // listed
+                                 "output.writeNoise = true\n"                 // listed
                                  "output.writeRawMask = true\n"               // taken: the FITS raw mask
                                  "pipeline.threads = 4\n"                     // listed: --threads is scfind's
                                  "dilation.threshold =\n");                   // empty: off
   const SofiaParameterFile file = read_sofia_parameter_file(path);
   ASSERT_EQ(file.not_implemented.size(), 3u);
   EXPECT_EQ(file.not_implemented[0], "dilation.iterationsXY = 3 (" + path + ":2)");
-  EXPECT_EQ(file.not_implemented[1], "output.writeCubelets = true (" + path + ":7)");
+  EXPECT_EQ(file.not_implemented[1], "output.writeNoise = true (" + path + ":7)");
   EXPECT_EQ(file.not_implemented[2], "pipeline.threads = 4 (" + path + ":9)");
   ASSERT_EQ(file.values.size(), 5u);
   EXPECT_EQ(file.values.at("linker.enable"), "true");
