@@ -108,13 +108,15 @@ std::vector<CoherentResult> coherent_reference(int order, const std::vector<std:
       for (std::size_t p = static_cast<std::size_t>(trial) % stride; p < net.sky.size(); p += stride) {
         const auto zeta = pixel_zeta(net.pixels[p], snr, c, trial, settings, sample_rate, samples);
         const double coh = quadratic(net.pixels[p].projection, zeta);
-        if (coh > best.coh_snr2) {
+        if (beats(coh, best.coh_snr2)) {
           std::vector<std::vector<double>> null_projection(n, std::vector<double>(n));
           for (std::size_t d = 0; d < n; ++d)
             for (std::size_t e = 0; e < n; ++e)
               null_projection[d][e] = (d == e ? 1.0 : 0.0) - net.pixels[p].projection[d][e];
           best.coh_snr2 = coh;
-          best.null_snr2 = quadratic(null_projection, zeta);
+          double total = 0;
+          for (const auto& z : zeta) total += std::norm(z);
+          best.null_snr2 = resolved_null_energy(quadratic(null_projection, zeta), total);
           best.pixel = static_cast<std::int64_t>(p);
           best.snr = zeta;
           best.delay = samples;

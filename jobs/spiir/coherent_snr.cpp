@@ -159,14 +159,14 @@ void search_one(const SkyMap& map, const PixelTables<Real>& tables, const Networ
   for (std::size_t p = static_cast<std::size_t>(trial) % stride; p < n_pix; p += stride) {
     Real total = 0;
     const Real coh = tables.coherent(map, base, c.ref_ifo, p, total);
-    if (coh > best_coh) {
+    if (beats(coh, best_coh)) {
       best_coh = coh;
       best_total = total;
       best = p;
     }
   }
   out.coh_snr2 = static_cast<double>(best_coh);
-  out.null_snr2 = static_cast<double>(best_total - best_coh);
+  out.null_snr2 = static_cast<double>(resolved_null_energy(best_total - best_coh, best_total));
   out.pixel = static_cast<std::int64_t>(best);
   out.snr.resize(n_det);
   out.chisq.resize(n_det);

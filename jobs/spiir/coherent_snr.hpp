@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autocorrelation_chisq.hpp"
@@ -90,6 +91,26 @@ struct CoherentSettings {
   /// the foreground N p, background N p + k mod N).
   int sky_stride = 1;
 };
+
+/// Sky-pixel statistics that agree to this relative resolution are a tie, won by the first pixel
+/// searched: the arithmetic cannot order them. With two detectors every pixel whose delays round
+/// alike has the same ρ_coh², and its last bits then depend on the backend that filtered (CPU and
+/// GPU products picked different pixels of such a ring). Likewise a ρ_null² below this fraction
+/// of Σ|ζ|² is rounding (two detectors have no null stream) and is reported as 0.
+template <typename Real>
+constexpr Real statistic_resolution = std::is_same_v<Real, float> ? Real(1e-5) : Real(1e-12);
+
+/// Whether a pixel's ρ_coh² `coh` replaces the best so far (ties keep the earlier pixel).
+template <typename Real>
+constexpr bool beats(Real coh, Real best) {
+  return coh > best + statistic_resolution<Real> * (best < 0 ? -best : best);
+}
+
+/// ρ_null², or 0 where it is below the arithmetic's resolution of `total` = Σ|ζ|².
+template <typename Real>
+constexpr Real resolved_null_energy(Real null, Real total) {
+  return null <= statistic_resolution<Real> * total ? Real(0) : null;
+}
 
 /// One candidate's outcome in one trial.
 struct CoherentResult {
