@@ -5,8 +5,6 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "fdas_spool.hpp"
@@ -16,13 +14,6 @@ namespace astrosweep::fdas {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Zeroed first, as the program that wrote the committed files did: the rows' padding is written too.
 template <class T>
@@ -108,7 +99,7 @@ TEST(FdasSpool, WritesTheSameBytesAsBefore) {
   std::size_t n_files = 0;
   for (const auto& entry : fs::directory_iterator(written_before)) {
     ++n_files;
-    EXPECT_EQ(file_bytes(dir / entry.path().filename()), file_bytes(entry.path())) << entry.path();
+    EXPECT_EQ(test::file_bytes(dir / entry.path().filename()), test::file_bytes(entry.path())) << entry.path();
   }
   EXPECT_EQ(n_files, 2u);
   EXPECT_EQ(next_spool_attempt(dir.string()), 3);

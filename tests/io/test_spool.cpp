@@ -8,7 +8,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "io/light_curves.hpp"
@@ -22,13 +21,6 @@ namespace fs = std::filesystem;
 
 constexpr SpoolLayout hex_layout{{'T', 'E', 'S', 'T', 'H', 'E', 'X', '1'}, 2, SpoolHash::hex, ""};
 constexpr SpoolLayout binary_layout{{'T', 'E', 'S', 'T', 'B', 'I', 'N', '1'}, 0, SpoolHash::binary, ".bin"};
-
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void write_bytes(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -112,7 +104,7 @@ TEST_P(SpoolTest, TheBytesOfARecord) {
   second += u64_bytes(payload.size());
   second += layout().hash == SpoolHash::hex ? h.hex() : u64_bytes(h.value());
   second += payload;
-  const std::string bytes = file_bytes(path);
+  const std::string bytes = test::file_bytes(path);
   ASSERT_GE(bytes.size(), second.size());
   EXPECT_EQ(bytes.substr(bytes.size() - second.size()), second);
 }
@@ -142,7 +134,7 @@ TEST_P(SpoolTest, ManyRanksAndAttempts) {
 // cut one is noted (the file and the byte where it starts), and a later attempt reads on.
 TEST_P(SpoolTest, ATailCutAtEveryByteOfTheLastRecord) {
   const std::string path = write(1, 0, 3);
-  const std::string whole = file_bytes(path);
+  const std::string whole = test::file_bytes(path);
   const std::size_t last_record = record_bytes(0) + record_bytes(11);
   ASSERT_EQ(whole.size(), last_record + record_bytes(11));
   ASSERT_LT(last_record, whole.size());
@@ -173,7 +165,7 @@ TEST_P(SpoolTest, ATailCutAtEveryByteOfTheLastRecord) {
 TEST_P(SpoolTest, ADamagedRecordEndsItsFile) {
   const std::string path = write(1, 0, 3);
   write(1, 1, 2, 300);
-  const std::string whole = file_bytes(path);
+  const std::string whole = test::file_bytes(path);
   const std::size_t first_record = record_bytes(0);
   const std::size_t header = record_bytes(0);
   // The second record's hash, then its payload's last byte.

@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "spiir_spool.hpp"
@@ -15,13 +13,6 @@ namespace astrosweep::spiir {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 const std::string written_before = test::data_path("spool/spiir.h5.spool");
 
@@ -53,8 +44,10 @@ TEST(SpiirSpoolFormat, WritesTheSameBytesAsBefore) {
     b.append(5, {{{-3, 7, {0.125, 1e300}}}, {{11, 0, {0, -0.0}}}});
     b.sync();
   }
-  EXPECT_EQ(file_bytes(dir / "attempt-0001.rank-00000.bin"), file_bytes(written_before + "/attempt-1.rank-0.bin"));
-  EXPECT_EQ(file_bytes(dir / "attempt-0002.rank-00001.bin"), file_bytes(written_before + "/attempt-2.rank-1.bin"));
+  EXPECT_EQ(test::file_bytes(dir / "attempt-0001.rank-00000.bin"),
+            test::file_bytes(written_before + "/attempt-1.rank-0.bin"));
+  EXPECT_EQ(test::file_bytes(dir / "attempt-0002.rank-00001.bin"),
+            test::file_bytes(written_before + "/attempt-2.rank-1.bin"));
   fs::remove_all(dir.parent_path());
 }
 
