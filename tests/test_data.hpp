@@ -45,6 +45,9 @@ std::vector<std::map<std::string, std::string>> read_table(const std::string& re
 /// so tests of one program run side by side; the fixture removes it.
 std::filesystem::path scratch_directory(const std::string& prefix);
 
+/// Every byte of the file at `path` (empty when it cannot be read).
+std::string file_bytes(const std::filesystem::path& path);
+
 /// A temporary directory removed at destruction.
 class TempDir {
  public:

@@ -1,18 +1,18 @@
 #pragma once
 // Where a spiir rank keeps its units' samples until the run ends (docs/spiir.md, "Work units and
-// resume"): like fdas's spool, one file per rank and run attempt in PRODUCT.spool/, one record per
-// unit, synced before the unit enters the journal; rank 0 reads them all when every unit is done,
-// merges them into the peaks, and the spool is removed with the journal. A record: an 8-byte
-// magic, the unit, the payload's size and FNV-1a hash, then per detector its count and samples.
-// A record cut short by a kill or whose hash does not match ends that file's readable part (its
-// unit was not journalled, so it is computed again).
+// resume"): the shared spool (io/spool.hpp), as fdas's, one file per rank and run attempt in
+// PRODUCT.spool/, one record per unit, synced before the unit enters the journal; rank 0 reads
+// them all when every unit is done, merges them into the peaks, and the spool is removed with the
+// journal. This file is spiir's record: the key is the unit, the payload per detector its count
+// and samples. A record cut short by a kill or whose hash does not match ends that file's
+// readable part (its unit was not journalled, so it is computed again).
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "io/posix_file.hpp"
+#include "io/spool.hpp"
 #include "spiir_units.hpp"
 
 namespace astrosweep::spiir {
@@ -21,22 +21,21 @@ namespace astrosweep::spiir {
 using UnitSamples = std::vector<std::vector<SampleBest>>;
 
 /// PRODUCT.spool
-std::string spiir_spool_directory(const std::string& product);
+inline std::string spiir_spool_directory(const std::string& product) { return io::spool_directory(product); }
 /// One above every attempt in `directory` (1 when there is none).
-int next_spiir_spool_attempt(const std::string& directory);
+inline int next_spiir_spool_attempt(const std::string& directory) { return io::next_spool_attempt(directory); }
 /// Removes `directory` and what it holds (missing: nothing to do); OutputError naming it.
-void remove_spiir_spool(const std::string& directory);
+inline void remove_spiir_spool(const std::string& directory) { io::remove_spool(directory); }
 
 class SpiirSpoolWriter {
  public:
   /// Creates `directory` if needed and this (attempt, rank)'s file; OutputError naming it.
   SpiirSpoolWriter(const std::string& directory, int attempt, int rank);
   void append(std::uint64_t unit, const UnitSamples& samples);
-  void sync() { file_.sync(); }
+  void sync() { writer_.sync(); }
 
  private:
-  std::string path_;
-  io::PosixFile file_;
+  io::SpoolWriter writer_;
 };
 
 struct SpiirSpoolContents {
@@ -45,7 +44,8 @@ struct SpiirSpoolContents {
 };
 
 /// Every whole record in `directory`; a unit found twice (computed again after a kill) is the
-/// same computation, so either copy serves. InputError naming a file that is not a spool file.
+/// same computation, so either copy serves. InputError naming a file that is not a spool file, or
+/// a record that does not hold `n_detectors` detectors' samples.
 SpiirSpoolContents read_spiir_spool(const std::string& directory, std::size_t n_detectors);
 
 }  // namespace astrosweep::spiir

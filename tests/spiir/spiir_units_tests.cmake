@@ -105,3 +105,7 @@ astrosweep_add_failure_test(spiir_bad_templates_per_unit CODE 2 MATCH "--templat
 astrosweep_add_gtest(test_spiir_units test_units.cpp)
 target_link_libraries(test_spiir_units PRIVATE astrosweep_spiir_job)
 set_property(TEST test_spiir_units APPEND PROPERTY LABELS spiir)
+# The spool over the shared one: spools written before it was shared are read and written alike.
+astrosweep_add_gtest(test_spiir_spool test_spiir_spool.cpp)
+target_link_libraries(test_spiir_spool PRIVATE astrosweep_spiir_job)
+set_property(TEST test_spiir_spool APPEND PROPERTY LABELS spiir)
