@@ -103,25 +103,24 @@ std::vector<CoherentResult> coherent_reference(int order, const std::vector<std:
   for (const auto& c : candidates) {
     for (int trial = 0; trial <= settings.n_slides; ++trial) {
       CoherentResult best;
-      best.coh_snr2 = -1;
-      std::vector<double> samples;
-      for (std::size_t p = static_cast<std::size_t>(trial) % stride; p < net.sky.size(); p += stride) {
-        const auto zeta = pixel_zeta(net.pixels[p], snr, c, trial, settings, sample_rate, samples);
-        const double coh = quadratic(net.pixels[p].projection, zeta);
-        if (beats(coh, best.coh_snr2)) {
-          std::vector<std::vector<double>> null_projection(n, std::vector<double>(n));
-          for (std::size_t d = 0; d < n; ++d)
-            for (std::size_t e = 0; e < n; ++e)
-              null_projection[d][e] = (d == e ? 1.0 : 0.0) - net.pixels[p].projection[d][e];
-          best.coh_snr2 = coh;
-          double total = 0;
-          for (const auto& z : zeta) total += std::norm(z);
-          best.null_snr2 = resolved_null_energy(quadratic(null_projection, zeta), total);
-          best.pixel = static_cast<std::int64_t>(p);
-          best.snr = zeta;
-          best.delay = samples;
-        }
-      }
+      std::vector<double> samples, coh;
+      const std::size_t first = static_cast<std::size_t>(trial) % stride;
+      for (std::size_t p = first; p < net.sky.size(); p += stride)
+        coh.push_back(quadratic(net.pixels[p].projection,
+                                pixel_zeta(net.pixels[p], snr, c, trial, settings, sample_rate, samples)));
+      const std::size_t p = first + reported_pixel(std::span<const double>(coh)) * stride;
+      const auto zeta = pixel_zeta(net.pixels[p], snr, c, trial, settings, sample_rate, samples);
+      std::vector<std::vector<double>> null_projection(n, std::vector<double>(n));
+      for (std::size_t d = 0; d < n; ++d)
+        for (std::size_t e = 0; e < n; ++e)
+          null_projection[d][e] = (d == e ? 1.0 : 0.0) - net.pixels[p].projection[d][e];
+      double total = 0;
+      for (const auto& z : zeta) total += std::norm(z);
+      best.coh_snr2 = quadratic(net.pixels[p].projection, zeta);
+      best.null_snr2 = resolved_null_energy(quadratic(null_projection, zeta), total);
+      best.pixel = static_cast<std::int64_t>(p);
+      best.snr = zeta;
+      best.delay = samples;
       best.chisq.resize(n);
       best.offset.resize(n);
       best.network_chisq = 0;

@@ -154,17 +154,15 @@ void search_one(const SkyMap& map, const PixelTables<Real>& tables, const Networ
   const std::size_t n_det = map.n_det(), n_pix = map.n_pix();
   const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
   const auto stride = static_cast<std::size_t>(settings.sky_stride);
-  Real best_coh = -1, best_total = 0;
-  std::size_t best = 0;
-  for (std::size_t p = static_cast<std::size_t>(trial) % stride; p < n_pix; p += stride) {
-    Real total = 0;
-    const Real coh = tables.coherent(map, base, c.ref_ifo, p, total);
-    if (beats(coh, best_coh)) {
-      best_coh = coh;
-      best_total = total;
-      best = p;
-    }
-  }
+  const std::size_t first = static_cast<std::size_t>(trial) % stride;
+  std::vector<Real> coh;  // the searched pixels' ρ_coh², in order
+  coh.reserve((n_pix - first + stride - 1) / stride);
+  Real total = 0;
+  for (std::size_t p = first; p < n_pix; p += stride) coh.push_back(tables.coherent(map, base, c.ref_ifo, p, total));
+  const std::size_t winner = reported_pixel(std::span<const Real>(coh));
+  const std::size_t best = first + winner * stride;
+  const Real best_coh = tables.coherent(map, base, c.ref_ifo, best, total);
+  const Real best_total = total;
   out.coh_snr2 = static_cast<double>(best_coh);
   out.null_snr2 = static_cast<double>(resolved_null_energy(best_total - best_coh, best_total));
   out.pixel = static_cast<std::int64_t>(best);

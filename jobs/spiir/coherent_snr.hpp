@@ -93,17 +93,24 @@ struct CoherentSettings {
 };
 
 /// Sky-pixel statistics that agree to this relative resolution are a tie, won by the first pixel
-/// searched: the arithmetic cannot order them. With two detectors every pixel whose delays round
+/// searched (`reported_pixel`): the arithmetic cannot order them. With two detectors every pixel whose delays round
 /// alike has the same ρ_coh², and its last bits then depend on the backend that filtered (CPU and
 /// GPU products picked different pixels of such a ring). Likewise a ρ_null² below this fraction
 /// of Σ|ζ|² is rounding (two detectors have no null stream) and is reported as 0.
 template <typename Real>
 constexpr Real statistic_resolution = std::is_same_v<Real, float> ? Real(1e-5) : Real(1e-12);
 
-/// Whether a pixel's ρ_coh² `coh` replaces the best so far (ties keep the earlier pixel).
+/// The index a search reports among `coh` (the searched pixels' ρ_coh², in pixel order): the
+/// first within the resolution of their maximum. Defined without a scan order, so a parallel
+/// reduction finds the same pixel. `coh` is not empty.
 template <typename Real>
-constexpr bool beats(Real coh, Real best) {
-  return coh > best + statistic_resolution<Real> * (best < 0 ? -best : best);
+std::size_t reported_pixel(std::span<const Real> coh) {
+  Real max = coh[0];
+  for (const Real v : coh) max = v > max ? v : max;
+  const Real floor = max - statistic_resolution<Real> * (max < 0 ? -max : max);
+  std::size_t i = 0;
+  while (coh[i] < floor) ++i;
+  return i;
 }
 
 /// ρ_null², or 0 where it is below the arithmetic's resolution of `total` = Σ|ζ|².
