@@ -31,6 +31,7 @@
 #include "io/product_attributes.hpp"
 #include "io/resume_point.hpp"
 #include "multirate_filter.hpp"
+#include "psd_product.hpp"
 #include "run/common_options.hpp"
 #include "run/journalled_items.hpp"
 #include "run/lifecycle.hpp"
@@ -455,8 +456,13 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
         merged[d].insert(merged[d].end(), it->second[d].begin(), it->second[d].end());
     }
     h5::Id file = h5::open_file(output, h5::Access::read_write);
-    for (const char* stale : {"peaks", "triggers", "background", "skymaps"})  // a run stopped while writing them
+    // Groups a run stopped while writing them left behind.
+    for (const char* stale : {"detectors", "peaks", "triggers", "background", "skymaps"})
       if (h5::exists(file.get(), stale)) h5::check(H5Ldelete(file.get(), stale, H5P_DEFAULT), "H5Ldelete");
+    // The PSDs this run whitened with (every rank estimated the same; rank 0's are written), so a
+    // bank's norms can be made from the data's own PSD (spiirbank --psd PRODUCT).
+    for (std::size_t di = 0; di < detectors.size(); ++di)
+      if (inputs[di].psd) write_estimated_psd(file.get(), detectors[di], *inputs[di].psd);
     h5::Id peaks = h5::create_group(file.get(), "peaks");
     CoherentStageInput network{
         bank_path, {}, detectors.front().gps_start_s, detectors.front().gps_start_ns, bank.sample_rate_max, n_total,

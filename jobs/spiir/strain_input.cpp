@@ -39,19 +39,20 @@ void whiten_input(StrainInput& in, double f_low) {
   const auto started = std::chrono::steady_clock::now();
   DetectorStrain& d = in.strain;
   const std::vector<double> x(d.strain.begin(), d.strain.end());
-  const auto psd = welch_median_psd(x, d.sample_rate);
-  if (!psd)
+  auto estimate = welch_median_estimate(x, d.sample_rate);
+  if (!estimate)
     throw InputError(format_text("strain file '%s': detector %s holds no %g-s stretch without a gap (%zu samples "
                                  "at %g Hz), too short to estimate its PSD for whitening",
                                  in.path.c_str(), d.ifo.c_str(),
                                  static_cast<double>(welch_segment_samples(d.sample_rate)) / d.sample_rate,
                                  d.strain.size(), d.sample_rate),
                      "give at least 4 s of strain without gaps, or whitened strain (whitened = 1)");
-  const auto white = whiten(x, d.sample_rate, *psd, {f_low, 32, 0.5});
+  const auto white = whiten(x, d.sample_rate, estimate->psd, {f_low, 32, 0.5});
   d.strain.assign(white.begin(), white.end());
   d.whitened = true;
   d.f_low = f_low;
   in.whitened_here = true;
+  in.psd = std::move(estimate);
   in.whitening_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 

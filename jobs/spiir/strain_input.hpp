@@ -5,10 +5,12 @@
 // unusable seconds become NaN, a gap); every detector not yet whitened whitened by its own
 // median-Welch PSD. Afterwards every strain is whitened and NaN marks every gap.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gw_strain.hpp"
+#include "psd_welch.hpp"
 
 namespace astrosweep::spiir {
 
@@ -19,6 +21,7 @@ struct StrainInput {
   std::size_t injection_seconds = 0;  ///< seconds with a hardware injection (GWOSC Injmask)
   bool whitened_here = false;         ///< whitened by this job
   double whitening_seconds = 0;       ///< wall time of the PSD estimate and the whitening
+  std::optional<WelchPsd> psd{};      ///< the PSD the whitening used (whitened_here only)
 };
 
 /// Reads, checks and masks. Throws InputError naming the file(s) when a file cannot be read, two

@@ -3,9 +3,10 @@
 # (its spiir_out, spiir_exe and bank fixtures).
 #
 # 60 s of H1 and L1 (an injection at SNR 12): long enough that units past the 21.6 s warm-up start
-# from zero states rather than from the strain's first sample.
+# from zero states rather than from the strain's first sample. Coloured as strain (whitened = 0), so
+# every rank whitens it and the products compared below hold the PSDs written (/detectors/*/psd).
 add_test(NAME spiir_make_strain_long COMMAND spiir_fixtures strain ${spiir_out}/strain_long.h5 --rate 2048
-         --seconds 60 --ifos H1,L1 --inject 1.4,1.4 --f-low 60 --end 90000 --snr 12 --seed 9)
+         --seconds 60 --ifos H1,L1 --inject 1.4,1.4 --f-low 60 --end 90000 --snr 12 --seed 9 --colour)
 set_tests_properties(spiir_make_strain_long PROPERTIES FIXTURES_SETUP spiir_strain_long LABELS spiir)
 # 10 time slides: the background is compared too, at a tenth of the coherent stage's default cost.
 set(spiir_long --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --overwrite --n-slides 10)
