@@ -111,6 +111,9 @@ SampledPsd read_psd(const std::string& path, const std::string& ifo, double f_lo
     if (!h5::exists(file.get(), "detectors/" + ifo) || !h5::exists(file.get(), where + "frequency") ||
         !h5::exists(file.get(), where + "value"))
       throw fail("has no '/" + where + "frequency' and '/" + where + "value'");
+    if (h5::Id value = h5::open_dataset(file.get(), where + "value"); h5::dims(value.get()).size() != 1)
+      throw fail("the " + ifo + " PSD holds one row per stretch (a spiir product of --psd-stretch-seconds); a bank " +
+                 "is made with one PSD: give a product of one PSD for the whole file, or a gwstrain file");
     psd.frequency = h5::read_all<double>(file.get(), where + "frequency");
     psd.value = h5::read_all<double>(file.get(), where + "value");
   } catch (const InputError&) {

@@ -54,9 +54,10 @@ std::vector<std::string> datasets_of(hid_t file) {
          {"end_time_gps_s", "end_time_gps_ns", "template", "sample", "snr", "phase", "candidate", "coh_snr", "ra",
           "dec", "n_side", "pixel", "network_chisq", "null_snr", "ref_ifo", "trial", "chisq", "time_offset_samples"})
       if (h5::exists(file, group) && h5::exists(file, group + "/" + column)) names.push_back(group + "/" + column);
-  // spiir: the PSD a detector's strain was whitened with, where the job whitened it
+  // spiir: the PSD a detector's strain was whitened with, where the job whitened it (one, or one per
+  // stretch with --psd-stretch-seconds)
   for (const std::string ifo : {"H1", "L1", "V1"})
-    for (const char* column : {"frequency", "value"})
+    for (const char* column : {"frequency", "value", "stretch_start", "n_segments", "median_bias"})
       if (h5::exists(file, "detectors/" + ifo + "/psd/" + column))
         names.push_back("detectors/" + ifo + "/psd/" + column);
   // spiir --skymaps: the pixel scales and one map per trigger, named by its row
