@@ -304,8 +304,11 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   whiten_inputs(inputs, bank.f_low, psd_stretch_seconds);  // after the checks: whitening takes a while
   std::vector<DetectorStrain> detectors;
   for (auto& in : inputs) {
-    const std::string how =
-        in.whitened_here ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds) : "whitened";
+    const std::string how = !in.whitened_here ? std::string("whitened")
+                            : in.stretch_psds.empty()
+                                ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds)
+                                : format_text("whitened here (median-Welch PSDs of %zu stretches of %g s, %.2f s)",
+                                              in.stretch_psds.size(), psd_stretch_seconds, in.whitening_seconds);
     run.log(format_text("%s from '%s': %s, %zu s masked (data quality or NaN)%s", in.strain.ifo.c_str(),
                         in.path.c_str(), how.c_str(), in.masked_seconds,
                         in.injection_seconds
