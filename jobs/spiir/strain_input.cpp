@@ -46,7 +46,9 @@ void whiten_input(StrainInput& in, double f_low, double psd_stretch_seconds) {
                     "at %g Hz), too short to estimate its PSD for whitening",
                     in.path.c_str(), d.ifo.c_str(), where.c_str(),
                     static_cast<double>(welch_segment_samples(d.sample_rate)) / d.sample_rate, samples, d.sample_rate),
-        "give at least 4 s of strain without gaps, or whitened strain (whitened = 1)");
+        where.empty() ? "give at least 4 s of strain without gaps, or whitened strain (whitened = 1)"
+                      : "give a longer --psd-stretch-seconds (or 0: one PSD for the file), or whitened strain "
+                        "(whitened = 1)");
   };
   const WhiteningSettings settings{f_low, 32, 0.5};
   std::vector<double> white;
