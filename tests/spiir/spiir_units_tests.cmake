@@ -82,6 +82,24 @@ spiir_add_resume_test(spiir_resume_other_parameters MODE mismatch NP 2 RESUME_NP
   OTHER --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --n-slides 10 --threads 1
         --templates-per-unit 1 --unit-seconds 4 --threshold 5)
 
+# One PSD per stretch (--psd-stretch-seconds 20: three stretches of the 60 s): 2 ranks against 3
+# (the 2-D PSDs, their scales and attributes compared too), and a kill-and-resume against the 3-rank
+# product: the written PSDs come back byte for byte.
+set(spiir_stretch_args ${spiir_long} --threads 1 --templates-per-unit 1 --unit-seconds 10 --psd-stretch-seconds 20)
+astrosweep_add_mpi_run(spiir_units_stretch_np3 NP 3 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_stretch_np3 COMMAND ${spiir_exe} spiir ${spiir_stretch_args} -o ${spiir_out}/units_stretch_np3.h5)
+astrosweep_add_mpi_run(spiir_units_stretch_np2 NP 2 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_stretch_np2 COMMAND ${spiir_exe} spiir ${spiir_stretch_args} -o ${spiir_out}/units_stretch_np2.h5)
+add_test(NAME spiir_units_stretch_ranks_identical COMMAND compare_products ${spiir_out}/units_stretch_np2.h5
+         ${spiir_out}/units_stretch_np3.h5)
+set_tests_properties(spiir_units_stretch_ranks_identical PROPERTIES
+                     FIXTURES_REQUIRED "spiir_units_stretch_np2;spiir_units_stretch_np3" LABELS spiir)
+list(REMOVE_ITEM spiir_stretch_args --overwrite)
+astrosweep_add_kill_and_resume(spiir_resume_psd_stretch JOB spiir EXE ${spiir_exe}
+  REFERENCE ${spiir_out}/units_stretch_np3.h5 PRODUCT ${spiir_out}/spiir_resume_psd_stretch.h5
+  FIXTURE spiir_units_stretch_np3 MODE kill-all NP 2,3 RESUME_NP 2 SEED 66 ROUNDS 2
+  LABELS mpi resume spiir heavy ARGS ${spiir_stretch_args})
+
 # Deterministic: the window between completing the product and removing its spool.
 string(REPLACE ";" "|" spiir_resume_args_piped "${spiir_resume_args}")
 add_test(NAME spiir_resume_leftover_spool
