@@ -59,7 +59,9 @@ void write_stretch_psds(hid_t file, const DetectorStrain& strain, double stretch
   h5::Id ifo = detector_group(file, strain.ifo);
   h5::Id psd = h5::create_group(ifo.get(), "psd");
   const std::vector<double>& frequency = estimates.front().psd.frequency;
-  std::vector<double> start_times, bias, value;
+  std::vector<double> start_times;
+  std::vector<double> bias;
+  std::vector<double> value;
   std::vector<std::int64_t> n_segments;
   for (std::size_t k = 0; k < starts.size(); ++k) {
     start_times.push_back(gps_start(strain) + static_cast<double>(starts[k]) / strain.sample_rate);

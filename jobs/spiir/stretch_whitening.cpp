@@ -11,7 +11,9 @@ namespace astrosweep::spiir {
 std::vector<std::size_t> psd_stretch_starts(std::size_t n, double sample_rate, double stretch_seconds) {
   const auto length = std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(stretch_seconds * sample_rate)));
   std::vector<std::size_t> starts{0};
-  while (starts.back() + 2 * length <= n) starts.push_back(starts.back() + length);
+  while (starts.back() + 2 * length <= n) {
+    starts.push_back(starts.back() + length);
+  }
   return starts;
 }
 
@@ -24,7 +26,8 @@ std::vector<double> whiten_by_stretch(std::span<const double> x, double sample_r
   const auto pad = static_cast<std::size_t>(std::llround(stretch_pad_seconds * sample_rate));
   std::vector<double> out(n, 0.0);
   for (std::size_t k = 0; k < starts.size(); ++k) {
-    const std::size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : n;
+    const std::size_t begin = starts[k];
+    const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : n;
     // What this stretch contributes to: itself and half a cross-fade beyond each inner edge.
     const std::size_t keep_begin = k > 0 ? begin - half_fade : 0;
     const std::size_t keep_end = k + 1 < starts.size() ? end + half_fade : n;
