@@ -96,9 +96,11 @@ double SampledPsd::operator()(double f) const {
 
 SampledPsd read_psd(const std::string& path, const std::string& ifo, double f_low, double f_high) {
   const auto fail = [&](const std::string& what) {
-    return InputError("PSD file '" + path + "': " + what,
-                      "give --psd an astrosweep.gwstrain file with /detectors/<IFO>/psd/frequency and value "
-                      "(one-sided, strain^2/Hz) for every detector of --ifos (docs/spiir.md#strain-files)");
+    return InputError(
+        "PSD file '" + path + "': " + what,
+        "give --psd an astrosweep.gwstrain file or an astrosweep.spiir product of strain the job whitened, with "
+        "/detectors/<IFO>/psd/frequency and value (one-sided, strain^2/Hz) for every detector of "
+        "--ifos (docs/spiir.md#strain-files)");
   };
   SampledPsd psd;
   try {
@@ -109,6 +111,9 @@ SampledPsd read_psd(const std::string& path, const std::string& ifo, double f_lo
     if (!h5::exists(file.get(), "detectors/" + ifo) || !h5::exists(file.get(), where + "frequency") ||
         !h5::exists(file.get(), where + "value"))
       throw fail("has no '/" + where + "frequency' and '/" + where + "value'");
+    if (h5::Id value = h5::open_dataset(file.get(), where + "value"); h5::dims(value.get()).size() != 1)
+      throw fail("the " + ifo + " PSD holds one row per stretch (a spiir product of --psd-stretch-seconds); a bank " +
+                 "is made with one PSD: give a product of one PSD for the whole file, or a gwstrain file");
     psd.frequency = h5::read_all<double>(file.get(), where + "frequency");
     psd.value = h5::read_all<double>(file.get(), where + "value");
   } catch (const InputError&) {
@@ -128,6 +133,18 @@ SampledPsd read_psd(const std::string& path, const std::string& ifo, double f_lo
     throw fail(format_text("the %s PSD covers %g ... %g Hz, not the templates' %g ... %g Hz", ifo.c_str(),
                            psd.frequency.front(), psd.frequency.back(), f_low, f_high));
   return psd;
+}
+
+h5::Id write_psd_group(hid_t detector_group, const SampledPsd& p) {
+  h5::Id pg = h5::create_group(detector_group, "psd");
+  h5::Id f = h5::described(h5::create_dataset(pg.get(), "frequency", H5T_NATIVE_DOUBLE, {p.frequency.size()}), "Hz",
+                           "frequencies of the PSD's samples, increasing");
+  h5::write_rows(f.get(), H5T_NATIVE_DOUBLE, 0, p.frequency.size(), p.frequency.data());
+  h5::Id v = h5::described(h5::create_dataset(pg.get(), "value", H5T_NATIVE_DOUBLE, {p.value.size()}), "strain^2/Hz",
+                           "one-sided power spectral density of the detector's strain");
+  h5::write_rows(v.get(), H5T_NATIVE_DOUBLE, 0, p.value.size(), p.value.data());
+  h5::attach_scale(v.get(), f.get(), 0, "frequency");
+  return pg;
 }
 
 void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>& detectors,
@@ -153,16 +170,7 @@ void write_gw_strain(const std::string& path, const std::vector<DetectorStrain>&
                                "data quality per second from the strain's start: 1 usable, 0 not");
       h5::write_rows(q.get(), H5T_NATIVE_UINT8, 0, d.dq.size(), d.dq.data());
     }
-    if (!psds.empty()) {
-      const auto& p = psds.at(static_cast<std::size_t>(&d - detectors.data()));
-      h5::Id pg = h5::create_group(g.get(), "psd");
-      h5::Id f = h5::described(h5::create_dataset(pg.get(), "frequency", H5T_NATIVE_DOUBLE, {p.frequency.size()}), "Hz",
-                               "frequencies of the PSD's samples, increasing");
-      h5::write_rows(f.get(), H5T_NATIVE_DOUBLE, 0, p.frequency.size(), p.frequency.data());
-      h5::Id v = h5::described(h5::create_dataset(pg.get(), "value", H5T_NATIVE_DOUBLE, {p.value.size()}),
-                               "strain^2/Hz", "one-sided power spectral density of the detector's strain");
-      h5::write_rows(v.get(), H5T_NATIVE_DOUBLE, 0, p.value.size(), p.value.data());
-    }
+    if (!psds.empty()) write_psd_group(g.get(), psds.at(static_cast<std::size_t>(&d - detectors.data())));
   }
   group = h5::Id();
   h5::close_file(file);

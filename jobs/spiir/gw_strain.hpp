@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "io/h5.hpp"
+
 namespace astrosweep::spiir {
 
 inline constexpr const char* strain_format_name = "astrosweep.gwstrain";
@@ -36,10 +38,15 @@ struct SampledPsd {
   [[nodiscard]] double operator()(double f) const;
 };
 
-/// /detectors/<IFO>/psd/frequency and value of a strain file (spec §6). Throws InputError naming the
+/// /detectors/<IFO>/psd/frequency and value of a strain file (spec §6) or of a spiir product that
+/// whitened the strain itself (the same group). Throws InputError naming the
 /// file when they are missing, of different lengths, not increasing, not positive and finite, or
 /// do not cover [f_low, f_high].
 SampledPsd read_psd(const std::string& path, const std::string& ifo, double f_low, double f_high);
+
+/// Creates `psd` in a detector's group (/detectors/<IFO>) with its frequency and value, described,
+/// frequency the dimension scale of value: the layout of a gwstrain file and of spiir's product.
+h5::Id write_psd_group(hid_t detector_group, const SampledPsd& psd);
 
 /// Writes a file in that layout (tests and tools); the root's "format" is astrosweep.gwstrain.
 /// `psds` (optional, one per detector or none) are written as each detector's psd group.

@@ -24,7 +24,7 @@ std::size_t welch_segment_samples(double sample_rate, double segment_seconds) {
   return std::max<std::size_t>(2, n / 2 * 2);
 }
 
-std::optional<SampledPsd> welch_median_psd(std::span<const double> x, double sample_rate, double segment_seconds) {
+std::optional<WelchPsd> welch_median_estimate(std::span<const double> x, double sample_rate, double segment_seconds) {
   const std::size_t n = welch_segment_samples(sample_rate, segment_seconds);
   const std::size_t n_bins = n / 2 + 1;
   // Periodic Hann (scipy's get_window('hann', N)): its N-sample period tiles at 50 % overlap.
@@ -36,9 +36,13 @@ std::optional<SampledPsd> welch_median_psd(std::span<const double> x, double sam
   }
   std::vector<std::vector<double>> periodograms;  // one per usable segment
   std::vector<std::complex<double>> buffer(n);
+  WelchPsd out;
+  out.segment_samples = n;
   for (std::size_t start = 0; start + n <= x.size(); start += n / 2) {
     const auto segment = x.subspan(start, n);
     if (!std::all_of(segment.begin(), segment.end(), [](double v) { return std::isfinite(v); })) continue;
+    if (periodograms.empty()) out.first_sample = start;
+    out.end_sample = start + n;
     for (std::size_t i = 0; i < n; ++i) buffer[i] = segment[i] * window[i];
     fft_in_place(buffer, FftDirection::forward);
     std::vector<double> p(n_bins);
@@ -51,7 +55,9 @@ std::optional<SampledPsd> welch_median_psd(std::span<const double> x, double sam
   if (periodograms.empty()) return std::nullopt;
   const std::size_t count = periodograms.size();
   const double bias = median_bias(count);
-  SampledPsd psd;
+  out.n_segments = count;
+  out.bias = bias;
+  SampledPsd& psd = out.psd;
   psd.frequency.resize(n_bins);
   psd.value.resize(n_bins);
   std::vector<double> column(count);
@@ -62,7 +68,13 @@ std::optional<SampledPsd> welch_median_psd(std::span<const double> x, double sam
     psd.frequency[k] = static_cast<double>(k) * sample_rate / static_cast<double>(n);
     psd.value[k] = median / bias;
   }
-  return psd;
+  return out;
+}
+
+std::optional<SampledPsd> welch_median_psd(std::span<const double> x, double sample_rate, double segment_seconds) {
+  auto estimate = welch_median_estimate(x, sample_rate, segment_seconds);
+  if (!estimate) return std::nullopt;
+  return std::move(estimate->psd);
 }
 
 }  // namespace astrosweep::spiir

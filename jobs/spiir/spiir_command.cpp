@@ -31,6 +31,7 @@
 #include "io/product_attributes.hpp"
 #include "io/resume_point.hpp"
 #include "multirate_filter.hpp"
+#include "psd_product.hpp"
 #include "run/common_options.hpp"
 #include "run/journalled_items.hpp"
 #include "run/lifecycle.hpp"
@@ -40,6 +41,7 @@
 #include "spiir_spool.hpp"
 #include "spiir_units.hpp"
 #include "strain_input.hpp"
+#include "stretch_whitening.hpp"
 
 namespace astrosweep {
 
@@ -133,7 +135,7 @@ void write_column(hid_t group, const char* name, const std::vector<T>& values, c
 // them); they are in the journal's fingerprint.
 struct ProductSettings {
   std::string command_line, bank, strain, precision;
-  double sample_rate = 0, threshold = 0;
+  double sample_rate = 0, threshold = 0, psd_stretch_seconds = 0;
   std::int64_t chunk_samples = 0;
   CoherentStageSettings coherent;
 };
@@ -150,6 +152,7 @@ std::vector<io::ProductAttribute> root_attributes(const ProductSettings& p) {
           {"threshold", p.threshold},
           {"precision", p.precision},
           {"chunk_samples", p.chunk_samples},
+          {"psd_stretch_seconds", p.psd_stretch_seconds},
           {"sky_order", std::int64_t{p.coherent.sky_order}},
           {"n_slides", std::int64_t{p.coherent.n_slides}},
           {"slide_seconds", p.coherent.slide_seconds},
@@ -199,7 +202,10 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       "backend", po::value<std::string>()->default_value("auto"),
       "filtering backend: cuda (the GPU filters), cpu (OpenMP), or auto: cuda where the rank sees a GPU, else cpu")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads per rank (0: the default)")(
-      "sky-order", po::value<int>()->default_value(5), "coherent stage: HEALPix order of the sky grid")(
+      "psd-stretch-seconds", po::value<double>()->default_value(0.0),
+      "strain the job whitens: one PSD per stretch of this many seconds (>= 8: two Welch segments), each stretch "
+      "whitened by its own; 0: one PSD for the whole file")("sky-order", po::value<int>()->default_value(5),
+                                                            "coherent stage: HEALPix order of the sky grid")(
       "n-slides", po::value<int>()->default_value(100), "coherent stage: time-slide trials per candidate")(
       "slide-seconds", po::value<double>()->default_value(0.1), "coherent stage: step between time slides")(
       "cluster-window", po::value<double>()->default_value(1.0),
@@ -230,6 +236,14 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   AS_EXPECTS(unit_seconds > 0 && std::isfinite(unit_seconds), UsageError, "--unit-seconds must be positive",
              "give the strain seconds of a work unit, e.g. --unit-seconds 256");
   AS_EXPECTS(templates_per_unit >= 0, UsageError, "--templates-per-unit must be >= 0 (0: the whole bank)");
+  const double psd_stretch_seconds = vm["psd-stretch-seconds"].as<double>();
+  AS_EXPECTS(
+      psd_stretch_seconds == 0 || (psd_stretch_seconds >= min_stretch_seconds && std::isfinite(psd_stretch_seconds)),
+      UsageError,
+      format_text("--psd-stretch-seconds must be 0 (one PSD for the whole file) or at least %g s (two Welch "
+                  "segments of 4 s), not %g",
+                  min_stretch_seconds, psd_stretch_seconds),
+      "give e.g. --psd-stretch-seconds 256");
   ProductSettings settings;
   settings.coherent.sky_order = vm["sky-order"].as<int>();
   settings.coherent.n_slides = vm["n-slides"].as<int>();
@@ -287,11 +301,14 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
                    std::to_string(inputs.size()) + " detectors with " + d.ifo,
                "give the strain of H1, L1 and/or V1 (or one detector alone for its peaks)");
   }
-  whiten_inputs(inputs, bank.f_low);  // after the checks: whitening a long file takes a while
+  whiten_inputs(inputs, bank.f_low, psd_stretch_seconds);  // after the checks: whitening takes a while
   std::vector<DetectorStrain> detectors;
   for (auto& in : inputs) {
-    const std::string how =
-        in.whitened_here ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds) : "whitened";
+    const std::string how = !in.whitened_here ? std::string("whitened")
+                            : in.stretch_psds.empty()
+                                ? format_text("whitened here (median-Welch PSD, %.2f s)", in.whitening_seconds)
+                                : format_text("whitened here (median-Welch PSDs of %zu stretches of %g s, %.2f s)",
+                                              in.stretch_psds.size(), psd_stretch_seconds, in.whitening_seconds);
     run.log(format_text("%s from '%s': %s, %zu s masked (data quality or NaN)%s", in.strain.ifo.c_str(),
                         in.path.c_str(), how.c_str(), in.masked_seconds,
                         in.injection_seconds
@@ -352,6 +369,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   settings.sample_rate = bank.sample_rate_max;
   settings.threshold = threshold;
   settings.chunk_samples = static_cast<std::int64_t>(chunk);
+  settings.psd_stretch_seconds = psd_stretch_seconds;
   const auto attributes = root_attributes(settings);
   run::ResumeRules rules{"finished unit", inspect_product, io::results_fingerprint(attributes), {}};
   rules.journal_fingerprint = io::with_input_files(rules.product_fingerprint, strain_list + "\n" + bank_path);
@@ -455,8 +473,17 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
         merged[d].insert(merged[d].end(), it->second[d].begin(), it->second[d].end());
     }
     h5::Id file = h5::open_file(output, h5::Access::read_write);
-    for (const char* stale : {"peaks", "triggers", "background", "skymaps"})  // a run stopped while writing them
+    // Groups a run stopped while writing them left behind.
+    for (const char* stale : {"detectors", "peaks", "triggers", "background", "skymaps"})
       if (h5::exists(file.get(), stale)) h5::check(H5Ldelete(file.get(), stale, H5P_DEFAULT), "H5Ldelete");
+    // The PSDs this run whitened with (every rank estimated the same; rank 0's are written), so a
+    // bank's norms can be made from the data's own PSD (spiirbank --psd PRODUCT).
+    for (std::size_t di = 0; di < detectors.size(); ++di) {
+      const auto& in = inputs[di];
+      if (in.psd) write_estimated_psd(file.get(), detectors[di], *in.psd);
+      if (!in.stretch_psds.empty())
+        write_stretch_psds(file.get(), detectors[di], psd_stretch_seconds, in.psd_stretch_starts, in.stretch_psds);
+    }
     h5::Id peaks = h5::create_group(file.get(), "peaks");
     CoherentStageInput network{
         bank_path, {}, detectors.front().gps_start_s, detectors.front().gps_start_ns, bank.sample_rate_max, n_total,

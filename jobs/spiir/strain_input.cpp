@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 #include "gwosc_strain.hpp"
 #include "psd_welch.hpp"
+#include "stretch_whitening.hpp"
 #include "whitening.hpp"
 
 namespace astrosweep::spiir {
@@ -35,19 +36,42 @@ void check_agree(const StrainInput& a, const StrainInput& b) {
         format_text("have different lengths (%zu and %zu samples)", a.strain.strain.size(), b.strain.strain.size()));
 }
 
-void whiten_input(StrainInput& in, double f_low) {
+void whiten_input(StrainInput& in, double f_low, double psd_stretch_seconds) {
   const auto started = std::chrono::steady_clock::now();
   DetectorStrain& d = in.strain;
   const std::vector<double> x(d.strain.begin(), d.strain.end());
-  const auto psd = welch_median_psd(x, d.sample_rate);
-  if (!psd)
-    throw InputError(format_text("strain file '%s': detector %s holds no %g-s stretch without a gap (%zu samples "
-                                 "at %g Hz), too short to estimate its PSD for whitening",
-                                 in.path.c_str(), d.ifo.c_str(),
-                                 static_cast<double>(welch_segment_samples(d.sample_rate)) / d.sample_rate,
-                                 d.strain.size(), d.sample_rate),
-                     "give at least 4 s of strain without gaps, or whitened strain (whitened = 1)");
-  const auto white = whiten(x, d.sample_rate, *psd, {f_low, 32, 0.5});
+  const auto no_segment = [&](const std::string& where, std::size_t samples) {
+    return InputError(
+        format_text("strain file '%s': detector %s%s holds no %g-s stretch without a gap (%zu samples "
+                    "at %g Hz), too short to estimate its PSD for whitening",
+                    in.path.c_str(), d.ifo.c_str(), where.c_str(),
+                    static_cast<double>(welch_segment_samples(d.sample_rate)) / d.sample_rate, samples, d.sample_rate),
+        where.empty() ? "give at least 4 s of strain without gaps, or whitened strain (whitened = 1)"
+                      : "give a longer --psd-stretch-seconds (or 0: one PSD for the file), or whitened strain "
+                        "(whitened = 1)");
+  };
+  const WhiteningSettings settings{f_low, 32, 0.5};
+  std::vector<double> white;
+  if (psd_stretch_seconds > 0) {
+    in.psd_stretch_starts = psd_stretch_starts(x.size(), d.sample_rate, psd_stretch_seconds);
+    std::vector<SampledPsd> psds;
+    for (std::size_t k = 0; k < in.psd_stretch_starts.size(); ++k) {
+      const std::size_t begin = in.psd_stretch_starts[k];
+      const std::size_t end = k + 1 < in.psd_stretch_starts.size() ? in.psd_stretch_starts[k + 1] : x.size();
+      auto estimate = welch_median_estimate(std::span(x).subspan(begin, end - begin), d.sample_rate);
+      if (!estimate)
+        throw no_segment(format_text("'s PSD stretch %zu (from %g s)", k, static_cast<double>(begin) / d.sample_rate),
+                         end - begin);
+      psds.push_back(estimate->psd);
+      in.stretch_psds.push_back(std::move(*estimate));
+    }
+    white = whiten_by_stretch(x, d.sample_rate, in.psd_stretch_starts, psds, settings);
+  } else {
+    auto estimate = welch_median_estimate(x, d.sample_rate);
+    if (!estimate) throw no_segment("", d.strain.size());
+    white = whiten(x, d.sample_rate, estimate->psd, settings);
+    in.psd = std::move(estimate);
+  }
   d.strain.assign(white.begin(), white.end());
   d.whitened = true;
   d.f_low = f_low;
@@ -98,9 +122,9 @@ std::vector<StrainInput> read_strain_inputs(const std::vector<std::string>& path
   return inputs;
 }
 
-void whiten_inputs(std::vector<StrainInput>& inputs, double f_low) {
+void whiten_inputs(std::vector<StrainInput>& inputs, double f_low, double psd_stretch_seconds) {
   for (auto& in : inputs)
-    if (!in.strain.whitened) whiten_input(in, f_low);
+    if (!in.strain.whitened) whiten_input(in, f_low, psd_stretch_seconds);
 }
 
 }  // namespace astrosweep::spiir

@@ -5,10 +5,12 @@
 // unusable seconds become NaN, a gap); every detector not yet whitened whitened by its own
 // median-Welch PSD. Afterwards every strain is whitened and NaN marks every gap.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gw_strain.hpp"
+#include "psd_welch.hpp"
 
 namespace astrosweep::spiir {
 
@@ -19,6 +21,10 @@ struct StrainInput {
   std::size_t injection_seconds = 0;  ///< seconds with a hardware injection (GWOSC Injmask)
   bool whitened_here = false;         ///< whitened by this job
   double whitening_seconds = 0;       ///< wall time of the PSD estimate and the whitening
+  std::optional<WelchPsd> psd{};      ///< the PSD the whitening used (whitened_here, one PSD)
+  /// With PSDs per stretch (whitened_here): each stretch's first sample and its PSD.
+  std::vector<std::size_t> psd_stretch_starts{};
+  std::vector<WelchPsd> stretch_psds{};
 };
 
 /// Reads, checks and masks. Throws InputError naming the file(s) when a file cannot be read, two
@@ -27,9 +33,11 @@ struct StrainInput {
 std::vector<StrainInput> read_strain_inputs(const std::vector<std::string>& paths);
 
 /// Whitens every detector not yet whitened by its own median-Welch PSD, band [f_low, 0.9·f_s/2]
-/// (spec §6). Throws InputError naming the file when such a detector holds no 4-s stretch without
-/// a gap (the PSD needs one Welch segment).
-void whiten_inputs(std::vector<StrainInput>& inputs, double f_low);
+/// (spec §6): one PSD for the whole series, or with psd_stretch_seconds > 0 one per stretch of
+/// that length (stretch_whitening.hpp; the caller keeps it >= min_stretch_seconds). Throws
+/// InputError naming the file (and the stretch) when the series (a stretch) holds no 4-s stretch
+/// without a gap (the PSD needs one Welch segment).
+void whiten_inputs(std::vector<StrainInput>& inputs, double f_low, double psd_stretch_seconds = 0);
 
 /// Sets the samples of seconds whose dq is 0 to NaN and clears dq; returns the seconds that hold
 /// an unusable sample afterwards (flagged or NaN). Seconds count from the strain's first sample.

@@ -97,8 +97,9 @@ int spiirbank_command(const std::vector<std::string>& args, MPI_Comm /*comm: one
       "ifos", po::value<std::string>()->default_value("H1,L1,V1"), "detectors the norms are stored for")(
       "autocorrelation-length", po::value<std::size_t>()->default_value(201), "lags stored per template (odd)")(
       "psd", po::value<std::string>()->default_value("white"),
-      "whitening PSD: 'white' (unit variance per sample) or an astrosweep.gwstrain file with "
-      "/detectors/<IFO>/psd for every detector of --ifos (the first one's makes the filters)")(
+      "whitening PSD: 'white' (unit variance per sample), an astrosweep.gwstrain file or an astrosweep.spiir "
+      "product, with /detectors/<IFO>/psd for every detector of --ifos (the first one's makes the filters; a spiir "
+      "product holds the PSDs its strain was whitened with where spiir whitened it, docs/spiir.md#the-product)")(
       "threads", po::value<int>()->default_value(0), "OpenMP threads over templates (0: the default)")(
       "help,h", "show this help");
   // One process: MPI_COMM_SELF, so --help prints here and an error is this process's alone.

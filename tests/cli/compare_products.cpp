@@ -54,6 +54,12 @@ std::vector<std::string> datasets_of(hid_t file) {
          {"end_time_gps_s", "end_time_gps_ns", "template", "sample", "snr", "phase", "candidate", "coh_snr", "ra",
           "dec", "n_side", "pixel", "network_chisq", "null_snr", "ref_ifo", "trial", "chisq", "time_offset_samples"})
       if (h5::exists(file, group) && h5::exists(file, group + "/" + column)) names.push_back(group + "/" + column);
+  // spiir: the PSD a detector's strain was whitened with, where the job whitened it (one, or one per
+  // stretch with --psd-stretch-seconds)
+  for (const std::string ifo : {"H1", "L1", "V1"})
+    for (const char* column : {"frequency", "value", "stretch_start", "n_segments", "median_bias"})
+      if (h5::exists(file, "detectors/" + ifo + "/psd/" + column))
+        names.push_back("detectors/" + ifo + "/psd/" + column);
   // spiir --skymaps: the pixel scales and one map per trigger, named by its row
   for (const std::string scale : {"skymaps/ra", "skymaps/dec"})
     if (h5::exists(file, "skymaps") && h5::exists(file, scale)) names.push_back(scale);
@@ -160,19 +166,33 @@ int main(int argc, char** argv) {
       std::printf("identical: %zu datasets\n", names.size());
       return 0;
     }
-    const auto attrs = attribute_names(a.get());
-    if (attrs != attribute_names(b.get())) {
-      std::printf("different root attributes\n");
-      return 1;
-    }
-    for (const auto& n : attrs) {
-      if (n == "command_line") continue;
-      if (attribute_text(a.get(), n) != attribute_text(b.get(), n)) {
-        std::printf("attribute %s differs\n", n.c_str());
+    // The root's attributes and those of groups that carry settings (spiir's PSD estimates).
+    std::size_t n_attributes = 0;
+    for (const std::string group : {"/", "detectors/H1/psd", "detectors/L1/psd", "detectors/V1/psd"}) {
+      const bool in_a = group == "/" || h5::exists(a.get(), group);
+      const bool in_b = group == "/" || h5::exists(b.get(), group);
+      if (in_a != in_b) {
+        std::printf("group %s is in one product only\n", group.c_str());
         return 1;
       }
+      if (!in_a) continue;
+      h5::Id ga = h5::open_group(a.get(), group);
+      h5::Id gb = h5::open_group(b.get(), group);
+      const auto attrs = attribute_names(ga.get());
+      if (attrs != attribute_names(gb.get())) {
+        std::printf("different attributes of %s\n", group.c_str());
+        return 1;
+      }
+      for (const auto& n : attrs) {
+        if (n == "command_line") continue;
+        if (attribute_text(ga.get(), n) != attribute_text(gb.get(), n)) {
+          std::printf("attribute %s of %s differs\n", n.c_str(), group.c_str());
+          return 1;
+        }
+      }
+      n_attributes += attrs.size();
     }
-    std::printf("identical: %zu datasets, %zu attributes\n", names.size(), attrs.size());
+    std::printf("identical: %zu datasets, %zu attributes\n", names.size(), n_attributes);
     return 0;
   } catch (const astrosweep::Error& e) {
     std::fprintf(stderr, "compare_products: %s\n", e.what());

@@ -3,9 +3,10 @@
 # (its spiir_out, spiir_exe and bank fixtures).
 #
 # 60 s of H1 and L1 (an injection at SNR 12): long enough that units past the 21.6 s warm-up start
-# from zero states rather than from the strain's first sample.
+# from zero states rather than from the strain's first sample. Coloured as strain (whitened = 0), so
+# every rank whitens it and the products compared below hold the PSDs written (/detectors/*/psd).
 add_test(NAME spiir_make_strain_long COMMAND spiir_fixtures strain ${spiir_out}/strain_long.h5 --rate 2048
-         --seconds 60 --ifos H1,L1 --inject 1.4,1.4 --f-low 60 --end 90000 --snr 12 --seed 9)
+         --seconds 60 --ifos H1,L1 --inject 1.4,1.4 --f-low 60 --end 90000 --snr 12 --seed 9 --colour)
 set_tests_properties(spiir_make_strain_long PROPERTIES FIXTURES_SETUP spiir_strain_long LABELS spiir)
 # 10 time slides: the background is compared too, at a tenth of the coherent stage's default cost.
 set(spiir_long --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --overwrite --n-slides 10)
@@ -80,6 +81,24 @@ spiir_add_resume_test(spiir_resume_sigterm MODE term NP 2,3 RESUME_NP 3 SEED 63 
 spiir_add_resume_test(spiir_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 64 ROUNDS 1
   OTHER --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --n-slides 10 --threads 1
         --templates-per-unit 1 --unit-seconds 4 --threshold 5)
+
+# One PSD per stretch (--psd-stretch-seconds 20: three stretches of the 60 s): 2 ranks against 3
+# (the 2-D PSDs, their scales and attributes compared too), and a kill-and-resume against the 3-rank
+# product: the written PSDs come back byte for byte.
+set(spiir_stretch_args ${spiir_long} --threads 1 --templates-per-unit 1 --unit-seconds 10 --psd-stretch-seconds 20)
+astrosweep_add_mpi_run(spiir_units_stretch_np3 NP 3 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_stretch_np3 COMMAND ${spiir_exe} spiir ${spiir_stretch_args} -o ${spiir_out}/units_stretch_np3.h5)
+astrosweep_add_mpi_run(spiir_units_stretch_np2 NP 2 LABELS spiir FIXTURES_REQUIRED "spiir_bank;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_stretch_np2 COMMAND ${spiir_exe} spiir ${spiir_stretch_args} -o ${spiir_out}/units_stretch_np2.h5)
+add_test(NAME spiir_units_stretch_ranks_identical COMMAND compare_products ${spiir_out}/units_stretch_np2.h5
+         ${spiir_out}/units_stretch_np3.h5)
+set_tests_properties(spiir_units_stretch_ranks_identical PROPERTIES
+                     FIXTURES_REQUIRED "spiir_units_stretch_np2;spiir_units_stretch_np3" LABELS spiir)
+list(REMOVE_ITEM spiir_stretch_args --overwrite)
+astrosweep_add_kill_and_resume(spiir_resume_psd_stretch JOB spiir EXE ${spiir_exe}
+  REFERENCE ${spiir_out}/units_stretch_np3.h5 PRODUCT ${spiir_out}/spiir_resume_psd_stretch.h5
+  FIXTURE spiir_units_stretch_np3 MODE kill-all NP 2,3 RESUME_NP 2 SEED 66 ROUNDS 2
+  LABELS mpi resume spiir heavy ARGS ${spiir_stretch_args})
 
 # Deterministic: the window between completing the product and removing its spool.
 string(REPLACE ";" "|" spiir_resume_args_piped "${spiir_resume_args}")
