@@ -188,23 +188,37 @@ TEST(FitsLightCurves, TargetIdThatIsNotAnIntegerIsAnError) {
   }
 }
 
+// Replaces `length` bytes of the first header card of `path` that begins with `card` (searched from
+// the first occurrence of `after`), from the card's column `column` (0-based), by `text`.
+void patch_card(const std::string& path, const std::string& card, std::size_t column, std::size_t length,
+                const std::string& text, const std::string& after = "") {
+  std::string bytes = test::file_bytes(path);
+  const auto at = bytes.find(card, after.empty() ? 0 : bytes.find(after));
+  ASSERT_NE(at, std::string::npos) << card;
+  bytes.replace(at + column, length, text);
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// Reading `path` is an InputError naming TTYPE1 of HDU 2 as not a quoted string.
+void expect_unquoted_ttype_refused(const std::string& path) {
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "an unquoted TTYPE1 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("HDU 2, header card TTYPE1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a quoted string"), std::string::npos) << e.what();
+  }
+}
+
 // A header promising more rows than the file holds had the reader allocate for all of them before
 // reading (10^13 rows: an out-of-memory abort; tests/fuzz/regressions/fits_light_curves).
 TEST(FitsLightCurves, RowsBeyondTheFileAreAnErrorNotAnAllocation) {
   test::TempDir dir;
   const auto path = dir.path("naxis2.fits");
   write_light_curve(path, 1, {{1.0, 5, 1, 0}, {2.0, 6, 1, 0}});
-  std::string bytes;
-  {
-    std::ifstream in(path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  const auto card = bytes.find("NAXIS2  =", bytes.find("XTENSION"));
-  ASSERT_NE(card, std::string::npos);
   char naxis2[81];
   std::snprintf(naxis2, sizeof naxis2, "NAXIS2  = %20lld", 10000000000000LL);
-  bytes.replace(card, 30, naxis2);
-  std::ofstream(path, std::ios::binary) << bytes;
+  patch_card(path, "NAXIS2  =", 0, 30, naxis2, "XTENSION");
   try {
     read_fits_light_curves({path}, {});
     FAIL() << "10^13 rows were accepted";
@@ -219,22 +233,8 @@ TEST(FitsLightCurves, UnquotedColumnNameIsAnErrorBeforeCfitsioSeesIt) {
   test::TempDir dir;
   const auto path = dir.path("ttype.fits");
   write_light_curve(path, 1, {{1.0, 5, 1, 0}});
-  std::string bytes;
-  {
-    std::ifstream in(path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  const auto card = bytes.find("TTYPE1  =");
-  ASSERT_NE(card, std::string::npos);
-  bytes.replace(card + 9, 71, " " + std::string(70, 'A'));
-  std::ofstream(path, std::ios::binary) << bytes;
-  try {
-    read_fits_light_curves({path}, {});
-    FAIL() << "an unquoted TTYPE1 was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("HDU 2, header card TTYPE1"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("not a quoted string"), std::string::npos) << e.what();
-  }
+  patch_card(path, "TTYPE1  =", 9, 71, " " + std::string(70, 'A'));
+  expect_unquoted_ttype_refused(path);
 }
 
 // CFITSIO also reads `TTYPE1 =` with '=' in column 8 (its long-keyword form) into the same 70-byte
@@ -243,22 +243,8 @@ TEST(FitsLightCurves, UnquotedColumnNameInTheLongKeywordFormIsAnError) {
   test::TempDir dir;
   const auto path = dir.path("ttype_long.fits");
   write_light_curve(path, 1, {{1.0, 5, 1, 0}});
-  std::string bytes;
-  {
-    std::ifstream in(path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  const auto card = bytes.find("TTYPE1  =");
-  ASSERT_NE(card, std::string::npos);
-  bytes.replace(card, 80, "TTYPE1 = " + std::string(71, 'A'));
-  std::ofstream(path, std::ios::binary) << bytes;
-  try {
-    read_fits_light_curves({path}, {});
-    FAIL() << "an unquoted TTYPE1 in the long-keyword form was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("HDU 2, header card TTYPE1"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("not a quoted string"), std::string::npos) << e.what();
-  }
+  patch_card(path, "TTYPE1  =", 0, 80, "TTYPE1 = " + std::string(71, 'A'));
+  expect_unquoted_ttype_refused(path);
 }
 
 TEST(FitsLightCurves, VectorColumnsAreAnError) {
@@ -286,8 +272,7 @@ TEST(FitsLightCurves, TruncatedNotFitsAndEmptyDirectory) {
   test::TempDir dir;
   const auto good = dir.path("good.fits");
   write_light_curve(good, 1, std::vector<Cadence>(500, {1.0, 2, 1, 0}));
-  std::ifstream in(good, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  const std::string bytes = test::file_bytes(good);
   const auto cut = dir.path("cut.fits");
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   EXPECT_THROW(read_fits_light_curves({cut}, {}), InputError);
