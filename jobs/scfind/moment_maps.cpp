@@ -170,7 +170,7 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
     const std::size_t base = z * plane;
     for (std::size_t i = 0; i < plane; ++i) {
       if (labels[base + i] == 0) continue;
-      const double flux = data[base + i];
+      const double flux = static_cast<double>(data[base + i]);
       m.mom0.real[i] += static_cast<float>(flux);
       m.chan.integer[i] += 1;
       if (flux > threshold) {
@@ -199,7 +199,7 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
     const std::size_t base = z * plane;
     for (std::size_t i = 0; i < plane; ++i) {
       if (labels[base + i] == 0) continue;
-      const double flux = data[base + i];
+      const double flux = static_cast<double>(data[base + i]);
       if (flux > threshold) {
         const double offset = static_cast<double>(m.mom1.real[i]) - spectral[z];
         m.mom2.real[i] += static_cast<float>(offset * offset * flux);
@@ -207,8 +207,8 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
     }
   }
   for (std::size_t i = 0; i < plane; ++i) {
-    const double sum = positive[i];
-    const double sigma = m.mom2.real[i];
+    const auto sum = static_cast<double>(positive[i]);
+    const auto sigma = static_cast<double>(m.mom2.real[i]);
     m.mom2.real[i] = sum > 0.0 && sigma > 0.0 ? static_cast<float>(std::sqrt(sigma / sum)) : not_a_number;
   }
   // Moment 0 integrated over the spectral axis' world units: times |CDELT3| (NaN without it, as

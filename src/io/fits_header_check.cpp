@@ -92,7 +92,10 @@ void check_column_string_cards(const std::string& path) {
       }
     }
     // The data unit, to skip: |BITPIX|/8 · GCOUNT · (PCOUNT + NAXIS1···NAXISn); stop on anything odd.
-    if (naxis < 0 || naxis >= static_cast<long long>(naxes.size()) || pcount < 0 || gcount < 0) return;
+    const bool standard_bitpix = bitpix == 8 || bitpix == 16 || bitpix == 32 || bitpix == 64 || bitpix == -32 ||
+                                 bitpix == -64;  // any other CFITSIO refuses (and -LLONG_MIN would overflow)
+    if (!standard_bitpix || naxis < 0 || naxis >= static_cast<long long>(naxes.size()) || pcount < 0 || gcount < 0)
+      return;
     std::uint64_t elements = naxis == 0 ? 0 : 1;
     constexpr auto limit = std::numeric_limits<std::uint64_t>::max() / 16;
     for (long long a = 1; a <= naxis; ++a) {
@@ -101,10 +104,10 @@ void check_column_string_cards(const std::string& path) {
       if (n != 0 && elements > limit / n) return;
       elements *= n;
     }
-    const auto bytes_per_element = static_cast<std::uint64_t>(bitpix < 0 ? -bitpix : bitpix) / 8;
+    const auto bytes_per_element = static_cast<std::uint64_t>(bitpix < 0 ? -bitpix : bitpix) / 8;  // 1 … 8
     if (elements > limit - static_cast<std::uint64_t>(pcount)) return;
     const std::uint64_t data = (naxis == 0 ? 0 : elements + static_cast<std::uint64_t>(pcount));
-    if (data != 0 && (static_cast<std::uint64_t>(gcount) > limit / data || bytes_per_element > 8)) return;
+    if (data != 0 && static_cast<std::uint64_t>(gcount) > limit / data) return;
     const std::uint64_t bytes = data * static_cast<std::uint64_t>(gcount) * bytes_per_element;
     if (bytes > limit) return;
     offset += (bytes + block - 1) / block * block;
