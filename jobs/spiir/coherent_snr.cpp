@@ -147,11 +147,11 @@ std::array<const std::complex<double>*, 3> trial_bases(const SkyMap& map, const 
   return base;
 }
 
+// The CPU's pixel loop for one task: every searched pixel's ρ_coh², then `reported_pixel`.
 template <typename Real>
-void search_one(const SkyMap& map, const PixelTables<Real>& tables, const NetworkSnr& snr,
-                const TemplateAutocorrelations& autocorrelations, const Candidate& c, int trial,
-                const CoherentSettings& settings, CoherentResult& out) {
-  const std::size_t n_det = map.n_det(), n_pix = map.n_pix();
+SkyPick pick_pixel(const SkyMap& map, const PixelTables<Real>& tables, const NetworkSnr& snr, const Candidate& c,
+                   int trial, const CoherentSettings& settings) {
+  const std::size_t n_pix = map.n_pix();
   const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
   const auto stride = static_cast<std::size_t>(settings.sky_stride);
   const std::size_t first = static_cast<std::size_t>(trial) % stride;
@@ -162,10 +162,23 @@ void search_one(const SkyMap& map, const PixelTables<Real>& tables, const Networ
   const std::size_t winner = reported_pixel(std::span<const Real>(coh));
   const std::size_t best = first + winner * stride;
   const Real best_coh = tables.coherent(map, base, c.ref_ifo, best, total);
-  const Real best_total = total;
+  return {static_cast<std::int64_t>(best), static_cast<double>(best_coh), static_cast<double>(total)};
+}
+
+// The rest of one task at the picked pixel (on the CPU whichever device picked it): ρ_null², ζ,
+// offsets, delays and the χ² in double.
+template <typename Real>
+void finish_one(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorrelations& autocorrelations,
+                const Candidate& c, int trial, const CoherentSettings& settings, const SkyPick& pick,
+                CoherentResult& out) {
+  const std::size_t n_det = map.n_det();
+  const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
+  const auto best = static_cast<std::size_t>(pick.pixel);
+  const auto best_coh = static_cast<Real>(pick.coh_snr2);  // exact: the pick holds values of Real
+  const auto best_total = static_cast<Real>(pick.total);
   out.coh_snr2 = static_cast<double>(best_coh);
   out.null_snr2 = static_cast<double>(resolved_null_energy(best_total - best_coh, best_total));
-  out.pixel = static_cast<std::int64_t>(best);
+  out.pixel = pick.pixel;
   out.snr.resize(n_det);
   out.chisq.resize(n_det);
   out.offset.resize(n_det);
@@ -192,20 +205,89 @@ void search_one(const SkyMap& map, const PixelTables<Real>& tables, const Networ
   }
 }
 
+// The windows of tasks [begin, begin + n) for a device: every detector's samples within the read
+// margin of the task's base, in Real (the CPU's loop converts each sample it reads the same way).
+template <typename Real>
+void fill_windows(const SkyMap& map, const NetworkSnr& snr, std::span<const Candidate> candidates,
+                  const CoherentSettings& settings, std::int64_t begin, std::size_t n, std::int64_t margin,
+                  std::vector<Real>& windows, std::vector<std::int32_t>& ref, std::vector<std::int32_t>& first) {
+  const int trials = settings.n_slides + 1;
+  const std::size_t n_det = map.n_det(), length = static_cast<std::size_t>(2 * margin + 1);
+  windows.resize(n * n_det * length * 2);
+  ref.resize(n);
+  first.resize(n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+    const std::int64_t task = begin + i;
+    const Candidate& c = candidates[static_cast<std::size_t>(task / trials)];
+    const int trial = static_cast<int>(task % trials);
+    const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
+    const auto t = static_cast<std::size_t>(i);
+    ref[t] = static_cast<std::int32_t>(c.ref_ifo);
+    first[t] = trial % settings.sky_stride;
+    for (std::size_t d = 0; d < n_det; ++d) {
+      const std::complex<double>* from = base[d] - margin;
+      Real* to = &windows[(t * n_det + d) * length * 2];
+      for (std::size_t s = 0; s < length; ++s) {
+        to[2 * s] = static_cast<Real>(from[s].real());
+        to[2 * s + 1] = static_cast<Real>(from[s].imag());
+      }
+    }
+  }
+}
+
+// The pixel loop on `engine`, batch by batch (its tables loaded once), then the rest on the CPU.
+template <typename Real>
+void search_on_engine(const SkyMap& map, const PixelTables<Real>& tables, const NetworkSnr& snr,
+                      const TemplateAutocorrelations& autocorrelations, std::span<const Candidate> candidates,
+                      const CoherentSettings& settings, int threads, SkySearchEngine& engine,
+                      std::vector<CoherentResult>& results) {
+  const std::vector<std::int32_t>& reads = settings.subsample ? tables.first_tap : map.offsets;
+  engine.load(SkySearchTables<Real>{map.n_det(), map.n_pix(), tables.u01, reads, tables.weights});
+  const std::int64_t margin = read_margin(map, settings);
+  const auto length = static_cast<std::size_t>(2 * margin + 1);
+  const int trials = settings.n_slides + 1;
+  const auto n_tasks = static_cast<std::int64_t>(candidates.size()) * trials;
+  const std::size_t per_batch = std::max<std::size_t>(1, engine.max_batch(map.n_det() * length * 2 * sizeof(Real)));
+  std::vector<Real> windows;
+  std::vector<std::int32_t> ref, first;
+  std::vector<SkyPick> picks;
+  for (std::int64_t begin = 0; begin < n_tasks; begin += static_cast<std::int64_t>(per_batch)) {
+    const auto n =
+        static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(per_batch), n_tasks - begin));
+    fill_windows(map, snr, candidates, settings, begin, n, margin, windows, ref, first);
+    picks.assign(n, {});
+    engine.search(SkySearchBatch<Real>{n, length, margin, settings.sky_stride, windows, ref, first}, picks);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads > 0 ? threads : omp_get_max_threads())
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+      const std::int64_t task = begin + i;
+      const auto c = static_cast<std::size_t>(task / trials);
+      const int trial = static_cast<int>(task % trials);
+      finish_one<Real>(map, snr, autocorrelations, candidates[c], trial, settings, picks[static_cast<std::size_t>(i)],
+                       results[static_cast<std::size_t>(task)]);
+    }
+  }
+}
+
 template <typename Real>
 void search_all(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorrelations& autocorrelations,
                 std::span<const Candidate> candidates, const CoherentSettings& settings, int threads,
-                std::vector<CoherentResult>& results) {
+                SkySearchEngine* engine, std::vector<CoherentResult>& results) {
   std::vector<bool> refs(map.n_det(), false);
   for (const auto& c : candidates) refs[c.ref_ifo] = true;
   const PixelTables<Real> tables(map, settings.subsample, refs);
+  if (engine != nullptr && !candidates.empty()) {
+    search_on_engine(map, tables, snr, autocorrelations, candidates, settings, threads, *engine, results);
+    return;
+  }
   const int trials = settings.n_slides + 1;
   const auto n_tasks = static_cast<std::int64_t>(candidates.size()) * trials;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (std::int64_t task = 0; task < n_tasks; ++task) {
     const auto c = static_cast<std::size_t>(task / trials);
     const int trial = static_cast<int>(task % trials);
-    search_one<Real>(map, tables, snr, autocorrelations, candidates[c], trial, settings,
+    const SkyPick pick = pick_pixel<Real>(map, tables, snr, candidates[c], trial, settings);
+    finish_one<Real>(map, snr, autocorrelations, candidates[c], trial, settings, pick,
                      results[static_cast<std::size_t>(task)]);
   }
 }
@@ -313,13 +395,13 @@ bool candidate_fits(const SkyMap& map, const CoherentSettings& settings, std::si
 std::vector<CoherentResult> coherent_search(const SkyMap& map, const NetworkSnr& snr,
                                             const TemplateAutocorrelations& autocorrelations,
                                             std::span<const Candidate> candidates, const CoherentSettings& settings,
-                                            Precision precision, int threads) {
+                                            Precision precision, int threads, SkySearchEngine* engine) {
   check_search_inputs(map, snr, autocorrelations, candidates, settings);
   std::vector<CoherentResult> results(candidates.size() * static_cast<std::size_t>(settings.n_slides + 1));
   if (precision == Precision::fp32)
-    search_all<float>(map, snr, autocorrelations, candidates, settings, threads, results);
+    search_all<float>(map, snr, autocorrelations, candidates, settings, threads, engine, results);
   else
-    search_all<double>(map, snr, autocorrelations, candidates, settings, threads, results);
+    search_all<double>(map, snr, autocorrelations, candidates, settings, threads, engine, results);
   return results;
 }
 

@@ -140,14 +140,64 @@ std::int64_t read_margin(const SkyMap& map, const CoherentSettings& settings);
 bool candidate_fits(const SkyMap& map, const CoherentSettings& settings, std::size_t chisq_half_length,
                     std::size_t n_samples, std::int64_t sample);
 
+/// What a device's sky search returns per task (candidate × trial): the reported pixel and, in the
+/// search's precision (exactly representable), its ρ_coh² and Σ|ζ_d|².
+struct SkyPick {
+  std::int64_t pixel = -1;
+  double coh_snr2 = 0;
+  double total = 0;
+};
+
+/// A search's per-pixel tables in its precision, as the CPU's pixel loop reads them.
+template <typename Real>
+struct SkySearchTables {
+  std::size_t n_det = 0;
+  std::size_t n_pix = 0;
+  std::span<const Real> u01;  ///< the two signal columns, [(p · 2 + k) · n_det + d]
+  /// Per [(ref · n_pix + p) · n_det + d]: the rounded offset, or with `weights` the first tap.
+  std::span<const std::int32_t> reads;
+  std::span<const Real> weights;  ///< subsample: interpolation_taps per read; empty when rounded
+};
+
+/// A batch of tasks: each task's SNR windows (window_length samples per detector, the task's base
+/// sample — the candidate's, the trial's slide applied — at index `centre`), its reference detector
+/// and its first searched pixel (trial mod stride).
+template <typename Real>
+struct SkySearchBatch {
+  std::size_t n_tasks = 0;
+  std::size_t window_length = 0;
+  std::int64_t centre = 0;
+  int stride = 1;
+  std::span<const Real> windows;  ///< [((t · n_det + d) · window_length + s) · 2 + (0: re, 1: im)]
+  std::span<const std::int32_t> ref;
+  std::span<const std::int32_t> first;
+};
+
+/// The seam for a device's pixel evaluation and `reported_pixel` reduction (kernels/spiir, CUDA):
+/// the same pixel and, bit for bit, the same ρ_coh² and Σ|ζ|² as the CPU's loop; the rest of the
+/// search (χ², offsets) stays on the CPU. load() once per search, then search() per batch.
+class SkySearchEngine {
+ public:
+  virtual ~SkySearchEngine() = default;
+  virtual void load(const SkySearchTables<float>& tables) = 0;
+  virtual void load(const SkySearchTables<double>& tables) = 0;
+  virtual void search(const SkySearchBatch<float>& batch, std::span<SkyPick> out) = 0;
+  virtual void search(const SkySearchBatch<double>& batch, std::span<SkyPick> out) = 0;
+  /// Tasks per batch that fit the device's memory budget, for `bytes_per_task` of windows.
+  [[nodiscard]] virtual std::size_t max_batch(std::size_t bytes_per_task) const = 0;
+  /// Milliseconds of kernel time in every search() so far (benchmarks take differences).
+  [[nodiscard]] virtual double kernel_ms() const = 0;
+};
+
 /// The search: results candidate-major, 1 + n_slides per candidate (trial 0 the foreground). The
 /// pixel loop runs in `precision` (float: as a GPU would); the χ² at the chosen pixel in double.
-/// Ties between pixels go to the lower index. Throws UsageError when a candidate does not fit or
+/// Ties between pixels go to the lower index. With `engine` the pixel loop runs there (the same
+/// results). Throws UsageError when a candidate does not fit or
 /// the network's detectors differ from the map's.
 std::vector<CoherentResult> coherent_search(const SkyMap& map, const NetworkSnr& snr,
                                             const TemplateAutocorrelations& autocorrelations,
                                             std::span<const Candidate> candidates, const CoherentSettings& settings,
-                                            Precision precision, int threads = 0);
+                                            Precision precision, int threads = 0, SkySearchEngine* engine = nullptr);
 
 /// ρ_coh² at every pixel (a sky map, spec §10 `/skymaps/<trigger>`) for one candidate in one
 /// trial, in `precision`, as the search computes it (subsample honoured; the sky stride is not: the

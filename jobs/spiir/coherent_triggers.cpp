@@ -134,7 +134,8 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
   std::map<std::int64_t, std::vector<std::size_t>> blocks;
   for (std::size_t c = 0; c < candidates.size(); ++c) blocks[candidates[c].sample / block_samples].push_back(c);
   const double start = static_cast<double>(input.gps_start_s) + input.gps_start_ns * 1e-9;
-  std::map<std::int64_t, SkyMap> maps;  // per block, kept for /skymaps
+  std::map<std::int64_t, SkyMap> maps;                                                // per block, kept for /skymaps
+  const std::unique_ptr<SkySearchEngine> engine = make_sky_search(settings.backend);  // null: the CPU's loop
   for (const auto& [block, members] : blocks) {
     const double b0 = static_cast<double>(block * block_samples) / fs;
     const double b1 =
@@ -143,7 +144,7 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
     AS_ASSERT(read_margin(map, search) < reach);
     std::vector<Candidate> rows;
     for (std::size_t c : members) rows.push_back({candidates[c].ref_ifo, c, before});
-    const auto r = coherent_search(map, snr, ac, rows, search, settings.precision, settings.threads);
+    const auto r = coherent_search(map, snr, ac, rows, search, settings.precision, settings.threads, engine.get());
     for (std::size_t m = 0; m < members.size(); ++m)
       for (int t = 0; t < trials; ++t)
         results[members[m] * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)] =

@@ -9,11 +9,13 @@
 #include <complex>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "coherent_snr.hpp"
+#include "core/backend.hpp"
 #include "spiir_bank.hpp"
 
 namespace astrosweep::spiir {
@@ -28,7 +30,13 @@ struct CoherentStageSettings {
   bool subsample = false;  ///< --subsample (CoherentSettings::subsample)
   int sky_stride = 1;      ///< --sky-stride (CoherentSettings::sky_stride)
   bool skymaps = false;    ///< --skymaps: every clustered trigger's ρ_coh² map under /skymaps
+  /// --backend: where it resolves to CUDA the pixel loop runs on the GPU (make_sky_search).
+  BackendOptions backend;
 };
+
+/// The sky search's device for `options` (spiir_backend_factory.cpp): the CUDA one where the
+/// backend resolves to CUDA, null (the CPU's loop) otherwise.
+std::unique_ptr<SkySearchEngine> make_sky_search(const BackendOptions& options);
 
 /// Throws UsageError naming the option when a setting is out of range (exit 2).
 void check_coherent_settings(const CoherentStageSettings& settings);

@@ -1,8 +1,11 @@
-// The spiir backend a rank runs: --backend, or on auto the CUDA backend when the rank sees a GPU.
+// The spiir backend a rank runs, for the filtering and the coherent stage's sky search: --backend,
+// or on auto the CUDA backend when the rank sees a GPU.
+#include "coherent_triggers.hpp"
 #include "core/error.hpp"
 #include "device.hpp"
 #include "spiir_backend.hpp"
 #ifdef ASTROSWEEP_WITH_CUDA
+#include "coherent_sky_cuda.hpp"
 #include "spiir_backend_cuda.hpp"
 #endif
 
@@ -13,6 +16,16 @@ std::unique_ptr<SpiirBackend> make_spiir_backend(const RateBank& bank, Precision
   if (resolve_backend(options.kind) != BackendKind::cuda) return make_spiir_backend_cpu(bank, precision, options);
 #ifdef ASTROSWEEP_WITH_CUDA
   return make_spiir_backend_cuda(bank, precision, options);
+#else
+  require_cuda_build();
+  return nullptr;
+#endif
+}
+
+std::unique_ptr<SkySearchEngine> make_sky_search(const BackendOptions& options) {
+  if (resolve_backend(options.kind) != BackendKind::cuda) return nullptr;
+#ifdef ASTROSWEEP_WITH_CUDA
+  return make_sky_search_cuda(options);
 #else
   require_cuda_build();
   return nullptr;

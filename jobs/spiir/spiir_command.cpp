@@ -318,6 +318,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   }
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
   const BackendOptions options = run.backend_options();
+  settings.coherent.backend = options;  // the sky search runs where the filtering does
   // A fresh filter per detector and unit: states from zero.
   std::string described;
   const auto make_filter = [&](const SpiirBank& b) {
