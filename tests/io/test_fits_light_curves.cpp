@@ -247,6 +247,22 @@ TEST(FitsLightCurves, UnquotedColumnNameInTheLongKeywordFormIsAnError) {
   expect_unquoted_ttype_refused(path);
 }
 
+// CFITSIO allocates a column structure per TFIELDS before reading further: 2^31 fields asked it
+// for 343 GB (the fits_light_curves fuzz target; its leading integer counts, as CFITSIO reads it).
+TEST(FitsLightCurves, MoreColumnsThanTheStandardAllowsIsAnError) {
+  test::TempDir dir;
+  const auto path = dir.path("tfields.fits");
+  write_light_curve(path, 1, {{1.0, 5, 1, 0}});
+  patch_card(path, "TFIELDS =", 0, 80, "TFIELDS =           2147483648ber of fields" + std::string(36, ' '));
+  try {
+    read_fits_light_curves({path}, {});
+    FAIL() << "TFIELDS = 2^31 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("HDU 2, header card TFIELDS: more than the 999 columns"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(FitsLightCurves, VectorColumnsAreAnError) {
   test::TempDir dir;
   const auto path = dir.path("vector.fits");
