@@ -22,7 +22,7 @@ namespace {
 struct SpoolName {
   int attempt = 0;
   int rank = 0;
-  std::string_view suffix;
+  std::string suffix;  // a copy: the name parsed is often a temporary
 };
 
 // attempt-A.rank-R followed by anything (the suffix, checked by the caller).
@@ -31,7 +31,7 @@ std::optional<SpoolName> parse_name(const std::string& name) {
   int used = 0;
   if (std::sscanf(name.c_str(), "attempt-%d.rank-%d%n", &out.attempt, &out.rank, &used) != 2) return std::nullopt;
   if (out.attempt <= 0 || out.rank < 0) return std::nullopt;
-  out.suffix = std::string_view(name).substr(static_cast<std::size_t>(used));
+  out.suffix = name.substr(static_cast<std::size_t>(used));
   return out;
 }
 
