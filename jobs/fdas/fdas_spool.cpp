@@ -39,11 +39,13 @@ SeriesRecord decode(const io::SpoolRecord& r) {
   const char* at = r.payload.data();
   std::memcpy(&out.series, at, sizeof out.series);
   at += sizeof(SeriesRow);
+  // memcpy only where there are rows: an empty vector's data() may be null, which memcpy must
+  // not be given even for 0 bytes (UBSan).
   out.candidates.resize(n_candidates);
-  std::memcpy(out.candidates.data(), at, n_candidates * sizeof(CandidateRow));
+  if (n_candidates > 0) std::memcpy(out.candidates.data(), at, n_candidates * sizeof(CandidateRow));
   at += n_candidates * sizeof(CandidateRow);
   out.harmonics.resize(n_harmonics);
-  std::memcpy(out.harmonics.data(), at, n_harmonics * sizeof(HarmonicRow));
+  if (n_harmonics > 0) std::memcpy(out.harmonics.data(), at, n_harmonics * sizeof(HarmonicRow));
   return out;
 }
 
