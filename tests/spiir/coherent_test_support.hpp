@@ -17,6 +17,7 @@
 #include "coherent_snr.hpp"
 #include "detector_geometry.hpp"
 #include "fft.hpp"
+#include "filter_test_support.hpp"
 #include "spiir_backend.hpp"
 
 namespace astrosweep::spiir::coherent_test {
@@ -51,14 +52,6 @@ inline const Network& network(double sample_rate = 2048) {
   }
   static const Network n;
   return n;
-}
-
-inline std::vector<double> white_noise(std::size_t n, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g;
-  std::vector<double> x(n);
-  for (auto& v : x) v = g(rng);
-  return x;
 }
 
 /// x[end − N + 1 + s] += Re(c · h[s]): the template ending at sample `end`.

@@ -11,31 +11,12 @@
 
 #include "core/error.hpp"
 #include "device.hpp"
+#include "filter_test_support.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_reference.hpp"
 
 namespace astrosweep::spiir {
 namespace {
-
-std::vector<IirFilter> random_filters(std::mt19937_64& rng, std::size_t n, std::int64_t max_delay) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<IirFilter> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    // |a1| up to 0.999: the long memories that amplify FP32 rounding.
-    const double radius = 0.9 + 0.099 * u(rng);
-    out.push_back({std::polar(radius, -3.0 * u(rng)), std::polar(0.1 + u(rng), 6.28 * u(rng)),
-                   static_cast<std::int64_t>(u(rng) * static_cast<double>(max_delay))});
-  }
-  return out;
-}
-
-std::vector<double> noise(std::size_t n, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g(0, 1);
-  std::vector<double> x(n);
-  for (auto& v : x) v = g(rng);
-  return x;
-}
 
 double peak(const std::vector<std::complex<double>>& z) {
   double m = 0;
@@ -102,7 +83,7 @@ std::vector<std::complex<double>> run_chunked(SpiirBackend& backend, const std::
 
 void compare_with_reference(Precision precision, double tolerance) {
   const auto bank = test_bank();
-  const auto x = noise(2500, 4);
+  const auto x = white_noise(2500, 4);
   BackendOptions options;
   options.threads = 2;
   auto backend = make_spiir_backend_cpu(bank, precision, options);

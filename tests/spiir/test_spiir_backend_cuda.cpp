@@ -23,6 +23,7 @@
 
 #include "bank_generation.hpp"
 #include "device.hpp"
+#include "filter_test_support.hpp"
 #include "multirate_filter.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_backend_cuda.hpp"
@@ -33,31 +34,11 @@ namespace {
 
 using Series = std::vector<std::complex<double>>;
 
-std::vector<IirFilter> random_filters(std::mt19937_64& rng, std::size_t n, std::int64_t max_delay) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<IirFilter> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    // |a1| up to 0.999: the long memories that amplify rounding.
-    const double radius = 0.9 + 0.099 * u(rng);
-    out.push_back({std::polar(radius, -3.0 * u(rng)), std::polar(0.1 + u(rng), 6.28 * u(rng)),
-                   static_cast<std::int64_t>(u(rng) * static_cast<double>(max_delay))});
-  }
-  return out;
-}
-
 RateBank random_bank(const std::vector<std::size_t>& counts, std::int64_t max_delay, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::vector<std::vector<IirFilter>> per_template;
   for (std::size_t c : counts) per_template.push_back(random_filters(rng, c, max_delay));
   return RateBank::pack(2048, per_template);
-}
-
-std::vector<double> noise(std::size_t n, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g(0, 1);
-  std::vector<double> x(n);
-  for (auto& v : x) v = g(rng);
-  return x;
 }
 
 std::unique_ptr<SpiirBackend> cuda_backend(const RateBank& bank, Precision precision) {
@@ -132,7 +113,7 @@ class SpiirBackendCuda : public ::testing::Test {
 
 TEST_F(SpiirBackendCuda, OneTemplateOneFilter) {
   const RateBank bank = random_bank({1}, 10, 1);
-  check(bank, noise(2000, 2), {1, 31, 32, 33, 1000});
+  check(bank, white_noise(2000, 2), {1, 31, 32, 33, 1000});
   // An impulse: the closed form b0 · a1^(n − n0 − d) from the filter's delay on.
   std::vector<double> x(300, 0.0);
   x[13] = 1;
@@ -151,7 +132,7 @@ TEST_F(SpiirBackendCuda, OneTemplateOneFilter) {
 // (its own block size) and all in one bank (blocks of 8 warps, most templates padded).
 TEST_F(SpiirBackendCuda, FilterCountsAroundWarpsAndBlocks) {
   const std::vector<std::size_t> counts{31, 32, 33, 63, 64, 65, 127, 128, 129, 257, 1000};
-  const auto x = noise(1500, 3);
+  const auto x = white_noise(1500, 3);
   for (std::size_t c : counts) {
     SCOPED_TRACE("filters " + std::to_string(c));
     check(random_bank({c}, 300, static_cast<unsigned>(c)), x, {1500});
@@ -162,7 +143,7 @@ TEST_F(SpiirBackendCuda, FilterCountsAroundWarpsAndBlocks) {
 TEST_F(SpiirBackendCuda, ChunkLengthsAndDelaysLongerThanAChunk) {
   // Delays up to 2500 samples: longer than every chunk but the whole run.
   const RateBank bank = random_bank({1, 33, 200}, 2500, 5);
-  const auto x = noise(3000, 6);
+  const auto x = white_noise(3000, 6);
   for (const std::vector<std::size_t>& sizes :
        std::vector<std::vector<std::size_t>>{{1}, {31}, {32}, {33}, {1000}, {31, 1, 32, 1000, 33}}) {
     SCOPED_TRACE("chunks of " + std::to_string(sizes.front()) + (sizes.size() > 1 ? " and others" : ""));
@@ -172,14 +153,14 @@ TEST_F(SpiirBackendCuda, ChunkLengthsAndDelaysLongerThanAChunk) {
 
 TEST_F(SpiirBackendCuda, LongChunk) {
   const RateBank bank = random_bank({1, 64, 1000}, 4000, 7);
-  check(bank, noise(70000, 8), {70000});
+  check(bank, white_noise(70000, 8), {70000});
 }
 
 // The sum for a sample does not depend on its place in a tile or a chunk (the same operations in
 // the same order, fused multiply-adds explicit), nor on an empty chunk; reset() starts afresh.
 TEST_F(SpiirBackendCuda, ChunkedEqualsWholeRunBitForBitAndResetStartsAfresh) {
   const RateBank bank = random_bank({1, 33, 65, 1000}, 700, 9);
-  const auto x = noise(5000, 10);
+  const auto x = white_noise(5000, 10);
   for (Precision precision : {Precision::fp32, Precision::fp64}) {
     auto gpu = cuda_backend(bank, precision);
     const Series whole = run_chunked(*gpu, x, {x.size()});
@@ -213,7 +194,7 @@ TEST_F(SpiirBackendCuda, MultirateStreamWithCudaPerRate) {
   s.ifos = {"H1"};
   const SpiirBank bank = make_spiir_bank({{1.4, 1.4}, {1.2, 1.2}}, s);
   ASSERT_GT(bank.rates.size(), 1u);
-  const auto x = noise(8 * 2048, 12);
+  const auto x = white_noise(8 * 2048, 12);
   const std::size_t nt = bank.n_templates();
   // The stream over x in chunks of 1, 512 and 37 times its multiple; template-major output.
   const auto stream_run = [&](const BackendMaker& make) {
