@@ -17,13 +17,6 @@ namespace {
 // gstlal-spiir recomputes its sky maps every 1800 s; one map serves the candidates of each block.
 constexpr double sky_map_seconds = 1800;
 
-template <class T>
-void write_column(hid_t group, const std::string& name, const std::vector<T>& values, const char* units,
-                  const std::string& description) {
-  h5::Id ds = h5::described(h5::create_dataset(group, name, h5::native_type<T>(), {values.size()}), units, description);
-  h5::write_rows(ds.get(), h5::native_type<T>(), 0, values.size(), values.data());
-}
-
 // Each candidate's SNR window in every detector, as rows of a NetworkSnr (row c = candidate c),
 // so the search reads them as templates.
 class SnrWindows {
@@ -195,18 +188,18 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
     h5::set_attribute(g.get(), "n_slides", static_cast<std::int64_t>(settings.n_slides));
     h5::set_attribute(g.get(), "slide_seconds", static_cast<double>(slide) / fs);
     h5::set_attribute(g.get(), "cluster_window_seconds", settings.cluster_window_seconds);
-    write_column(g.get(), "end_time_gps_s", end_s, "s",
-                 "GPS seconds of the coalescence at the reference detector: peak sample time plus end_offset");
-    write_column(g.get(), "end_time_gps_ns", end_ns, "ns", "nanoseconds to add to end_time_gps_s");
-    write_column(g.get(), "template", tmpl, "", "row of the template in the bank's /templates");
-    write_column(g.get(), "ref_ifo", ref, "", "reference detector: index into the group's 'ifos' attribute");
-    write_column(g.get(), "coh_snr", coh, "", "coherent SNR rho_coh, maximised over the sky");
-    write_column(g.get(), "null_snr", null, "", "null SNR rho_null at the pixel of the largest rho_coh");
-    write_column(g.get(), "network_chisq", chisq, "", "sum over detectors of the autocorrelation chi^2");
-    write_column(g.get(), "pixel", pixel, "", "HEALPix NESTED pixel of the largest rho_coh");
-    write_column(g.get(), "n_side", nside, "", "HEALPix n_side of the sky grid");
-    write_column(g.get(), "ra", ra, "rad", "right ascension of the pixel's centre");
-    write_column(g.get(), "dec", dec, "rad", "declination of the pixel's centre");
+    h5::write_column(g.get(), "end_time_gps_s", end_s, "s",
+                     "GPS seconds of the coalescence at the reference detector: peak sample time plus end_offset");
+    h5::write_column(g.get(), "end_time_gps_ns", end_ns, "ns", "nanoseconds to add to end_time_gps_s");
+    h5::write_column(g.get(), "template", tmpl, "", "row of the template in the bank's /templates");
+    h5::write_column(g.get(), "ref_ifo", ref, "", "reference detector: index into the group's 'ifos' attribute");
+    h5::write_column(g.get(), "coh_snr", coh, "", "coherent SNR rho_coh, maximised over the sky");
+    h5::write_column(g.get(), "null_snr", null, "", "null SNR rho_null at the pixel of the largest rho_coh");
+    h5::write_column(g.get(), "network_chisq", chisq, "", "sum over detectors of the autocorrelation chi^2");
+    h5::write_column(g.get(), "pixel", pixel, "", "HEALPix NESTED pixel of the largest rho_coh");
+    h5::write_column(g.get(), "n_side", nside, "", "HEALPix n_side of the sky grid");
+    h5::write_column(g.get(), "ra", ra, "rad", "right ascension of the pixel's centre");
+    h5::write_column(g.get(), "dec", dec, "rad", "declination of the pixel's centre");
     for (std::size_t d = 0; d < n_det; ++d) {
       h5::Id gd = h5::create_group(g.get(), input.ifos[d]);
       std::vector<double> snr_d, phase_d, chisq_d;
@@ -218,11 +211,11 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
         chisq_d.push_back(r.chisq[d]);
         offset_d.push_back(r.offset[d]);
       }
-      write_column(gd.get(), "snr", snr_d, "", "|z| of this detector at the pixel's arrival-time offset");
-      write_column(gd.get(), "phase", phase_d, "rad", "arg z (the complex conjugate of the usual convention)");
-      write_column(gd.get(), "chisq", chisq_d, "", "autocorrelation chi^2 of this detector");
-      write_column(gd.get(), "time_offset_samples", offset_d, "",
-                   "samples from the reference detector's peak to where this detector was read");
+      h5::write_column(gd.get(), "snr", snr_d, "", "|z| of this detector at the pixel's arrival-time offset");
+      h5::write_column(gd.get(), "phase", phase_d, "rad", "arg z (the complex conjugate of the usual convention)");
+      h5::write_column(gd.get(), "chisq", chisq_d, "", "autocorrelation chi^2 of this detector");
+      h5::write_column(gd.get(), "time_offset_samples", offset_d, "",
+                       "samples from the reference detector's peak to where this detector was read");
     }
   }
   if (settings.skymaps) {
@@ -281,17 +274,17 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
           chisq_d[d].push_back(r.chisq[d]);
         }
       }
-    write_column(g.get(), "candidate", cand, "", "the candidate (a peak of any detector, before clustering)");
-    write_column(g.get(), "trial", trial, "",
-                 "time slide k: detectors other than the reference read k * slide_seconds earlier");
-    write_column(g.get(), "coh_snr", coh, "", "coherent SNR rho_coh of this trial, maximised over the sky");
-    write_column(g.get(), "null_snr", null, "", "null SNR rho_null at that pixel");
-    write_column(g.get(), "network_chisq", chisq, "", "sum over detectors of the autocorrelation chi^2");
-    write_column(g.get(), "pixel", pixel, "", "HEALPix NESTED pixel of the largest rho_coh");
+    h5::write_column(g.get(), "candidate", cand, "", "the candidate (a peak of any detector, before clustering)");
+    h5::write_column(g.get(), "trial", trial, "",
+                     "time slide k: detectors other than the reference read k * slide_seconds earlier");
+    h5::write_column(g.get(), "coh_snr", coh, "", "coherent SNR rho_coh of this trial, maximised over the sky");
+    h5::write_column(g.get(), "null_snr", null, "", "null SNR rho_null at that pixel");
+    h5::write_column(g.get(), "network_chisq", chisq, "", "sum over detectors of the autocorrelation chi^2");
+    h5::write_column(g.get(), "pixel", pixel, "", "HEALPix NESTED pixel of the largest rho_coh");
     for (std::size_t d = 0; d < n_det; ++d) {
       h5::Id gd = h5::create_group(g.get(), input.ifos[d]);
-      write_column(gd.get(), "snr", snr_d[d], "", "|z| of this detector at the pixel's offset and the slide");
-      write_column(gd.get(), "chisq", chisq_d[d], "", "autocorrelation chi^2 of this detector");
+      h5::write_column(gd.get(), "snr", snr_d[d], "", "|z| of this detector at the pixel's offset and the slide");
+      h5::write_column(gd.get(), "chisq", chisq_d[d], "", "autocorrelation chi^2 of this detector");
     }
     // The candidates the trials belong to.
     std::vector<std::int64_t> c_end_s, c_end_ns, c_tmpl, c_ref;
@@ -303,10 +296,10 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
       c_ref.push_back(static_cast<std::int64_t>(c.ref_ifo));
     }
     h5::Id gc = h5::create_group(g.get(), "candidates");
-    write_column(gc.get(), "end_time_gps_s", c_end_s, "s", "GPS seconds of the candidate's coalescence");
-    write_column(gc.get(), "end_time_gps_ns", c_end_ns, "ns", "nanoseconds to add to end_time_gps_s");
-    write_column(gc.get(), "template", c_tmpl, "", "row of the template in the bank's /templates");
-    write_column(gc.get(), "ref_ifo", c_ref, "", "reference detector: index into /triggers' 'ifos' attribute");
+    h5::write_column(gc.get(), "end_time_gps_s", c_end_s, "s", "GPS seconds of the candidate's coalescence");
+    h5::write_column(gc.get(), "end_time_gps_ns", c_end_ns, "ns", "nanoseconds to add to end_time_gps_s");
+    h5::write_column(gc.get(), "template", c_tmpl, "", "row of the template in the bank's /templates");
+    h5::write_column(gc.get(), "ref_ifo", c_ref, "", "reference detector: index into /triggers' 'ifos' attribute");
   }
   return summary;
 }

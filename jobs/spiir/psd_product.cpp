@@ -29,14 +29,6 @@ void describe_welch(hid_t psd, std::size_t segment_samples, double sample_rate) 
                     std::string("the median divided by median_bias(n_segments), LAL's XLALMedianBias"));
 }
 
-template <class T>
-h5::Id write_column(hid_t group, const char* name, const std::vector<T>& values, const char* units,
-                    const char* description) {
-  h5::Id ds = h5::described(h5::create_dataset(group, name, h5::native_type<T>(), {values.size()}), units, description);
-  h5::write_rows(ds.get(), h5::native_type<T>(), 0, values.size(), values.data());
-  return ds;
-}
-
 }  // namespace
 
 void write_estimated_psd(hid_t file, const DetectorStrain& strain, const WelchPsd& estimate) {
@@ -69,20 +61,20 @@ void write_stretch_psds(hid_t file, const DetectorStrain& strain, double stretch
     n_segments.push_back(static_cast<std::int64_t>(estimates[k].n_segments));
     value.insert(value.end(), estimates[k].psd.value.begin(), estimates[k].psd.value.end());
   }
-  h5::Id f = write_column(psd.get(), "frequency", frequency, "Hz", "frequencies of the PSD's samples, increasing");
-  h5::Id t = write_column(psd.get(), "stretch_start", start_times, "s",
-                          "GPS time of each stretch's first sample; a stretch ends where the next starts (the last "
-                          "at the strain's end)");
+  h5::Id f = h5::write_column(psd.get(), "frequency", frequency, "Hz", "frequencies of the PSD's samples, increasing");
+  h5::Id t = h5::write_column(psd.get(), "stretch_start", start_times, "s",
+                              "GPS time of each stretch's first sample; a stretch ends where the next starts (the last "
+                              "at the strain's end)");
   h5::Id v =
       h5::described(h5::create_dataset(psd.get(), "value", H5T_NATIVE_DOUBLE, {starts.size(), frequency.size()}),
                     "strain^2/Hz", "one-sided power spectral density of the detector's strain, one row per stretch");
   h5::write_rows(v.get(), H5T_NATIVE_DOUBLE, 0, starts.size(), value.data());
   h5::attach_scale(v.get(), t.get(), 0, "stretch_start");
   h5::attach_scale(v.get(), f.get(), 1, "frequency");
-  write_column(psd.get(), "n_segments", n_segments, "",
-               "Welch segments averaged in each stretch (those without a gap)");
-  write_column(psd.get(), "median_bias", bias, "",
-               "median_bias(n_segments): what each stretch's median was divided by");
+  h5::write_column(psd.get(), "n_segments", n_segments, "",
+                   "Welch segments averaged in each stretch (those without a gap)");
+  h5::write_column(psd.get(), "median_bias", bias, "",
+                   "median_bias(n_segments): what each stretch's median was divided by");
   describe_welch(psd.get(), estimates.front().segment_samples, strain.sample_rate);
   h5::set_attribute(psd.get(), "stretch_seconds", stretch_seconds);
   h5::set_attribute(psd.get(), "crossfade_seconds", stretch_crossfade_seconds);

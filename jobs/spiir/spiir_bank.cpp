@@ -70,12 +70,6 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
-void write_column(hid_t group, const char* name, const std::vector<double>& values, const char* units,
-                  const char* description) {
-  h5::Id ds = h5::described(h5::create_dataset(group, name, H5T_NATIVE_DOUBLE, {values.size()}), units, description);
-  h5::write_rows(ds.get(), H5T_NATIVE_DOUBLE, 0, values.size(), values.data());
-}
-
 // Complex values as float64 [..., 2] (re, im), the layout h5py reads as a view of complex128.
 void write_complex(hid_t group, const char* name, const std::vector<std::complex<double>>& values, std::uint64_t rows,
                    std::uint64_t cols, const char* units, const char* description) {
@@ -111,23 +105,23 @@ void write_file(const std::string& path, const SpiirBank& bank) {
       for (std::size_t t = 0; t < nt; ++t) v[t] = bank.templates[t].*member;
       return v;
     };
-    write_column(group.get(), "mass1", column(&TemplateInfo::mass1), "Msun", "mass of the first component");
-    write_column(group.get(), "mass2", column(&TemplateInfo::mass2), "Msun", "mass of the second component");
-    write_column(group.get(), "end_offset", column(&TemplateInfo::end_offset), "s",
-                 "time from the filter's output sample (the cut template's last sample) to coalescence");
-    write_column(group.get(), "f_final", column(&TemplateInfo::f_final), "Hz",
-                 "frequency where the template ends (ISCO, or 0.45 of the top rate if lower)");
-    write_column(group.get(), "duration", column(&TemplateInfo::duration), "s",
-                 "length of the template after its start was cut at 0.2 % of its |h|^2");
-    write_column(group.get(), "match", column(&TemplateInfo::match), "",
-                 "overlap of the IIR bank's time-reversed impulse response with the whitened template (1 = exact)");
-    write_column(group.get(), "epsilon", column(&TemplateInfo::epsilon), "cycles",
-                 "phase-error budget per filter the template's filters were made with");
+    h5::write_column(group.get(), "mass1", column(&TemplateInfo::mass1), "Msun", "mass of the first component");
+    h5::write_column(group.get(), "mass2", column(&TemplateInfo::mass2), "Msun", "mass of the second component");
+    h5::write_column(group.get(), "end_offset", column(&TemplateInfo::end_offset), "s",
+                     "time from the filter's output sample (the cut template's last sample) to coalescence");
+    h5::write_column(group.get(), "f_final", column(&TemplateInfo::f_final), "Hz",
+                     "frequency where the template ends (ISCO, or 0.45 of the top rate if lower)");
+    h5::write_column(group.get(), "duration", column(&TemplateInfo::duration), "s",
+                     "length of the template after its start was cut at 0.2 % of its |h|^2");
+    h5::write_column(group.get(), "match", column(&TemplateInfo::match), "",
+                     "overlap of the IIR bank's time-reversed impulse response with the whitened template (1 = exact)");
+    h5::write_column(group.get(), "epsilon", column(&TemplateInfo::epsilon), "cycles",
+                     "phase-error budget per filter the template's filters were made with");
     h5::Id sig = h5::create_group(group.get(), "sigmasq");
     for (const auto& ifo : bank.ifos)
-      write_column(sig.get(), ifo.c_str(), bank.sigmasq.at(ifo), "",
-                   "<h,h> = 4 int |h(f)|^2 / S(f) df of the optimally oriented source at 1 Mpc times match^2 "
-                   "(optimal SNR^2 at 1 Mpc) for this detector's PSD");
+      h5::write_column(sig.get(), ifo.c_str(), bank.sigmasq.at(ifo), "",
+                       "<h,h> = 4 int |h(f)|^2 / S(f) df of the optimally oriented source at 1 Mpc times match^2 "
+                       "(optimal SNR^2 at 1 Mpc) for this detector's PSD");
   }
   h5::Id rates = h5::create_group(file.get(), "rates");
   for (const auto& r : bank.rates) {

@@ -123,13 +123,6 @@ void filter_range(const DetectorStream& s, const ChunkFilter& filter, std::size_
   }
 }
 
-template <class T>
-void write_column(hid_t group, const char* name, const std::vector<T>& values, const char* units,
-                  const char* description) {
-  h5::Id ds = h5::described(h5::create_dataset(group, name, h5::native_type<T>(), {values.size()}), units, description);
-  h5::write_rows(ds.get(), h5::native_type<T>(), 0, values.size(), values.data());
-}
-
 // Every root attribute but status, in the order written; the one list the writer, the fingerprint
 // and --resume's reader share. The unit sizes are not among them (the product does not depend on
 // them); they are in the journal's fingerprint.
@@ -513,14 +506,14 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       h5::set_attribute(g.get(), "masked_seconds", static_cast<std::int64_t>(in.masked_seconds));
       h5::set_attribute(g.get(), "whitened_by_job", std::int64_t{in.whitened_here ? 1 : 0});
       h5::set_attribute(g.get(), "hardware_injection_seconds", static_cast<std::int64_t>(in.injection_seconds));
-      write_column(g.get(), "end_time_gps_s", rows.end_s, "s",
-                   "GPS seconds of the coalescence: peak sample time plus the template's end_offset");
-      write_column(g.get(), "end_time_gps_ns", rows.end_ns, "ns", "nanoseconds to add to end_time_gps_s");
-      write_column(g.get(), "template", rows.template_index, "", "row of the template in the bank's /templates");
-      write_column(g.get(), "sample", rows.sample, "", "index of the peak sample in the strain file");
-      write_column(g.get(), "snr", rows.snr, "", "|z|: the single-detector SNR of the peak");
-      write_column(g.get(), "phase", rows.phase, "rad",
-                   "arg z (the complex conjugate of the usual matched-filter phase convention)");
+      h5::write_column(g.get(), "end_time_gps_s", rows.end_s, "s",
+                       "GPS seconds of the coalescence: peak sample time plus the template's end_offset");
+      h5::write_column(g.get(), "end_time_gps_ns", rows.end_ns, "ns", "nanoseconds to add to end_time_gps_s");
+      h5::write_column(g.get(), "template", rows.template_index, "", "row of the template in the bank's /templates");
+      h5::write_column(g.get(), "sample", rows.sample, "", "index of the peak sample in the strain file");
+      h5::write_column(g.get(), "snr", rows.snr, "", "|z|: the single-detector SNR of the peak");
+      h5::write_column(g.get(), "phase", rows.phase, "rad",
+                       "arg z (the complex conjugate of the usual matched-filter phase convention)");
       summary += format_text("%s%s %zu", summary.empty() ? "" : ", ", d.ifo.c_str(), rows.snr.size());
     }
     // The coherent stage, on rank 0 over the merged peaks: 2 or 3 detectors (H1, L1, V1); one

@@ -154,6 +154,16 @@ std::optional<std::int64_t> int_attribute(hid_t loc, const std::string& name);
 /// "description" attributes: what makes a product readable without our docs.
 Id described(Id dataset, const std::string& units, const std::string& description);
 
+/// A new one-dimensional dataset `name` in `group` holding `values`, described as above (serial
+/// files: one writer).
+template <class T>
+Id write_column(hid_t group, const std::string& name, const std::vector<T>& values, const std::string& units,
+                const std::string& description) {
+  Id ds = described(create_dataset(group, name, native_type<T>(), {values.size()}), units, description);
+  write_rows(ds.get(), native_type<T>(), 0, values.size(), values.data());
+  return ds;
+}
+
 /// Makes `scale` (1-D) a dimension scale named `name` and attaches it to dimension `dim` of
 /// `dataset` (HDF5's dimension-scale convention: h5py shows it as dataset.dims[dim][0]).
 /// Collective in a parallel file: every rank calls it with the same arguments.
