@@ -150,14 +150,14 @@ std::array<const std::complex<double>*, 3> trial_bases(const SkyMap& map, const 
 // The CPU's pixel loop for one task: every searched pixel's ρ_coh², then `reported_pixel`.
 template <typename Real>
 SkyPick pick_pixel(const SkyMap& map, const PixelTables<Real>& tables, const NetworkSnr& snr, const Candidate& c,
-                   int trial, const CoherentSettings& settings) {
+                   int trial, const CoherentSettings& settings, std::vector<Real>& coh) {
   const std::size_t n_pix = map.n_pix();
   const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
   const auto stride = static_cast<std::size_t>(settings.sky_stride);
   const std::size_t first = static_cast<std::size_t>(trial) % stride;
-  // The searched pixels' ρ_coh², in order: one buffer per thread, reused by its tasks (this runs
-  // once per candidate and trial, 10⁵ times in §14's workload).
-  thread_local std::vector<Real> coh;
+  // The searched pixels' ρ_coh², in order, in the caller's buffer: one per thread, reused by its
+  // tasks (this runs once per candidate and trial, 10⁵ times in §14's workload). Not thread_local:
+  // OpenMP's pool threads outlive main, so their buffers would never be freed (LeakSanitizer).
   coh.clear();
   Real total = 0;
   for (std::size_t p = first; p < n_pix; p += stride) coh.push_back(tables.coherent(map, base, c.ref_ifo, p, total));
@@ -284,13 +284,17 @@ void search_all(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorr
   }
   const int trials = settings.n_slides + 1;
   const auto n_tasks = static_cast<std::int64_t>(candidates.size()) * trials;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads > 0 ? threads : omp_get_max_threads())
-  for (std::int64_t task = 0; task < n_tasks; ++task) {
-    const auto c = static_cast<std::size_t>(task / trials);
-    const int trial = static_cast<int>(task % trials);
-    const SkyPick pick = pick_pixel<Real>(map, tables, snr, candidates[c], trial, settings);
-    finish_one<Real>(map, snr, autocorrelations, candidates[c], trial, settings, pick,
-                     results[static_cast<std::size_t>(task)]);
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+  {
+    std::vector<Real> coh;
+#pragma omp for schedule(dynamic, 4)
+    for (std::int64_t task = 0; task < n_tasks; ++task) {
+      const auto c = static_cast<std::size_t>(task / trials);
+      const int trial = static_cast<int>(task % trials);
+      const SkyPick pick = pick_pixel<Real>(map, tables, snr, candidates[c], trial, settings, coh);
+      finish_one<Real>(map, snr, autocorrelations, candidates[c], trial, settings, pick,
+                       results[static_cast<std::size_t>(task)]);
+    }
   }
 }
 
