@@ -36,6 +36,7 @@
 #include "run/journalled_items.hpp"
 #include "run/lifecycle.hpp"
 #include "run/unit_loop.hpp"
+#include "snr_series.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_bank.hpp"
 #include "spiir_spool.hpp"
@@ -53,7 +54,7 @@ namespace {
 
 // Spec §10's product: the per-detector peaks and, for 2-3 detectors, the coherent triggers.
 inline constexpr const char* peaks_format_name = "astrosweep.spiir";
-inline constexpr std::int64_t peaks_format_version = 1;
+inline constexpr std::int64_t peaks_format_version = 2;  // 2: /snr, snr_templates
 
 // A unit's warm-up lasts until what the strain before it left in the filters' states has decayed
 // to this fraction (spiir_units.hpp): below FP32's resolution, so a unit's SNR is a whole run's but
@@ -128,6 +129,7 @@ void filter_range(const DetectorStream& s, const ChunkFilter& filter, std::size_
 // them); they are in the journal's fingerprint.
 struct ProductSettings {
   std::string command_line, bank, strain, precision;
+  std::string snr_templates;  // "" (no /snr) or "FIRST:LAST"
   double sample_rate = 0, threshold = 0, psd_stretch_seconds = 0;
   std::int64_t chunk_samples = 0;
   CoherentStageSettings coherent;
@@ -146,6 +148,7 @@ std::vector<io::ProductAttribute> root_attributes(const ProductSettings& p) {
           {"precision", p.precision},
           {"chunk_samples", p.chunk_samples},
           {"psd_stretch_seconds", p.psd_stretch_seconds},
+          {"snr_templates", p.snr_templates},
           {"sky_order", std::int64_t{p.coherent.sky_order}},
           {"n_slides", std::int64_t{p.coherent.n_slides}},
           {"slide_seconds", p.coherent.slide_seconds},
@@ -209,7 +212,9 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
                                            "coherent stage: trial k searches the pixels p = k mod N only (1: all)")(
       "skymaps", po::bool_switch(),
       "coherent stage: write every clustered trigger's rho_coh^2 sky map (HEALPix NESTED) under /skymaps")(
-      "help,h", "show this help");
+      "snr-templates", po::value<std::string>()->default_value(""),
+      "keep the complex SNR series of these bank rows under /snr/<IFO> (float32 complex, templates x samples: 8 "
+      "bytes each per detector): 'all', K or FIRST:LAST (inclusive); none by default")("help,h", "show this help");
   const std::optional<po::variables_map> parsed =
       parse_command_line<po::variables_map>(args, desc, "spiir", comm, [](const po::variables_map& v) { return v; });
   if (!parsed) return 0;  // --help
@@ -276,6 +281,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   // Every rank reads and whitens the whole strain (a unit reads any time range of every detector);
   // the same input and code give the same arrays everywhere, and the same error on every rank.
   const auto bank = read_spiir_bank(bank_path);
+  const SnrSelection snr_selection = parse_snr_templates(vm["snr-templates"].as<std::string>(), bank.n_templates());
   auto inputs = read_strain_inputs(strain_paths);
   for (const auto& in : inputs) {
     const auto& d = in.strain;
@@ -364,6 +370,8 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   settings.threshold = threshold;
   settings.chunk_samples = static_cast<std::int64_t>(chunk);
   settings.psd_stretch_seconds = psd_stretch_seconds;
+  if (snr_selection.enabled)
+    settings.snr_templates = format_text("%zu:%zu", snr_selection.first, snr_selection.first + snr_selection.count - 1);
   const auto attributes = root_attributes(settings);
   run::ResumeRules rules{"finished unit", inspect_product, io::results_fingerprint(attributes), {}};
   rules.journal_fingerprint = io::with_input_files(rules.product_fingerprint, strain_list + "\n" + bank_path);
@@ -415,6 +423,16 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
                   static_cast<double>(grid.unit_samples) / bank.sample_rate_max,
                   static_cast<double>(warmup) / bank.sample_rate_max, static_cast<unsigned long long>(n_units)));
 
+  // --snr-templates: every rank writes its units' SNR series into the product (made or reopened
+  // here, on every rank) as it filters them.
+  std::optional<SnrSeriesWriter> snr_writer;
+  if (snr_selection.enabled) {
+    std::vector<std::string> ifos;
+    for (const auto& d : detectors) ifos.push_back(d.ifo);
+    snr_writer.emplace(output, comm,
+                       SnrSeriesLayout{ifos, snr_selection, n_total, bank.sample_rate_max,
+                                       detectors.front().gps_start_s, detectors.front().gps_start_ns});
+  }
   SpiirSpoolWriter spool(spool_dir, attempt, run.rank());
   ProgressReporter progress("spiir", n_remaining, "units", total_work, "template-samples", 10);
   double units_done = 0, filter_seconds = 0;
@@ -436,8 +454,15 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
                      }
                      append_sample_best(z, f.n_templates, m, usable, threshold, static_cast<std::int64_t>(first),
                                         grid.first_template(u.id), samples[d]);
+                     if (snr_writer) {
+                       const auto lat = static_cast<std::int64_t>(f.latency);
+                       snr_writer->write(d, grid.first_template(u.id), f.n_templates, static_cast<std::int64_t>(first),
+                                         m, f.latency, static_cast<std::int64_t>(u0) - lat,
+                                         static_cast<std::int64_t>(u0 + n) - lat, z);
+                     }
                    });
     }
+    if (snr_writer) snr_writer->sync();  // the unit's /snr rows durable before it is journalled
     spool.append(u.id, samples);
     spool.sync();  // durable before the unit is reported, hence journalled
     units_done += 1;
@@ -450,6 +475,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       },
       "its finished units (and their samples in '" + spool_dir + "') are");
   if (run.root()) progress.print_line(true);
+  if (snr_writer) snr_writer->close();  // collective, before rank 0 reopens the product alone
 
   // Rank 0 merges the units into the peaks, runs the coherent stage and completes the product.
   std::string summary;

@@ -60,6 +60,9 @@ std::vector<std::string> datasets_of(hid_t file) {
     for (const char* column : {"frequency", "value", "stretch_start", "n_segments", "median_bias"})
       if (h5::exists(file, "detectors/" + ifo + "/psd/" + column))
         names.push_back("detectors/" + ifo + "/psd/" + column);
+  // spiir --snr-templates: the complex SNR series per detector and their scales
+  for (const char* n : {"snr/template", "snr/time", "snr/H1", "snr/L1", "snr/V1"})
+    if (h5::exists(file, "snr") && h5::exists(file, n)) names.emplace_back(n);
   // spiir --skymaps: the pixel scales and one map per trigger, named by its row
   for (const std::string scale : {"skymaps/ra", "skymaps/dec"})
     if (h5::exists(file, "skymaps") && h5::exists(file, scale)) names.push_back(scale);
@@ -78,18 +81,31 @@ std::vector<char> raw(hid_t file, const std::string& name) {
   return bytes;
 }
 
+// A compound of two floats r and i: h5py's complex (spiir's /snr).
+bool is_complex(hid_t type) {
+  return H5Tget_class(type) == H5T_COMPOUND && H5Tget_nmembers(type) == 2 && H5Tget_member_index(type, "r") == 0 &&
+         H5Tget_member_index(type, "i") == 1;
+}
+
 bool is_float(hid_t file, const std::string& name) {
   h5::Id ds = h5::open_dataset(file, name);
   h5::Id type(H5Dget_type(ds.get()));
-  return H5Tget_class(type.get()) == H5T_FLOAT;
+  return H5Tget_class(type.get()) == H5T_FLOAT || is_complex(type.get());
 }
 
+// The values as doubles (a complex dataset's as r, i pairs).
 std::vector<double> values(hid_t file, const std::string& name) {
   h5::Id ds = h5::open_dataset(file, name);
-  std::size_t n = 1;
+  h5::Id type(H5Dget_type(ds.get()));
+  std::size_t n = is_complex(type.get()) ? 2 : 1;
   for (auto d : h5::dims(ds.get())) n *= d;
+  h5::Id memory(is_complex(type.get()) ? H5Tcreate(H5T_COMPOUND, 2 * sizeof(double)) : H5Tcopy(H5T_NATIVE_DOUBLE));
+  if (is_complex(type.get())) {
+    h5::check(H5Tinsert(memory.get(), "r", 0, H5T_NATIVE_DOUBLE), "H5Tinsert");
+    h5::check(H5Tinsert(memory.get(), "i", sizeof(double), H5T_NATIVE_DOUBLE), "H5Tinsert");
+  }
   std::vector<double> v(n);
-  if (n) h5::check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), "H5Dread");
+  if (n) h5::check(H5Dread(ds.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), "H5Dread");
   return v;
 }
 

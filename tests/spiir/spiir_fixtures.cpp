@@ -26,6 +26,10 @@
 //       --ra R --dec D [--within DEG] its pixel within DEG (10) of there; with --max-null Y ρ_null ≤ Y;
 //       with --skymaps a /skymaps map per trigger, the loudest's maximum its ρ_coh² at its pixel
 //   either check with --masked S: also /peaks/IFO's masked_seconds is S
+//   spiir_fixtures check-snr PRODUCT --first F --last L
+//       /snr holds rows F ... L (/snr/template) for every detector of /peaks, /snr/time the samples' GPS
+//       times, no sample left unwritten (0), and at every peak of those templates the series equals
+//       the peak's SNR and phase to float32 rounding (which also pins the multi-rate latency)
 // Exits 0 when done or when the check holds, 1 naming what failed, 2 on bad usage.
 #include <cmath>
 #include <complex>
@@ -328,6 +332,61 @@ int check_triggers(const std::string& path, const std::vector<std::string>& args
   return bad ? 1 : 0;
 }
 
+int check_snr(const std::string& path, const std::vector<std::string>& args) {
+  h5::Id file = h5::open_file(path, h5::Access::read);
+  const auto first = std::stoll(option(args, "--first", "0")), last = std::stoll(option(args, "--last", "0"));
+  const auto rows = h5::read_all<std::int64_t>(file.get(), "snr/template");
+  const auto time = h5::read_all<double>(file.get(), "snr/time");
+  h5::Id group = h5::open_group(file.get(), "snr");
+  const double start = static_cast<double>(h5::int_attribute(group.get(), "gps_start_s").value_or(-1)) +
+                       1e-9 * static_cast<double>(h5::int_attribute(group.get(), "gps_start_ns").value_or(-1));
+  const double rate = h5::double_attribute(group.get(), "sample_rate").value_or(0);
+  int bad = 0;
+  if (rows.size() != static_cast<std::size_t>(last - first + 1) || rows.front() != first || rows.back() != last)
+    bad = std::fprintf(stderr, "/snr/template is not rows %lld ... %lld\n", first, last);
+  for (std::size_t s = 0; s < time.size(); ++s)
+    if (std::abs(time[s] - (start + static_cast<double>(s) / rate)) > 1e-6) {
+      bad = std::fprintf(stderr, "/snr/time[%zu] is not the sample's GPS time\n", s);
+      break;
+    }
+  for (const std::string ifo : {"H1", "L1", "V1"}) {
+    if (!h5::exists(file.get(), "peaks/" + ifo)) continue;
+    h5::Id ds = h5::open_dataset(file.get(), "snr/" + ifo);
+    const auto dims = h5::dims(ds.get());
+    if (dims.size() != 2 || dims[0] != rows.size() || dims[1] != time.size()) {
+      bad = std::fprintf(stderr, "/snr/%s is not templates x samples\n", ifo.c_str());
+      continue;
+    }
+    h5::Id memory(H5Tcreate(H5T_COMPOUND, sizeof(std::complex<double>)));
+    h5::check(H5Tinsert(memory.get(), "r", 0, H5T_NATIVE_DOUBLE), "H5Tinsert");
+    h5::check(H5Tinsert(memory.get(), "i", sizeof(double), H5T_NATIVE_DOUBLE), "H5Tinsert");
+    std::vector<std::complex<double>> z(dims[0] * dims[1]);
+    h5::check(H5Dread(ds.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, z.data()), "H5Dread");
+    std::size_t unwritten = 0, checked = 0;
+    for (const auto& v : z) unwritten += v == std::complex<double>(0, 0);
+    const auto snr = h5::read_all<double>(file.get(), "peaks/" + ifo + "/snr");
+    const auto phase = h5::read_all<double>(file.get(), "peaks/" + ifo + "/phase");
+    const auto tmpl = h5::read_all<std::int64_t>(file.get(), "peaks/" + ifo + "/template");
+    const auto sample = h5::read_all<std::int64_t>(file.get(), "peaks/" + ifo + "/sample");
+    for (std::size_t p = 0; p < snr.size(); ++p) {
+      if (tmpl[p] < first || tmpl[p] > last) continue;
+      const auto v = z[static_cast<std::size_t>(tmpl[p] - first) * dims[1] + static_cast<std::size_t>(sample[p])];
+      ++checked;
+      if (std::abs(std::abs(v) - snr[p]) > 1e-6 * snr[p] ||
+          std::abs(std::remainder(std::arg(v) - phase[p], 2 * M_PI)) > 1e-6)
+        bad = std::fprintf(stderr,
+                           "%s peak %zu (template %lld, sample %lld): SNR %.7g phase %.7g, /snr holds %.7g %.7g\n",
+                           ifo.c_str(), p, static_cast<long long>(tmpl[p]), static_cast<long long>(sample[p]), snr[p],
+                           phase[p], std::abs(v), std::arg(v));
+    }
+    std::printf("%s: /snr %llu x %llu, %zu unwritten, %zu peaks checked\n", ifo.c_str(),
+                static_cast<unsigned long long>(dims[0]), static_cast<unsigned long long>(dims[1]), unwritten, checked);
+    if (unwritten) bad = std::fprintf(stderr, "/snr/%s has %zu samples never written\n", ifo.c_str(), unwritten);
+    if (!checked) bad = std::fprintf(stderr, "no peak of %s to check /snr against\n", ifo.c_str());
+  }
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -338,11 +397,13 @@ int main(int argc, char** argv) {
     if (args.size() == 3 && args[0] == "truncate") return truncate(args[1], args[2]);
     if (args.size() >= 2 && args[0] == "check") return check(args[1], args);
     if (args.size() >= 2 && args[0] == "check-triggers") return check_triggers(args[1], args);
+    if (args.size() >= 2 && args[0] == "check-snr") return check_snr(args[1], args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "spiir_fixtures: %s\n", e.what());
     return 1;
   }
   std::fprintf(stderr,
-               "usage: spiir_fixtures strain|gwosc|truncate|check|check-triggers ... (see the source's first lines)\n");
+               "usage: spiir_fixtures strain|gwosc|truncate|check|check-triggers|check-snr ... (see the source's first "
+               "lines)\n");
   return 2;
 }
