@@ -61,7 +61,8 @@ std::string catalogue_ascii(const Catalogue& cat, const std::string& time) {
   for (const auto& c : cat.columns) out += format_text("%*s", width, c.unit.empty() ? "-" : c.unit.c_str());
   out += "\n\n";
   for (std::size_t i = 0; i < cat.size(); ++i) {
-    out += " " + format_text("%*s", 2 * width, ("\"" + cat.names[i] + "\"").c_str());
+    out += ' ';  // (not " " + …: GCC 12 warns a false -Wrestrict on literal + temporary)
+    out += format_text("%*s", 2 * width, ('"' + cat.names[i] + '"').c_str());
     for (const auto& c : cat.columns)
       out += c.integer ? format_text("%*ld", width, static_cast<long>(c.whole[i])) : ascii_number(c.real[i]);
     out += "\n";

@@ -172,7 +172,10 @@ int spiirbank_command(const std::vector<std::string>& args, MPI_Comm /*comm: one
           s.requirement.min_match);
   }
   std::string rates;
-  for (const auto& r : bank.rates) rates += (rates.empty() ? "" : ",") + std::to_string(r.rate);
+  for (const auto& r : bank.rates) {
+    if (!rates.empty()) rates += ',';
+    rates += std::to_string(r.rate);
+  }
   std::printf(
       "bank: %s (%zu templates, rates %s Hz, filters per template %zu ... %zu (mean %.1f), lowest match %.4f)\n",
       output.c_str(), bank.n_templates(), rates.c_str(), min_filters, max_filters,

@@ -119,7 +119,7 @@ class SkySearchCuda final : public SkySearchEngine {
     AS_CUDA_TRY(cudaMemcpyAsync(coh.data(), k.coh, n * sizeof(Real), cudaMemcpyDeviceToHost, stream_.get()));
     AS_CUDA_TRY(cudaMemcpyAsync(total.data(), k.total, n * sizeof(Real), cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    kernel_ms_ += stop_.since(start_);
+    kernel_ms_ += static_cast<double>(stop_.since(start_));
     for (std::size_t t = 0; t < n; ++t) out[t] = {pixel[t], static_cast<double>(coh[t]), static_cast<double>(total[t])};
   }
 

@@ -88,7 +88,8 @@ void read_file(const fs::path& path, const SpoolName& name, const SpoolLayout& l
       }
     }
     if (!whole) {
-      out.notes.push_back("'" + path.string() + "': " + std::to_string(n_records) +
+      // (std::string("'") rather than "'" + …: GCC 12 warns a false -Wrestrict on literal + temporary.)
+      out.notes.push_back(std::string("'") + path.string() + "': " + std::to_string(n_records) +
                           " whole records, then a cut or damaged one at byte " + std::to_string(at) +
                           " (dropped with what follows: its unit was not journalled)");
       return;

@@ -219,7 +219,9 @@ int compare(const std::vector<CoherentResult>& cpu, const std::vector<CoherentRe
     EXPECT_NEAR(dev[t].network_chisq, cpu[t].network_chisq, 1e-9 * cpu[t].network_chisq) << what << " task " << t;
     EXPECT_EQ(dev[t].offset, cpu[t].offset) << what << " task " << t;
   }
-  if (precision == Precision::fp64) EXPECT_EQ(ties, 0) << what;
+  if (precision == Precision::fp64) {
+    EXPECT_EQ(ties, 0) << what;
+  }
   return ties;
 }
 
