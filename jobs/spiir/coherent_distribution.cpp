@@ -139,6 +139,36 @@ std::vector<CoherentResult> gather_results(MPI_Comm comm, std::size_t n_candidat
   return out;
 }
 
+NetworkSnr windows_on_root(const RankCoherentStage& stage, const CoherentStagePlan& plan,
+                           const std::vector<std::string>& ifos, std::span<const SecondPassTask> tasks,
+                           const SecondPassFilter& filter, std::span<const std::size_t> kept) {
+  const std::size_t n_det = ifos.size();
+  std::vector<std::size_t> task_of(plan.candidates.size());
+  for (std::size_t t = 0; t < tasks.size(); ++t)
+    for (const std::size_t c : tasks[t].candidates) task_of[c] = t;
+  std::vector<std::size_t> again_tasks;
+  for (const std::size_t c : kept)
+    if (!std::binary_search(stage.root_tasks.begin(), stage.root_tasks.end(), task_of[c]))
+      again_tasks.push_back(task_of[c]);
+  std::sort(again_tasks.begin(), again_tasks.end());
+  again_tasks.erase(std::unique(again_tasks.begin(), again_tasks.end()), again_tasks.end());
+  const CapturedWindows again = capture_windows(plan, ifos, tasks, again_tasks, filter, false);
+  // Each candidate's row, per detector, in whichever capture holds it.
+  const std::size_t width = plan.window_length();
+  std::vector<const std::complex<double>*> row_of(plan.candidates.size() * n_det, nullptr);
+  for (const CapturedWindows* w : {&stage.root_windows, &again})
+    for (std::size_t r = 0; r < w->rows.size(); ++r)
+      for (std::size_t d = 0; d < n_det; ++d) row_of[w->rows[r] * n_det + d] = w->snr.z[d].data() + r * width;
+  NetworkSnr out{ifos, kept.size(), width, std::vector<std::vector<std::complex<double>>>(n_det)};
+  for (std::size_t d = 0; d < n_det; ++d)
+    for (const std::size_t c : kept) {
+      const std::complex<double>* row = row_of[c * n_det + d];
+      AS_ASSERT(row != nullptr);
+      out.z[d].insert(out.z[d].end(), row, row + width);
+    }
+  return out;
+}
+
 void on_every_rank_then_share_failure(MPI_Comm comm, const std::function<void()>& action) {
   int rank = 0, size = 1;
   AS_MPI_TRY(MPI_Comm_rank(comm, &rank));

@@ -47,6 +47,13 @@ RankCoherentStage run_coherent_stage_on_ranks(MPI_Comm comm, const SpiirBank& ba
                                               std::span<const SecondPassTask> tasks, const SecondPassFilter& filter,
                                               CoherentSkyMaps& maps);
 
+/// Rank 0, for /skymaps: the windows of candidates `kept` (rows in that order), from its own
+/// tasks' windows kept in `stage` or, for the tasks other ranks ran, by filtering those tasks again
+/// (the same tasks, so the same windows bit for bit; not stopped by a signal).
+NetworkSnr windows_on_root(const RankCoherentStage& stage, const CoherentStagePlan& plan,
+                           const std::vector<std::string>& ifos, std::span<const SecondPassTask> tasks,
+                           const SecondPassFilter& filter, std::span<const std::size_t> kept);
+
 /// Collective: every rank's results (`trials` per row, row r the candidate rows[r]) to rank 0,
 /// which returns all `n_candidates` × `trials`, candidate-major; the other ranks return nothing.
 std::vector<CoherentResult> gather_results(MPI_Comm comm, std::size_t n_candidates, std::size_t trials,

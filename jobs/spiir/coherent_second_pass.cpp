@@ -49,6 +49,15 @@ std::pair<std::size_t, std::size_t> SecondPassFilter::range(const SecondPassTask
   return {first, end};
 }
 
+std::uint64_t second_pass_samples(std::span<const SecondPassTask> tasks, const SecondPassFilter& filter) {
+  std::uint64_t n = 0;
+  for (const auto& t : tasks) {
+    const auto [first, end] = filter.range(t);
+    n += end - first;
+  }
+  return n;
+}
+
 CapturedWindows capture_windows(const CoherentStagePlan& plan, const std::vector<std::string>& ifos,
                                 std::span<const SecondPassTask> all, std::span<const std::size_t> tasks,
                                 const SecondPassFilter& filter, bool stop_on_signal) {

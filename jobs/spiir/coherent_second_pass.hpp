@@ -55,6 +55,9 @@ struct SecondPassFilter {
   [[nodiscard]] std::pair<std::size_t, std::size_t> range(const SecondPassTask& task) const;
 };
 
+/// Output samples the tasks filter per detector (their ranges summed): the second pass's cost.
+std::uint64_t second_pass_samples(std::span<const SecondPassTask> tasks, const SecondPassFilter& filter);
+
 /// The windows of the candidates of `tasks` (indices into `all`), every detector's: rows in the
 /// order of the tasks, then of each task's candidates (`rows` says which candidate each is),
 /// plan.window_length() samples each. Returns the samples filtered (per detector, summed).

@@ -583,11 +583,8 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
     plan.emplace(plan_coherent_stage(bank, network, settings.coherent));
     maps.emplace(network, settings.coherent, *plan);
     tasks = group_second_pass(plan->candidates, plan->before, plan->after, static_cast<std::int64_t>(warmup));
-    std::uint64_t second_samples = 0, first_samples = 0;
-    for (const auto& t : tasks) {
-      const auto [b, e] = second_pass.range(t);
-      second_samples += e - b;
-    }
+    const std::uint64_t second_samples = second_pass_samples(tasks, second_pass);
+    std::uint64_t first_samples = 0;
     for (std::uint64_t u = 0; u < n_units; ++u)
       first_samples += grid.n_unit_templates(u) * (grid.n_unit_samples(u) + std::min(warmup, grid.first_sample(u)));
     run.log(format_text(
@@ -606,34 +603,9 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
 
   mpi::on_root_then_share_failure(comm, [&] {
     if (plan) {
-      // /skymaps: the clustered triggers' windows, from rank 0's own tasks or, for the tasks other
-      // ranks ran, filtered again here (the same tasks, so the same windows bit for bit).
+      // /skymaps: the clustered triggers' windows (rank 0's own, or other ranks' tasks again).
       const WindowsOf windows_of = [&](std::span<const std::size_t> kept) {
-        std::vector<std::size_t> task_of(plan->candidates.size());
-        for (std::size_t t = 0; t < tasks.size(); ++t)
-          for (const std::size_t c : tasks[t].candidates) task_of[c] = t;
-        std::vector<std::size_t> needed;
-        for (const std::size_t c : kept)
-          if (!std::binary_search(stage.root_tasks.begin(), stage.root_tasks.end(), task_of[c]))
-            needed.push_back(task_of[c]);
-        std::sort(needed.begin(), needed.end());
-        needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
-        const CapturedWindows again = capture_windows(*plan, network.ifos, tasks, needed, second_pass, false);
-        const std::size_t width = plan->window_length();
-        std::vector<const std::complex<double>*> row_of(plan->candidates.size() * network.ifos.size(), nullptr);
-        for (const CapturedWindows* w : {static_cast<const CapturedWindows*>(&stage.root_windows), &again})
-          for (std::size_t r = 0; r < w->rows.size(); ++r)
-            for (std::size_t d = 0; d < network.ifos.size(); ++d)
-              row_of[w->rows[r] * network.ifos.size() + d] = w->snr.z[d].data() + r * width;
-        NetworkSnr out{network.ifos, kept.size(), width,
-                       std::vector<std::vector<std::complex<double>>>(network.ifos.size())};
-        for (std::size_t d = 0; d < network.ifos.size(); ++d)
-          for (const std::size_t c : kept) {
-            const std::complex<double>* row = row_of[c * network.ifos.size() + d];
-            AS_ASSERT(row != nullptr);
-            out.z[d].insert(out.z[d].end(), row, row + width);
-          }
-        return out;
+        return windows_on_root(stage, *plan, network.ifos, tasks, second_pass, kept);
       };
       const auto written = write_coherent_triggers(file->get(), bank, network, settings.coherent, *plan, stage.results,
                                                    *maps, windows_of);

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "coherent_distribution.hpp"
 #include "coherent_second_pass.hpp"
 #include "core/error.hpp"
 #include "filter_test_support.hpp"
@@ -137,6 +138,39 @@ TEST(SecondPassWindows, EqualAWholeRunToTheWarmupToleranceAndTheSameBitsHoweverS
   std::uint64_t expected = 0;
   for (const auto& t : tasks) expected += (f.range(t).second - f.range(t).first) * ifos.size();
   EXPECT_EQ(all.filtered_samples, expected);
+}
+
+TEST(SecondPassWindows, SkymapWindowsOnRankZeroAreItsOwnOrFilteredAgainTheSame) {
+  OnePoleBank bank{white_noise(2000, 12), 3};
+  CoherentStagePlan plan;
+  plan.before = 20;
+  plan.after = 8;
+  plan.candidates = {{0, 0, 300}, {1, 1, 900}, {0, 2, 1500}, {1, 0, 1700}};
+  SecondPassFilter f;
+  f.latency = bank.latency;
+  f.warmup = 300;
+  f.n_stream = 2003;
+  f.run = [&](std::size_t, std::size_t tmpl, std::size_t first, std::size_t end, const auto& each) {
+    bank.run(tmpl, first, end, each);
+  };
+  const std::vector<std::string> ifos = {"H1", "L1", "V1"};
+  const auto tasks = group_second_pass(plan.candidates, plan.before, plan.after, static_cast<std::int64_t>(f.warmup));
+  ASSERT_EQ(tasks.size(), 4u);
+  // Rank 0 ran tasks 1 and 3; the triggers kept are candidates 3, 0, 2 (in that order).
+  RankCoherentStage stage;
+  stage.root_tasks = {1, 3};
+  stage.root_windows = capture_windows(plan, ifos, tasks, stage.root_tasks, f);
+  const std::vector<std::size_t> kept = {3, 0, 2};
+  const NetworkSnr got = windows_on_root(stage, plan, ifos, tasks, f, kept);
+  const CapturedWindows all = capture_windows(plan, ifos, tasks, std::vector<std::size_t>{0, 1, 2, 3}, f);
+  const std::size_t width = plan.window_length();
+  ASSERT_EQ(got.n_templates, kept.size());
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    std::size_t row = 0;
+    while (all.rows[row] != kept[k]) ++row;
+    for (std::size_t d = 0; d < ifos.size(); ++d)
+      for (std::size_t i = 0; i < width; ++i) EXPECT_EQ(got.z[d][k * width + i], all.snr.z[d][row * width + i]);
+  }
 }
 
 TEST(SecondPassWindows, AFailingTaskThrowsItsError) {
