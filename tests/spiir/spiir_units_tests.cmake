@@ -70,6 +70,16 @@ add_test(NAME spiir_units_hlv_ranks_identical COMMAND compare_products ${spiir_o
          ${spiir_out}/units_hlv_np2.h5)
 set_tests_properties(spiir_units_hlv_ranks_identical PROPERTIES
                      FIXTURES_REQUIRED "spiir_triggers_hlv;spiir_units_hlv_np2" LABELS spiir)
+# The multi-rate bank's coherent stage (latency 448 samples, tasks on the stream's multiple) on 3
+# ranks with spiir_units_mr_np1's units: byte for byte its product.
+astrosweep_add_mpi_run(spiir_units_mr_np3_same_units NP 3 LABELS spiir FIXTURES_REQUIRED "spiir_bank_mr;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_mr_np3_same_units
+  COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_mr.h5 --strain ${spiir_out}/strain_long.h5 --overwrite
+          --n-slides 10 -o ${spiir_out}/units_mr_np3_same_units.h5 --threads 1 --chunk-seconds 0.3)
+add_test(NAME spiir_units_multirate_ranks_identical COMMAND compare_products ${spiir_out}/units_mr_np1.h5
+         ${spiir_out}/units_mr_np3_same_units.h5)
+set_tests_properties(spiir_units_multirate_ranks_identical PROPERTIES
+                     FIXTURES_REQUIRED "spiir_units_mr_np1;spiir_units_mr_np3_same_units" LABELS spiir)
 
 # Kill and resume (docs/reliability.md) through tests/cli/kill_and_resume.cpp: 12 units of a template
 # x 10 s; the reference is spiir_units_np3's product (the same units). Heavy: 10-20 s each.
