@@ -65,13 +65,14 @@ endfunction()
 
 # astrosweep_add_kill_and_resume(name [JOB job] EXE path REFERENCE product PRODUCT product FIXTURE f
 #                                MODE m NP list RESUME_NP n SEED s ROUNDS k LABELS list
-#                                [OTHER args...] ARGS args...): a kill-and-resume round through
+#                                [OTHER args...] [AT_LOG text] ARGS args...): a kill-and-resume round through
 # tests/cli/kill_and_resume.cpp (docs/reliability.md): the job is run with ARGS, stopped per MODE
 # and resumed until its product equals REFERENCE; OTHER are the arguments of a resume that must be
-# refused (MODE mismatch). Every job's resume tests go through this one function.
+# refused (MODE mismatch); AT_LOG, the moment of every round: when the job's log holds that text.
+# Every job's resume tests go through this one function.
 function(astrosweep_add_kill_and_resume name)
-  cmake_parse_arguments(A "" "JOB;EXE;REFERENCE;PRODUCT;FIXTURE;MODE;NP;RESUME_NP;SEED;ROUNDS" "LABELS;OTHER;ARGS"
-                        ${ARGN})
+  cmake_parse_arguments(A "" "JOB;EXE;REFERENCE;PRODUCT;FIXTURE;MODE;NP;RESUME_NP;SEED;ROUNDS;AT_LOG"
+                        "LABELS;OTHER;ARGS" ${ARGN})
   set(job)
   if(A_JOB)
     set(job --job ${A_JOB})
@@ -80,6 +81,9 @@ function(astrosweep_add_kill_and_resume name)
   if(A_OTHER)
     string(REPLACE ";" "|" other "${A_OTHER}")  # a list cannot cross the command line
     set(other --other "${other}")
+  endif()
+  if(A_AT_LOG)
+    list(APPEND other --at-log "${A_AT_LOG}")
   endif()
   add_test(NAME ${name}
     COMMAND kill_and_resume ${A_MODE} ${job} --mpiexec ${MPIEXEC_EXECUTABLE} --exe ${A_EXE}

@@ -17,35 +17,6 @@ namespace {
 // gstlal-spiir recomputes its sky maps every 1800 s; one map serves the candidates of each block.
 constexpr double sky_map_seconds = 1800;
 
-// Each candidate's SNR window in every detector, as rows of a NetworkSnr (row c = candidate c),
-// so the search reads them as templates.
-class SnrWindows {
- public:
-  SnrWindows(std::size_t n_det, const std::vector<Candidate>& candidates, std::int64_t before, std::int64_t after)
-      : candidates_(candidates), before_(before), width_(static_cast<std::size_t>(before + after + 1)) {
-    windows_.assign(n_det, std::vector<std::complex<double>>(candidates.size() * width_));
-  }
-  void capture(std::size_t d, std::int64_t first, std::size_t n, std::span<const std::complex<double>> z) {
-    const auto last = first + static_cast<std::int64_t>(n);  // exclusive
-    for (std::size_t c = 0; c < candidates_.size(); ++c) {
-      const std::int64_t w0 = candidates_[c].sample - before_;
-      const std::int64_t lo = std::max(first, w0), hi = std::min(last, w0 + static_cast<std::int64_t>(width_));
-      const std::complex<double>* series = z.data() + candidates_[c].tmpl * n;
-      for (std::int64_t s = lo; s < hi; ++s)
-        windows_[d][c * width_ + static_cast<std::size_t>(s - w0)] = series[s - first];
-    }
-  }
-  NetworkSnr network(const std::vector<std::string>& ifos) {
-    return {ifos, candidates_.size(), width_, std::move(windows_)};
-  }
-
- private:
-  std::vector<Candidate> candidates_;
-  std::int64_t before_;
-  std::size_t width_;
-  std::vector<std::vector<std::complex<double>>> windows_;
-};
-
 }  // namespace
 
 void check_coherent_settings(const CoherentStageSettings& s) {
@@ -62,17 +33,18 @@ void check_coherent_settings(const CoherentStageSettings& s) {
              "--cluster-window must be >= 0 seconds");
 }
 
-CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, const CoherentStageInput& input,
-                                             const CoherentStageSettings& settings, const SnrPass& refilter) {
+CoherentStagePlan plan_coherent_stage(const SpiirBank& bank, const CoherentStageInput& input,
+                                      const CoherentStageSettings& settings) {
   const std::size_t n_det = input.ifos.size();
   const double fs = input.sample_rate;
+  CoherentStagePlan plan;
   const auto slide = static_cast<std::int64_t>(std::llround(settings.slide_seconds * fs));
-  const CoherentSettings search{settings.n_slides, slide, settings.subsample, settings.sky_stride};
+  plan.search = CoherentSettings{settings.n_slides, slide, settings.subsample, settings.sky_stride};
   // Sensitivities: each detector's mean √sigmasq over the bank (U depends only on their ratios).
-  std::vector<double> sigma(n_det, 0.0);
+  plan.sigma.assign(n_det, 0.0);
   for (std::size_t d = 0; d < n_det; ++d) {
-    for (double s : bank.sigmasq.at(input.ifos[d])) sigma[d] += std::sqrt(s);
-    sigma[d] /= static_cast<double>(bank.n_templates());
+    for (double s : bank.sigmasq.at(input.ifos[d])) plan.sigma[d] += std::sqrt(s);
+    plan.sigma[d] /= static_cast<double>(bank.n_templates());
   }
   // The largest offset any map can have: the longest baseline, rounded up, plus one (plus the
   // interpolation's half-width with subsample reads).
@@ -87,63 +59,93 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
   const auto reach =
       static_cast<std::int64_t>(std::ceil(baseline * fs)) + 1 + (settings.subsample ? interpolation_half_width : 0);
   const auto k = static_cast<std::int64_t>(bank.autocorrelation_length / 2);
-  const std::int64_t before = reach + settings.n_slides * slide + k, after = reach + k;
-
-  CoherentStageSummary summary;
-  std::vector<Candidate> candidates;
+  plan.before = reach + settings.n_slides * slide + k;
+  plan.after = reach + k;
   for (std::size_t d = 0; d < n_det; ++d)
     for (std::size_t i = 0; i < input.peak_samples[d].size(); ++i) {
       const std::int64_t n = input.peak_samples[d][i];
-      if (n - before < 0 || n + after >= static_cast<std::int64_t>(input.n_samples)) {
-        ++summary.dropped;
+      if (n - plan.before < 0 || n + plan.after >= static_cast<std::int64_t>(input.n_samples)) {
+        ++plan.dropped;
         continue;
       }
-      candidates.push_back({d, static_cast<std::size_t>(input.peak_templates[d][i]), n});
+      plan.candidates.push_back({d, static_cast<std::size_t>(input.peak_templates[d][i]), n});
     }
-  summary.candidates = candidates.size();
+  return plan;
+}
 
-  SnrWindows windows(n_det, candidates, before, after);
-  for (std::size_t d = 0; d < n_det; ++d)
-    refilter(d, [&](std::int64_t first, std::size_t n, std::span<const std::complex<double>> z) {
-      windows.capture(d, first, n, z);
-    });
-  const NetworkSnr snr = windows.network(input.ifos);
+CoherentSkyMaps::CoherentSkyMaps(const CoherentStageInput& input, const CoherentStageSettings& settings,
+                                 const CoherentStagePlan& plan)
+    : input_(input),
+      order_(settings.sky_order),
+      sigma_(plan.sigma),
+      block_samples_(static_cast<std::int64_t>(sky_map_seconds * input.sample_rate)) {}
+
+const SkyMap& CoherentSkyMaps::of_block(std::int64_t block) {
+  if (const auto it = maps_.find(block); it != maps_.end()) return it->second;
+  // At the middle of the strain the block covers.
+  const double fs = input_.sample_rate;
+  const double b0 = static_cast<double>(block * block_samples_) / fs;
+  const double b1 =
+      std::min(static_cast<double>((block + 1) * block_samples_), static_cast<double>(input_.n_samples)) / fs;
+  const double start = static_cast<double>(input_.gps_start_s) + input_.gps_start_ns * 1e-9;
+  return maps_.emplace(block, make_sky_map(order_, input_.ifos, sigma_, start + 0.5 * (b0 + b1), fs)).first->second;
+}
+
+std::vector<CoherentResult> search_candidates(const SpiirBank& bank, const CoherentStageInput& input,
+                                              const CoherentStageSettings& settings, const CoherentStagePlan& plan,
+                                              std::span<const std::size_t> members, const NetworkSnr& windows,
+                                              CoherentSkyMaps& maps) {
+  const std::size_t n_det = input.ifos.size();
+  AS_ASSERT(windows.n_templates == members.size() && windows.n_samples == plan.window_length());
+  if (members.empty()) return {};  // a rank without candidates
+  // Autocorrelations as the windows' rows: row m is members[m]'s template.
   TemplateAutocorrelations ac;
   {
     const auto all = TemplateAutocorrelations::from_bank(bank, input.ifos, input.bank_path);
     ac.length = all.length;
-    ac.n_templates = candidates.size();
+    ac.n_templates = members.size();
     ac.per_ifo.assign(n_det, {});
     for (std::size_t d = 0; d < n_det; ++d)
-      for (const auto& c : candidates)
-        ac.per_ifo[d].insert(ac.per_ifo[d].end(), all.of(d, c.tmpl), all.of(d, c.tmpl) + all.length);
+      for (const std::size_t c : members) {
+        const std::size_t j = plan.candidates[c].tmpl;
+        ac.per_ifo[d].insert(ac.per_ifo[d].end(), all.of(d, j), all.of(d, j) + all.length);
+      }
   }
-
-  // The search, one sky map per block of 1800 s (at the middle of the strain the block covers).
-  const int trials = settings.n_slides + 1;
-  std::vector<CoherentResult> results(candidates.size() * static_cast<std::size_t>(trials));
-  std::vector<SkyDirection> pixels = sky_grid(settings.sky_order);
-  const auto block_samples = static_cast<std::int64_t>(sky_map_seconds * fs);
-  std::map<std::int64_t, std::vector<std::size_t>> blocks;
-  for (std::size_t c = 0; c < candidates.size(); ++c) blocks[candidates[c].sample / block_samples].push_back(c);
-  const double start = static_cast<double>(input.gps_start_s) + input.gps_start_ns * 1e-9;
-  std::map<std::int64_t, SkyMap> maps;                                                // per block, kept for /skymaps
+  const auto trials = static_cast<std::size_t>(plan.trials());
+  std::vector<CoherentResult> results(members.size() * trials);
+  std::map<std::int64_t, std::vector<std::size_t>> blocks;  // block -> rows
+  for (std::size_t m = 0; m < members.size(); ++m)
+    blocks[maps.block_of(plan.candidates[members[m]].sample)].push_back(m);
   const std::unique_ptr<SkySearchEngine> engine = make_sky_search(settings.backend);  // null: the CPU's loop
-  for (const auto& [block, members] : blocks) {
-    const double b0 = static_cast<double>(block * block_samples) / fs;
-    const double b1 =
-        std::min(static_cast<double>((block + 1) * block_samples), static_cast<double>(input.n_samples)) / fs;
-    const SkyMap map = make_sky_map(settings.sky_order, input.ifos, sigma, start + 0.5 * (b0 + b1), fs);
-    AS_ASSERT(read_margin(map, search) < reach);
-    std::vector<Candidate> rows;
-    for (std::size_t c : members) rows.push_back({candidates[c].ref_ifo, c, before});
-    const auto r = coherent_search(map, snr, ac, rows, search, settings.precision, settings.threads, engine.get());
-    for (std::size_t m = 0; m < members.size(); ++m)
-      for (int t = 0; t < trials; ++t)
-        results[members[m] * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)] =
-            r[m * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)];
-    if (settings.skymaps) maps.emplace(block, map);
+  for (const auto& [block, rows] : blocks) {
+    const SkyMap& map = maps.of_block(block);
+    AS_ASSERT(read_margin(map, plan.search) + plan.search.n_slides * plan.search.slide_samples +
+                  static_cast<std::int64_t>(ac.half_length()) <
+              plan.before);
+    std::vector<Candidate> searched;
+    for (const std::size_t m : rows) searched.push_back({plan.candidates[members[m]].ref_ifo, m, plan.before});
+    auto r =
+        coherent_search(map, windows, ac, searched, plan.search, settings.precision, settings.threads, engine.get());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (std::size_t t = 0; t < trials; ++t) results[rows[i] * trials + t] = std::move(r[i * trials + t]);
   }
+  return results;
+}
+
+CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, const CoherentStageInput& input,
+                                             const CoherentStageSettings& settings, const CoherentStagePlan& plan,
+                                             const std::vector<CoherentResult>& results, CoherentSkyMaps& maps,
+                                             const WindowsOf& windows_of) {
+  const std::size_t n_det = input.ifos.size();
+  const double fs = input.sample_rate;
+  const auto& candidates = plan.candidates;
+  const int trials = plan.trials();
+  const std::int64_t slide = plan.search.slide_samples;
+  AS_ASSERT(results.size() == candidates.size() * static_cast<std::size_t>(trials));
+  CoherentStageSummary summary;
+  summary.candidates = candidates.size();
+  summary.dropped = plan.dropped;
+  const std::vector<SkyDirection> pixels = sky_grid(settings.sky_order);
 
   // Clustering of the foreground by ρ_coh.
   std::vector<std::int64_t> times;
@@ -240,11 +242,12 @@ CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, 
     h5::write_rows(dec_ds.get(), h5::native_type<double>(), 0, dec.size(), dec.data());
     h5::check(H5DSset_scale(ra_ds.get(), "ra"), "H5DSset_scale");
     h5::check(H5DSset_scale(dec_ds.get(), "dec"), "H5DSset_scale");
-    const auto block_samples_map = static_cast<std::int64_t>(sky_map_seconds * fs);
+    const NetworkSnr snr = windows_of(kept);  // row r: trigger r's candidate
     for (std::size_t row = 0; row < kept.size(); ++row) {
       const std::size_t c = kept[row];
-      const SkyMap& map = maps.at(candidates[c].sample / block_samples_map);
-      const auto values = coherent_sky_map(map, snr, {candidates[c].ref_ifo, c, before}, search, 0, settings.precision);
+      const SkyMap& map = maps.of_block(maps.block_of(candidates[c].sample));
+      const auto values =
+          coherent_sky_map(map, snr, {candidates[c].ref_ifo, row, plan.before}, plan.search, 0, settings.precision);
       const std::vector<float> stored(values.begin(), values.end());
       h5::Id ds =
           h5::described(h5::create_dataset(g.get(), std::to_string(row), h5::native_type<float>(), {stored.size()}), "",

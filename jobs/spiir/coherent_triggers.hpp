@@ -1,14 +1,17 @@
 #pragma once
 // The spiir command's coherent stage (spec §9, §10): every detector's peaks become candidates
 // (the peak's detector the reference); the SNR of every detector around each candidate (the
-// window its offsets, slides and χ² read) is captured while the strain is filtered a second time;
-// the search runs with one sky map per 1800 s of strain; the foreground is clustered and written
-// to /triggers, every candidate's slides to /background.
+// window its offsets, slides and χ² read) is captured by a second pass over the candidates'
+// templates (coherent_second_pass.hpp), the search runs with one sky map per 1800 s of strain on
+// the ranks that own the candidates (coherent_distribution.hpp); rank 0 clusters the foreground
+// and writes /triggers, every candidate's slides to /background. This file holds what does not
+// depend on where the work runs: the plan, the search of a set of candidates, the writer.
 #include <hdf5.h>
 
 #include <complex>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -44,8 +47,6 @@ void check_coherent_settings(const CoherentStageSettings& settings);
 /// What a chunk of filtering hands over: the SNR of every template for strain samples
 /// first … first + n − 1 (first may be negative: the multi-rate stream's latency), template-major.
 using SnrSink = std::function<void(std::int64_t first, std::size_t n, std::span<const std::complex<double>> z)>;
-/// Filters detector d of the network from the start, calling the sink chunk by chunk.
-using SnrPass = std::function<void(std::size_t d, const SnrSink& sink)>;
 
 struct CoherentStageInput {
   std::string bank_path;  ///< for messages
@@ -64,9 +65,57 @@ struct CoherentStageSummary {
   std::size_t triggers = 0;    ///< after clustering
 };
 
-/// Runs the stage and writes /triggers and /background into `file` (and /skymaps with
-/// settings.skymaps).
+/// What every rank derives alike from the merged peaks: the candidates (in order of detector, then
+/// peak) and the window of samples around each that the search reads.
+struct CoherentStagePlan {
+  std::vector<Candidate> candidates;
+  std::size_t dropped = 0;  ///< peaks without the margin the search reads
+  std::int64_t before = 0;  ///< window: samples before the candidate's (slides, offsets, χ²)
+  std::int64_t after = 0;   ///< window: samples after it
+  CoherentSettings search;
+  std::vector<double> sigma;  ///< per detector: the mean √sigmasq over the bank (U uses their ratios)
+  [[nodiscard]] int trials() const { return search.n_slides + 1; }
+  [[nodiscard]] std::size_t window_length() const { return static_cast<std::size_t>(before + after + 1); }
+};
+
+CoherentStagePlan plan_coherent_stage(const SpiirBank& bank, const CoherentStageInput& input,
+                                      const CoherentStageSettings& settings);
+
+/// The sky maps of one run, one per 1800 s block of strain (gstlal-spiir recomputes its maps every
+/// 1800 s), made when first asked for: the same values on every rank.
+class CoherentSkyMaps {
+ public:
+  CoherentSkyMaps(const CoherentStageInput& input, const CoherentStageSettings& settings,
+                  const CoherentStagePlan& plan);
+  [[nodiscard]] std::int64_t block_of(std::int64_t sample) const { return sample / block_samples_; }
+  const SkyMap& of_block(std::int64_t block);
+
+ private:
+  const CoherentStageInput& input_;
+  int order_;
+  std::vector<double> sigma_;
+  std::int64_t block_samples_;
+  std::map<std::int64_t, SkyMap> maps_;
+};
+
+/// The search of candidates `members` (indices into plan.candidates) whose windows are the rows of
+/// `windows` (row m: members[m]'s template, plan.window_length() samples, the candidate at
+/// plan.before): member-major, plan.trials() results each. One search call per sky-map block.
+/// A candidate's results do not depend on which others share the call.
+std::vector<CoherentResult> search_candidates(const SpiirBank& bank, const CoherentStageInput& input,
+                                              const CoherentStageSettings& settings, const CoherentStagePlan& plan,
+                                              std::span<const std::size_t> members, const NetworkSnr& windows,
+                                              CoherentSkyMaps& maps);
+
+/// Windows of candidates `members` for the sky maps of /skymaps (rows in the order of `members`).
+using WindowsOf = std::function<NetworkSnr(std::span<const std::size_t> members)>;
+
+/// Clusters the foreground of `results` (every candidate's, candidate-major) and writes /triggers,
+/// /background and, with settings.skymaps, /skymaps into `file` (the clustered triggers' windows
+/// from `windows_of`).
 CoherentStageSummary write_coherent_triggers(hid_t file, const SpiirBank& bank, const CoherentStageInput& input,
-                                             const CoherentStageSettings& settings, const SnrPass& refilter);
+                                             const CoherentStageSettings& settings, const CoherentStagePlan& plan,
+                                             const std::vector<CoherentResult>& results, CoherentSkyMaps& maps,
+                                             const WindowsOf& windows_of);
 
 }  // namespace astrosweep::spiir

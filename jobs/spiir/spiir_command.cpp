@@ -6,6 +6,8 @@
 // astrosweep.spiir HDF5 file. On any number of MPI ranks: work units of templates x time handed out
 // by the framework (run/unit_loop.hpp), their samples spooled, merged into the peaks on rank 0
 // (spiir_units.hpp), with the framework's journal, --resume and output lock (run/lifecycle.hpp).
+#include <omp.h>
+
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -17,6 +19,8 @@
 #include <optional>
 
 #include "chunk_peaks.hpp"
+#include "coherent_distribution.hpp"
+#include "coherent_second_pass.hpp"
 #include "coherent_triggers.hpp"
 #include "core/backend.hpp"
 #include "core/command_line.hpp"
@@ -26,6 +30,7 @@
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "detector_geometry.hpp"
+#include "device.hpp"
 #include "gw_strain.hpp"
 #include "io/h5.hpp"
 #include "io/product_attributes.hpp"
@@ -318,29 +323,30 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   const auto precision = precision_name == "fp32" ? Precision::fp32 : Precision::fp64;
   const BackendOptions options = run.backend_options();
   settings.coherent.backend = options;  // the sky search runs where the filtering does
-  // A fresh filter per detector and unit: states from zero.
+  // A fresh filter per detector and unit: states from zero. `describe` (the first pass's) gets
+  // what the backend is; the second pass makes filters on several threads at once, with none.
   std::string described;
-  const auto make_filter = [&](const SpiirBank& b) {
+  const auto make_filter = [&](const SpiirBank& b, const BackendOptions& o, std::string* describe) {
     ChunkFilter f;
     f.n_templates = b.n_templates();
     if (const RateBank* single = b.single_rate()) {
-      std::shared_ptr<SpiirBackend> backend = make_spiir_backend(*single, precision, options);
-      described = backend->describe();
+      std::shared_ptr<SpiirBackend> backend = make_spiir_backend(*single, precision, o);
+      if (describe) *describe = backend->describe();
       f.run = [backend](std::span<const double> x, std::span<std::complex<double>> z) { backend->filter(x, z); };
     } else {
       auto stream = std::make_shared<MultirateStream>(b, [&](const RateBank& r) {
-        auto backend = make_spiir_backend(r, precision, options);
-        described = backend->describe();
+        auto backend = make_spiir_backend(r, precision, o);
+        if (describe) *describe = backend->describe();
         return backend;
       });
       f.latency = stream->latency();
       f.multiple = stream->chunk_multiple();
       f.run = [stream](std::span<const double> x, std::span<std::complex<double>> z) { stream->filter(x, z); };
-      described += format_text(", %zu rates (latency %zu samples)", b.rates.size(), f.latency);
+      if (describe) *describe += format_text(", %zu rates (latency %zu samples)", b.rates.size(), f.latency);
     }
     return f;
   };
-  const ChunkFilter whole = make_filter(bank);  // checks the backend before anything is written
+  const ChunkFilter whole = make_filter(bank, options, &described);  // checks the backend before anything is written
   const std::size_t n_total = detectors.front().strain.size();
   std::size_t chunk = static_cast<std::size_t>(std::max(1.0, std::round(chunk_seconds * bank.sample_rate_max)));
   chunk = std::max(whole.multiple, chunk / whole.multiple * whole.multiple);
@@ -442,7 +448,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
     const std::size_t u0 = grid.first_sample(u.id), n = grid.n_unit_samples(u.id);
     UnitSamples samples(detectors.size());
     for (std::size_t d = 0; d < detectors.size(); ++d) {
-      const ChunkFilter f = make_filter(block);
+      const ChunkFilter f = make_filter(block, options, nullptr);
       AS_ASSERT(f.latency == whole.latency && f.multiple == whole.multiple);
       filter_range(streams[d], f, u0, n, warmup, chunk,
                    [&](std::size_t first, std::size_t m, std::span<const std::complex<double>> z) {
@@ -477,8 +483,13 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   if (run.root()) progress.print_line(true);
   if (snr_writer) snr_writer->close();  // collective, before rank 0 reopens the product alone
 
-  // Rank 0 merges the units into the peaks, runs the coherent stage and completes the product.
+  // Rank 0 merges the units into the peaks and writes them; the coherent stage runs on every rank
+  // (coherent_distribution.hpp); rank 0 writes its triggers and completes the product.
   std::string summary;
+  std::optional<h5::Id> file;  // rank 0: the product, open from the peaks to its completion
+  CoherentStageInput network{
+      bank_path, {}, detectors.front().gps_start_s, detectors.front().gps_start_ns, bank.sample_rate_max, n_total,
+      {},        {}};
   mpi::on_root_then_share_failure(comm, [&] {
     const SpiirSpoolContents contents = read_spiir_spool(spool_dir, detectors.size());
     for (const auto& note : contents.notes) run.log("spool: " + note);
@@ -492,22 +503,19 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       for (std::size_t d = 0; d < detectors.size(); ++d)
         merged[d].insert(merged[d].end(), it->second[d].begin(), it->second[d].end());
     }
-    h5::Id file = h5::open_file(output, h5::Access::read_write);
+    file.emplace(h5::open_file(output, h5::Access::read_write));
     // Groups a run stopped while writing them left behind.
     for (const char* stale : {"detectors", "peaks", "triggers", "background", "skymaps"})
-      if (h5::exists(file.get(), stale)) h5::check(H5Ldelete(file.get(), stale, H5P_DEFAULT), "H5Ldelete");
+      if (h5::exists(file->get(), stale)) h5::check(H5Ldelete(file->get(), stale, H5P_DEFAULT), "H5Ldelete");
     // The PSDs this run whitened with (every rank estimated the same; rank 0's are written), so a
     // bank's norms can be made from the data's own PSD (spiirbank --psd PRODUCT).
     for (std::size_t di = 0; di < detectors.size(); ++di) {
       const auto& in = inputs[di];
-      if (in.psd) write_estimated_psd(file.get(), detectors[di], *in.psd);
+      if (in.psd) write_estimated_psd(file->get(), detectors[di], *in.psd);
       if (!in.stretch_psds.empty())
-        write_stretch_psds(file.get(), detectors[di], psd_stretch_seconds, in.psd_stretch_starts, in.stretch_psds);
+        write_stretch_psds(file->get(), detectors[di], psd_stretch_seconds, in.psd_stretch_starts, in.stretch_psds);
     }
-    h5::Id peaks = h5::create_group(file.get(), "peaks");
-    CoherentStageInput network{
-        bank_path, {}, detectors.front().gps_start_s, detectors.front().gps_start_ns, bank.sample_rate_max, n_total,
-        {},        {}};
+    h5::Id peaks = h5::create_group(file->get(), "peaks");
     for (std::size_t di = 0; di < detectors.size(); ++di) {
       const auto& d = detectors[di];
       PeakRows rows;
@@ -542,30 +550,80 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
                        "arg z (the complex conjugate of the usual matched-filter phase convention)");
       summary += format_text("%s%s %zu", summary.empty() ? "" : ", ", d.ifo.c_str(), rows.snr.size());
     }
-    // The coherent stage, on rank 0 over the merged peaks: 2 or 3 detectors (H1, L1, V1); one
-    // detector's run has peaks alone. Its second pass filters every detector from the start.
-    if (detectors.size() >= 2) {
-      const auto stage = write_coherent_triggers(
-          file.get(), bank, network, settings.coherent, [&](std::size_t d, const SnrSink& sink) {
-            const ChunkFilter f = make_filter(bank);
-            filter_range(streams[d], f, 0, grid.n_stream, 0, chunk,
-                         [&](std::size_t first, std::size_t m, std::span<const std::complex<double>> z) {
-                           sink(static_cast<std::int64_t>(first) - static_cast<std::int64_t>(f.latency), m, z);
-                         });
-          });
-      summary += format_text("; coherent: %zu candidates (%zu without margin), %zu triggers", stage.candidates,
-                             stage.dropped, stage.triggers);
+  });
+
+  // The coherent stage over the merged peaks: 2 or 3 detectors (H1, L1, V1); one detector's run
+  // has peaks alone. Its second pass filters each candidate's template around it (tasks of
+  // coherent_second_pass.hpp), on every rank, as the first pass filters its units.
+  std::optional<CoherentStagePlan> plan;
+  std::optional<CoherentSkyMaps> maps;
+  std::vector<SecondPassTask> tasks;
+  RankCoherentStage stage;
+  SecondPassFilter second_pass{whole.latency, whole.multiple, warmup, grid.n_stream, {}, 1};
+  // The CPU backend filters a template on one thread: tasks run side by side, a thread each.
+  BackendOptions task_options = options;
+  if (resolve_backend(options.kind) != BackendKind::cuda) {
+    second_pass.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    task_options.threads = 1;
+  }
+  second_pass.run =
+      [&](std::size_t d, std::size_t tmpl, std::size_t first, std::size_t end,
+          const std::function<void(std::size_t, std::size_t, std::span<const std::complex<double>>)>& each) {
+        const ChunkFilter f = make_filter(template_block(bank, tmpl, 1), task_options, nullptr);
+        AS_ASSERT(f.latency == whole.latency && f.multiple == whole.multiple);
+        filter_range(streams[d], f, first, end - first, 0, chunk, each);
+      };
+  if (detectors.size() >= 2) {
+    network.peak_samples.resize(detectors.size());
+    network.peak_templates.resize(detectors.size());
+    for (auto& v : network.peak_samples) mpi::broadcast_vector(comm, v);
+    for (auto& v : network.peak_templates) mpi::broadcast_vector(comm, v);
+    network.ifos.clear();
+    for (const auto& d : detectors) network.ifos.push_back(d.ifo);
+    plan.emplace(plan_coherent_stage(bank, network, settings.coherent));
+    maps.emplace(network, settings.coherent, *plan);
+    tasks = group_second_pass(plan->candidates, plan->before, plan->after, static_cast<std::int64_t>(warmup));
+    const std::uint64_t second_samples = second_pass_samples(tasks, second_pass);
+    std::uint64_t first_samples = 0;
+    for (std::uint64_t u = 0; u < n_units; ++u)
+      first_samples += grid.n_unit_templates(u) * (grid.n_unit_samples(u) + std::min(warmup, grid.first_sample(u)));
+    run.log(format_text(
+        "coherent stage: %zu candidates (%zu without margin) in %zu second-pass tasks on %d ranks: "
+        "%.3g template-samples per detector (%.2f%% of the first pass's %.3g)",
+        plan->candidates.size(), plan->dropped, tasks.size(), run.size(), static_cast<double>(second_samples),
+        100.0 * static_cast<double>(second_samples) / static_cast<double>(std::max<std::uint64_t>(1, first_samples)),
+        static_cast<double>(first_samples)));
+    stage = run_coherent_stage_on_ranks(comm, bank, network, settings.coherent, *plan, tasks, second_pass, *maps);
+    if (stage.interrupted)
+      run.interrupted([&] { file.reset(); },
+                      format_text("%llu of %llu units done, the coherent stage stopped",
+                                  static_cast<unsigned long long>(n_units), static_cast<unsigned long long>(n_units)),
+                      "its finished units (and their samples in '" + spool_dir + "') are");
+  }
+
+  mpi::on_root_then_share_failure(comm, [&] {
+    if (plan) {
+      // /skymaps: the clustered triggers' windows (rank 0's own, or other ranks' tasks again).
+      const WindowsOf windows_of = [&](std::span<const std::size_t> kept) {
+        return windows_on_root(stage, *plan, network.ifos, tasks, second_pass, kept);
+      };
+      const auto written = write_coherent_triggers(file->get(), bank, network, settings.coherent, *plan, stage.results,
+                                                   *maps, windows_of);
+      summary += format_text("; coherent: %zu candidates (%zu without margin), %zu triggers", written.candidates,
+                             written.dropped, written.triggers);
     }
     // Complete only once everything is written; the spool goes after, and a run stopped between
     // the two leaves a complete product whose spool the next --resume removes.
-    h5::set_attribute(file.get(), "status", std::string("complete"));
-    peaks = h5::Id();
-    h5::close_file(file);
+    h5::set_attribute(file->get(), "status", std::string("complete"));
+    h5::close_file(*file);
+    file.reset();
     remove_spiir_spool(spool_dir);
   });
   run.finished();
-  run.print_summary("rank  units  filter[s]\n",
-                    format_text("%4d %6.0f %10.3f\n", run.rank(), units_done, filter_seconds), stdout);
+  run.print_summary("rank  units  filter[s]  tasks  coherent[s]\n",
+                    format_text("%4d %6.0f %10.3f %6zu %12.3f\n", run.rank(), units_done, filter_seconds,
+                                stage.my_tasks, stage.my_seconds),
+                    stdout);
   if (run.root()) std::printf("peaks: %s; product: %s\n", summary.c_str(), output.c_str());
   return 0;
 }

@@ -4,7 +4,7 @@
 //
 //   kill_and_resume MODE --mpiexec PATH --exe PATH --compare PATH --reference REF.h5 --product OUT.h5
 //                   [--job period|scfind|fdas|spiir] [--np 2,3,1] [--resume-np N] [--seed S] [--rounds K]
-//                   [--other ARG|ARG|...] -- JOB ARGS
+//                   [--other ARG|ARG|...] [--at-log TEXT] -- JOB ARGS
 //
 // MODE
 //   kill-all  SIGKILL every rank, K times, then resume to the end
@@ -19,6 +19,9 @@
 // Every mode ends with a resume on --resume-np ranks (exit 0), compare_products against REF,
 // the journal gone, and one more --resume that must leave the complete product byte for byte
 // as it was (exit 0, "nothing to do").
+//
+// --at-log TEXT: every round's moment is when the job's log first holds TEXT (plus a few
+// milliseconds): a stage after the journalled units, e.g. spiir's coherent stage.
 //
 // Moments: an early one (a delay after the ranks start: catalog reading, product creation) or
 // "after j more journal entries" plus a few milliseconds, j drawn below the run's unit count. The
@@ -64,6 +67,7 @@ struct Options {
   std::uint64_t seed = 1;
   int rounds = 3;
   std::vector<std::string> period_args, other_args;
+  std::string at_log;  ///< the moment: when the log holds this (empty: the units' moments)
 };
 
 // Thrown, not exit(): unwinding runs ~Launch, which ends a job left running (a hang).
@@ -248,6 +252,20 @@ bool reach(Launch& run, const Options& o, int np, std::mt19937_64& rng, bool all
   while (run.ranks().size() < static_cast<std::size_t>(np)) {
     if (run.poll()) return false;
     std::this_thread::sleep_for(2ms);
+  }
+  if (!o.at_log.empty()) {
+    while (run.log().find(o.at_log) == std::string::npos) {
+      if (run.poll()) return false;
+      std::this_thread::sleep_for(1ms);
+    }
+    m.delay_ms = static_cast<int>(rng() % 40);
+    m.text = "when the log said '" + o.at_log + "' (+" + std::to_string(m.delay_ms) + " ms)";
+    const auto end = Clock::now() + std::chrono::milliseconds(m.delay_ms);
+    while (Clock::now() < end) {
+      if (run.poll()) return false;
+      std::this_thread::sleep_for(1ms);
+    }
+    return true;
   }
   m.early = allow_early && rng() % 4 == 0;
   if (m.early) {
@@ -461,6 +479,8 @@ Options parse(int argc, char** argv) {
       o.rounds = std::stoi(value);
     else if (key == "--other")
       o.other_args = split(value, '|');
+    else if (key == "--at-log")
+      o.at_log = value;
     else if (key == "--np") {
       o.np.clear();
       for (const auto& n : split(value, ',')) o.np.push_back(std::stoi(n));

@@ -60,6 +60,27 @@ add_test(NAME spiir_units_hlv_agree COMMAND compare_products ${spiir_out}/trigge
 set_tests_properties(spiir_units_hlv_agree PROPERTIES FIXTURES_REQUIRED "spiir_triggers_hlv;spiir_units_hlv_np3"
                      LABELS spiir)
 
+# The coherent stage spread over 2 ranks (the whole bank in one unit, as spiir_coherent_hlv): its
+# second-pass tasks and searches split between the ranks, the product byte for byte the one-process one.
+astrosweep_add_mpi_run(spiir_units_hlv_np2 NP 2 LABELS spiir FIXTURES_REQUIRED "spiir_bank_hlv;spiir_strain_hlv"
+  FIXTURES_SETUP spiir_units_hlv_np2
+  COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_hlv.h5 --strain ${spiir_out}/strain_hlv.h5
+          -o ${spiir_out}/units_hlv_np2.h5 --overwrite --threads 1 --n-slides 20 --skymaps)
+add_test(NAME spiir_units_hlv_ranks_identical COMMAND compare_products ${spiir_out}/triggers_hlv.h5
+         ${spiir_out}/units_hlv_np2.h5)
+set_tests_properties(spiir_units_hlv_ranks_identical PROPERTIES
+                     FIXTURES_REQUIRED "spiir_triggers_hlv;spiir_units_hlv_np2" LABELS spiir)
+# The multi-rate bank's coherent stage (latency 448 samples, tasks on the stream's multiple) on 3
+# ranks with spiir_units_mr_np1's units: byte for byte its product.
+astrosweep_add_mpi_run(spiir_units_mr_np3_same_units NP 3 LABELS spiir FIXTURES_REQUIRED "spiir_bank_mr;spiir_strain_long"
+  FIXTURES_SETUP spiir_units_mr_np3_same_units
+  COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_mr.h5 --strain ${spiir_out}/strain_long.h5 --overwrite
+          --n-slides 10 -o ${spiir_out}/units_mr_np3_same_units.h5 --threads 1 --chunk-seconds 0.3)
+add_test(NAME spiir_units_multirate_ranks_identical COMMAND compare_products ${spiir_out}/units_mr_np1.h5
+         ${spiir_out}/units_mr_np3_same_units.h5)
+set_tests_properties(spiir_units_multirate_ranks_identical PROPERTIES
+                     FIXTURES_REQUIRED "spiir_units_mr_np1;spiir_units_mr_np3_same_units" LABELS spiir)
+
 # Kill and resume (docs/reliability.md) through tests/cli/kill_and_resume.cpp: 12 units of a template
 # x 10 s; the reference is spiir_units_np3's product (the same units). Heavy: 10-20 s each.
 set(spiir_resume_args ${spiir_long} --threads 1 --templates-per-unit 1 --unit-seconds 10)
@@ -81,6 +102,18 @@ spiir_add_resume_test(spiir_resume_sigterm MODE term NP 2,3 RESUME_NP 3 SEED 63 
 spiir_add_resume_test(spiir_resume_other_parameters MODE mismatch NP 2 RESUME_NP 2 SEED 64 ROUNDS 1
   OTHER --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain_long.h5 --n-slides 10 --threads 1
         --templates-per-unit 1 --unit-seconds 4 --threshold 5)
+
+# Stopped in the coherent stage (every unit journalled; its second pass and search on every rank):
+# SIGTERM (exit 6, the product incomplete) and SIGKILL, when the log announces the stage; the
+# resume redoes the stage from the spool and equals the uninterrupted product byte for byte.
+astrosweep_add_kill_and_resume(spiir_resume_coherent_sigterm JOB spiir EXE ${spiir_exe}
+  REFERENCE ${spiir_out}/units_np3.h5 PRODUCT ${spiir_out}/spiir_resume_coherent_sigterm.h5 FIXTURE spiir_units_np3
+  MODE term NP 3,2 RESUME_NP 2 SEED 67 ROUNDS 2 AT_LOG "coherent stage:" LABELS mpi resume spiir heavy
+  ARGS ${spiir_resume_args})
+astrosweep_add_kill_and_resume(spiir_resume_coherent_kill JOB spiir EXE ${spiir_exe}
+  REFERENCE ${spiir_out}/units_np3.h5 PRODUCT ${spiir_out}/spiir_resume_coherent_kill.h5 FIXTURE spiir_units_np3
+  MODE kill-all NP 2 RESUME_NP 3 SEED 68 ROUNDS 1 AT_LOG "coherent stage:" LABELS mpi resume spiir heavy
+  ARGS ${spiir_resume_args})
 
 # One PSD per stretch (--psd-stretch-seconds 20: three stretches of the 60 s): 2 ranks against 3
 # (the 2-D PSDs, their scales and attributes compared too), and a kill-and-resume against the 3-rank
@@ -128,3 +161,13 @@ set_property(TEST test_spiir_units APPEND PROPERTY LABELS spiir)
 astrosweep_add_gtest(test_spiir_spool test_spiir_spool.cpp)
 target_link_libraries(test_spiir_spool PRIVATE astrosweep_spiir_job)
 set_property(TEST test_spiir_spool APPEND PROPERTY LABELS spiir)
+# The coherent stage's second pass (tasks, their ranges and windows against a whole run); its spread
+# over ranks (the assignment, the gather of results, a failure on one rank) on 1 and 3 ranks.
+astrosweep_add_gtest(test_spiir_coherent_second_pass test_coherent_second_pass.cpp)
+target_link_libraries(test_spiir_coherent_second_pass PRIVATE astrosweep_spiir_job)
+set_property(TEST test_spiir_coherent_second_pass APPEND PROPERTY LABELS spiir)
+astrosweep_add_gtest(test_spiir_coherent_distribution test_coherent_distribution.cpp)
+target_link_libraries(test_spiir_coherent_distribution PRIVATE astrosweep_spiir_job)
+set_property(TEST test_spiir_coherent_distribution APPEND PROPERTY LABELS spiir)
+astrosweep_add_mpi_run(test_spiir_coherent_distribution_np3 NP 3 LABELS spiir
+  COMMAND $<TARGET_FILE:test_spiir_coherent_distribution>)

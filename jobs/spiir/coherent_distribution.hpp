@@ -1,0 +1,70 @@
+#pragma once
+// How the coherent stage's second pass and search are spread over the ranks (docs/spiir.md, "The
+// coherent stage on many ranks"): each second-pass task (coherent_second_pass.hpp) goes to one
+// rank by a static assignment balanced by cost; a rank captures its tasks' windows and searches
+// their candidates; the results, a few numbers per candidate and trial, are gathered to rank 0 in
+// candidate order. Where a task runs changes no bit of its results.
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "coherent_second_pass.hpp"
+#include "coherent_snr.hpp"
+
+namespace astrosweep::spiir {
+
+/// A task's estimated cost: its filtering (samples × detectors × the template's filters) plus its
+/// search (candidates × trials × pixels searched × detectors).
+double second_pass_task_cost(const SecondPassTask& task, const SecondPassFilter& filter, std::size_t n_det,
+                             std::size_t n_filters, std::size_t trials, std::size_t searched_pixels);
+
+/// The owner of each task among `n_ranks`: the costliest first, each to the least loaded rank
+/// (ties: the lower task index, the lower rank). Deterministic; balance only, never results.
+std::vector<int> assign_tasks(std::span<const double> costs, int n_ranks);
+
+/// What the distributed stage leaves: rank 0 every candidate's results; every rank its own share.
+struct RankCoherentStage {
+  std::vector<CoherentResult> results;  ///< rank 0: candidate-major, trials each (empty elsewhere)
+  std::size_t my_tasks = 0, my_candidates = 0;
+  std::uint64_t my_filtered_samples = 0;  ///< template-samples × detectors this rank filtered
+  double my_seconds = 0;                  ///< this rank's second pass and search
+  bool interrupted = false;               ///< a stop signal on any rank: no results
+  /// Rank 0 with settings.skymaps: its own tasks' windows (the /skymaps of their triggers need no
+  /// second filtering); `root_tasks` are those tasks.
+  CapturedWindows root_windows;
+  std::vector<std::size_t> root_tasks;
+};
+
+/// Collective: the tasks spread by assign_tasks, each rank capturing its tasks' windows and
+/// searching their candidates, the results gathered to rank 0. A failure on any rank stops every
+/// rank with that rank's message (on_every_rank_then_share_failure); a stop signal on any rank
+/// returns `interrupted` on every rank, the results dropped (--resume redoes the stage).
+RankCoherentStage run_coherent_stage_on_ranks(MPI_Comm comm, const SpiirBank& bank, const CoherentStageInput& input,
+                                              const CoherentStageSettings& settings, const CoherentStagePlan& plan,
+                                              std::span<const SecondPassTask> tasks, const SecondPassFilter& filter,
+                                              CoherentSkyMaps& maps);
+
+/// Rank 0, for /skymaps: the windows of candidates `kept` (rows in that order), from its own
+/// tasks' windows kept in `stage` or, for the tasks other ranks ran, by filtering those tasks again
+/// (the same tasks, so the same windows bit for bit; not stopped by a signal).
+NetworkSnr windows_on_root(const RankCoherentStage& stage, const CoherentStagePlan& plan,
+                           const std::vector<std::string>& ifos, std::span<const SecondPassTask> tasks,
+                           const SecondPassFilter& filter, std::span<const std::size_t> kept);
+
+/// Collective: every rank's results (`trials` per row, row r the candidate rows[r]) to rank 0,
+/// which returns all `n_candidates` × `trials`, candidate-major; the other ranks return nothing.
+std::vector<CoherentResult> gather_results(MPI_Comm comm, std::size_t n_candidates, std::size_t trials,
+                                           std::size_t n_det, std::span<const std::size_t> rows,
+                                           std::span<const CoherentResult> results);
+
+/// Collective: runs `action` on every rank; if it throws on any (an astrosweep::Error, or another
+/// std::exception as an internal error), every rank throws the lowest failing rank's error as an
+/// mpi::SharedError ("rank N: " before it on several ranks): no rank waits for one that failed, and
+/// nothing aborts. (mpi::on_root_then_share_failure's twin for steps every rank computes; kept here
+/// until core/mpi.hpp takes it, which rebuilds every job.)
+void on_every_rank_then_share_failure(MPI_Comm comm, const std::function<void()>& action);
+
+}  // namespace astrosweep::spiir

@@ -1,0 +1,117 @@
+// The coherent stage over the ranks (coherent_distribution.hpp), on any rank count (run on 1 and 3):
+// the static assignment of tasks, the gather of every rank's results to rank 0 in candidate order,
+// and a failure on one rank reaching every rank as that rank's error, none waiting.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <vector>
+
+#include "coherent_distribution.hpp"
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+
+namespace astrosweep::spiir {
+namespace {
+
+int rank_of_world() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int size_of_world() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+TEST(SecondPassTasks, AssignmentIsBalancedAndDependsOnTheCostsAlone) {
+  const std::vector<double> costs = {5, 1, 4, 4, 2, 8};
+  // Costliest first to the least loaded: 8 -> rank 0, 5 -> 1, 4 -> 1 (9), 4 -> 0 (12), 2 -> 1 (11),
+  // 1 -> 1 (12).
+  EXPECT_EQ(assign_tasks(costs, 2), (std::vector<int>{1, 1, 1, 0, 1, 0}));
+  EXPECT_EQ(assign_tasks(costs, 1), (std::vector<int>(6, 0)));
+  const auto three = assign_tasks(costs, 3);
+  std::vector<double> load(3, 0);
+  for (std::size_t t = 0; t < costs.size(); ++t) load[static_cast<std::size_t>(three[t])] += costs[t];
+  EXPECT_EQ(load, (std::vector<double>{8, 8, 8}));
+  EXPECT_EQ(assign_tasks(costs, 7).size(), costs.size());  // more ranks than tasks
+}
+
+// A result whose every field says which candidate and trial it is.
+CoherentResult result_of(std::size_t c, std::size_t t, std::size_t n_det) {
+  CoherentResult r;
+  r.coh_snr2 = 100.0 * static_cast<double>(c) + static_cast<double>(t) + 0.25;
+  r.null_snr2 = -r.coh_snr2;
+  r.pixel = static_cast<std::int64_t>(c * 7 + t);
+  r.network_chisq = 1.0 / (1.0 + r.coh_snr2);
+  for (std::size_t d = 0; d < n_det; ++d) {
+    r.snr.emplace_back(r.coh_snr2 + static_cast<double>(d), -static_cast<double>(d) - 0.5);
+    r.chisq.push_back(static_cast<double>(d) * 0.125);
+    r.offset.push_back(static_cast<std::int32_t>(d) - static_cast<std::int32_t>(t));
+    r.delay.push_back(static_cast<double>(r.offset.back()) + 0.375);
+  }
+  return r;
+}
+
+TEST(CoherentDistribution, ResultsGatherToRankZeroInCandidateOrder) {
+  const std::size_t n_candidates = 11, trials = 3, n_det = 3;
+  const int rank = rank_of_world(), size = size_of_world();
+  // Candidates dealt out backwards and unevenly: rank r holds c with (c * 5) mod size == r.
+  std::vector<std::size_t> rows;
+  std::vector<CoherentResult> mine;
+  for (std::size_t c = n_candidates; c-- > 0;)
+    if (static_cast<int>((c * 5) % static_cast<std::size_t>(size)) == rank) {
+      rows.push_back(c);
+      for (std::size_t t = 0; t < trials; ++t) mine.push_back(result_of(c, t, n_det));
+    }
+  const auto all = gather_results(MPI_COMM_WORLD, n_candidates, trials, n_det, rows, mine);
+  if (rank != 0) {
+    EXPECT_TRUE(all.empty());
+    return;
+  }
+  ASSERT_EQ(all.size(), n_candidates * trials);
+  for (std::size_t c = 0; c < n_candidates; ++c)
+    for (std::size_t t = 0; t < trials; ++t) {
+      const CoherentResult& got = all[c * trials + t];
+      const CoherentResult want = result_of(c, t, n_det);
+      EXPECT_EQ(got.coh_snr2, want.coh_snr2);
+      EXPECT_EQ(got.null_snr2, want.null_snr2);
+      EXPECT_EQ(got.pixel, want.pixel);
+      EXPECT_EQ(got.network_chisq, want.network_chisq);
+      EXPECT_EQ(got.snr, want.snr);
+      EXPECT_EQ(got.chisq, want.chisq);
+      EXPECT_EQ(got.offset, want.offset);
+      EXPECT_EQ(got.delay, want.delay);
+    }
+}
+
+TEST(CoherentDistribution, AFailureOnTheLastRankStopsEveryRankWithItsMessage) {
+  const int rank = rank_of_world(), size = size_of_world();
+  EXPECT_NO_THROW(on_every_rank_then_share_failure(MPI_COMM_WORLD, [] {}));
+  try {
+    on_every_rank_then_share_failure(MPI_COMM_WORLD, [&] {
+      if (rank == size - 1) throw InputError("the last rank's template cannot be filtered", "a hint");
+    });
+    FAIL() << "no rank threw";
+  } catch (const mpi::SharedError& e) {
+    EXPECT_EQ(e.code(), ExitCode::input);
+    const std::string expected = (size > 1 ? "rank " + std::to_string(size - 1) + ": " : std::string()) +
+                                 "the last rank's template cannot be filtered";
+    EXPECT_EQ(std::string(e.what()), expected);
+    EXPECT_EQ(e.hint(), "a hint");
+  }
+  // Two ranks fail: the lower one speaks.
+  try {
+    on_every_rank_then_share_failure(MPI_COMM_WORLD, [&] {
+      if (rank >= size - 2) throw OutputError("failed on rank " + std::to_string(rank));
+    });
+    FAIL() << "no rank threw";
+  } catch (const mpi::SharedError& e) {
+    EXPECT_EQ(e.code(), ExitCode::output);
+    EXPECT_NE(std::string(e.what()).find("failed on rank " + std::to_string(std::max(0, size - 2))), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace astrosweep::spiir
