@@ -598,26 +598,25 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
                           summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
     // SoFiA-2's catalogue (its parameterisation when parameter.enable), measured on rank 0 from the
-    // sources' cut-outs (source_cutouts.hpp): every source's bounding box, grown by marginCubelets
-    // when cubelets are written, sent there by the ranks owning its channels, values and source
-    // numbers (4 + 4 bytes a voxel of the boxes, not of the cube); the global noise's sample is
-    // gathered the same way. No rank reads the cube again. The catalogue is then shared with every
-    // rank for the product's collective writes.
+    // sources' cut-outs (source_cutouts.hpp): every final source's bounding box, grown by
+    // marginCubelets when cubelets are written, sent there by the ranks owning its channels, values
+    // and source numbers (4 + 4 bytes a voxel of the boxes, not of the cube); the global noise's
+    // sample is gathered the same way. No rank reads the cube again. The catalogue is then shared
+    // with every rank for the product's collective writes.
     const auto t_catalogue = Clock::now();
-    std::vector<OwnedChannels> owned;
+    std::vector<OwnedChannels> owned;  // views of values and linked.labels (renumbered in place)
     for (std::size_t k = 0; k < slabs.size(); ++k)
       owned.push_back({slabs[k].z_begin, slabs[k].z_end, values[k], linked.labels[k]});
     const double global_rms = global_noise_in_slabs(cube, owned, comm);
-    const std::size_t margin = cubelets ? options.margin_cubelets : 0;
-    SourceCutouts cutouts = gather_source_cutouts(cube, linked.sources, margin, owned, comm);
-    owned.clear();
-    masks.clear();
-    values.clear();
-    if (talk)
-      run.log(format_text(
-          "measurement on rank 0: %zu source cut-outs (margin %zu), %s (the whole cube and its "
-          "labels: %s)",
-          cutouts.sources.size(), margin, mib(cutouts.bytes()).c_str(), mib(std::uint64_t{8} * cube.voxels()).c_str()));
+    // The filter's std, skew and kurt: every linker source's bare box (the negative ones too), only
+    // when its parameters name them; let go once the filter has run.
+    SourceCutouts filter_cutouts;
+    if (options.reliability.enable && options.reliability.needs_moments()) {
+      filter_cutouts = gather_source_cutouts(cube, linked.sources, 0, owned, comm);
+      if (talk)
+        run.log(format_text("reliability: %zu source cut-outs on rank 0 for std, skew, kurt, %s",
+                            filter_cutouts.sources.size(), mib(filter_cutouts.bytes()).c_str()));
+    }
     std::optional<CubeHeader> header;
     ReliabilityOutcome reliability;
     std::vector<std::int32_t> new_numbers;  // with the filter: each linker source's number after it (0: dropped)
@@ -635,8 +634,9 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       const double fmin = options.reliability.min_snr * sqrt_beam_area(bmaj, bmin, cdelt);
       // std, skew and kurt: the running moments in SoFiA-2's flood-fill order, from the linker's numbers.
       const std::vector<SourceMoments> moments =
-          options.reliability.needs_moments() ? linker_moments(cutouts, linked.sources, link_parameters, global_rms)
-                                              : std::vector<SourceMoments>{};
+          options.reliability.needs_moments()
+              ? linker_moments(filter_cutouts, linked.sources, link_parameters, global_rms)
+              : std::vector<SourceMoments>{};
       // reliability.catalog: positions whose negative sources stay out, converted to pixels with the
       // cube's WCS; a file without 2 columns or a cube without WCS: SoFiA-2 warns and goes on.
       std::vector<std::array<double, 2>> excluded;
@@ -673,7 +673,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
           kept.push_back(linked.sources[i]);
           if (rank == 0) kept_reliability.push_back(reliability.reliability[i]);
         }
-      if (rank == 0) cutouts.renumber(new_numbers);
+      filter_cutouts = SourceCutouts{};
       for (auto& labels : linked.labels) renumber_labels(labels, new_numbers);
       summary.sources = kept.size();
       summary.source_voxels = 0;
@@ -692,6 +692,16 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       linked.sources = std::move(kept);
       reliability.reliability = std::move(kept_reliability);
     }
+    const std::size_t margin = cubelets ? options.margin_cubelets : 0;
+    const SourceCutouts cutouts = gather_source_cutouts(cube, linked.sources, margin, owned, comm);
+    owned.clear();
+    masks.clear();
+    values.clear();
+    if (talk)
+      run.log(format_text(
+          "measurement on rank 0: %zu source cut-outs (margin %zu), %s (the whole cube and its "
+          "labels: %s)",
+          cutouts.sources.size(), margin, mib(cutouts.bytes()).c_str(), mib(std::uint64_t{8} * cube.voxels()).c_str()));
     for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
     Catalogue catalogue;
     std::optional<MomentMaps> maps;   // rank 0

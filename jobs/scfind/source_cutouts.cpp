@@ -98,24 +98,6 @@ std::uint64_t SourceCutouts::bytes() const noexcept {
   return total;
 }
 
-void SourceCutouts::renumber(std::span<const std::int32_t> new_numbers) {
-  AS_ASSERT(new_numbers.size() == sources.size());
-  std::vector<SourceCutout> kept;
-  for (std::size_t s = 0; s < sources.size(); ++s) {
-    if (new_numbers[s] <= 0) continue;
-    SourceCutout c = std::move(sources[s]);
-    c.id = new_numbers[s];
-    AS_ASSERT(c.id == static_cast<std::int32_t>(kept.size() + 1));
-    for (std::int32_t& label : c.labels)
-      if (label > 0) {
-        AS_ASSERT(static_cast<std::size_t>(label) <= new_numbers.size());
-        label = std::max(new_numbers[static_cast<std::size_t>(label) - 1], std::int32_t{0});
-      }
-    kept.push_back(std::move(c));
-  }
-  sources = std::move(kept);
-}
-
 SourceCutouts cut_sources(const CubeShape& cube, std::span<const Component> sources, std::size_t margin,
                           std::span<const std::int32_t> labels, std::span<const float> data) {
   AS_ASSERT(labels.size() == cube.voxels() && data.size() == cube.voxels());

@@ -65,10 +65,6 @@ struct SourceCutouts {
 
   /// Bytes held (values and numbers): what rank 0 holds for the measurement.
   [[nodiscard]] std::uint64_t bytes() const noexcept;
-  /// Keeps source n where new_numbers[n - 1] > 0, numbered new_numbers[n - 1] (the survivors keep
-  /// their order, numbered 1, 2, ...), and renumbers every label inside every box the same way
-  /// (a label of a dropped source becomes 0), as renumber_labels does to the whole cube.
-  void renumber(std::span<const std::int32_t> new_numbers);
 };
 
 /// The cut-outs from a whole cube held here (`labels`, `data`: cube.voxels() each); `sources`

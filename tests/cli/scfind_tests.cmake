@@ -640,7 +640,7 @@ file(WRITE ${scfind_out}/c_A_physical.par ${image_cases_text}
 # 3 ranks of 2 slabs (6 slabs of 6-7 of A's 40 channels): source 4 (channels 3-23) is cut out of
 # four slabs on all three ranks, source 1 (25-39) of three, and the margin of 10 clips the boxes at
 # the cube's edges (rank 0 assembles each cubelet from the ranks' pieces, source_cutouts.hpp). With
-# the reliability filter on R, the cut-outs of the dropped sources are let go and the kept renumbered.
+# the reliability filter on R, the kept sources' boxes are gathered after it, renumbered.
 # case|cube|ranks|slabs per rank|labels
 foreach(run "c_A_mad_negative_defaults|A|1|1|scfind" "c_A_mad_negative_defaults|A|3|1|scfind"
             "c_A_mad_negative_defaults|A|2|2|scfind%heavy" "c_A_mad_negative_defaults|A|3|2|scfind"

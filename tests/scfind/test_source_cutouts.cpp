@@ -181,32 +181,6 @@ TEST(SourceCutouts, EmptyCatalogue) {
   }
 }
 
-TEST(SourceCutouts, RenumberKeepsTheSurvivorsAndClearsTheDropped) {
-  const LinkedCube cube(CubeShape{13, 11, 24}, 0.03, 5);
-  SourceCutouts cutouts = cut_sources(cube.shape, cube.sources, 3, cube.labels, cube.data);
-  std::vector<std::int32_t> numbers(cube.sources.size(), 0);
-  std::int32_t next = 0;
-  for (std::size_t s = 0; s < numbers.size(); ++s)
-    if (s % 3 != 1) numbers[s] = ++next;
-  cutouts.renumber(numbers);
-  ASSERT_EQ(cutouts.sources.size(), static_cast<std::size_t>(next));
-  std::size_t k = 0;
-  for (std::size_t s = 0; s < numbers.size(); ++s) {
-    if (numbers[s] == 0) continue;
-    const SourceCutout& c = cutouts.sources[k++];
-    EXPECT_EQ(c.id, numbers[s]);
-    EXPECT_EQ(c.box.x0, grown_box(cube.sources[s], 3, cube.shape).x0);
-    std::size_t i = 0, wrong = 0;
-    for (std::size_t z = c.box.z0; z <= c.box.z1; ++z)
-      for (std::size_t y = c.box.y0; y <= c.box.y1; ++y)
-        for (std::size_t x = c.box.x0; x <= c.box.x1; ++x, ++i) {
-          const std::int32_t old = cube.labels[(z * cube.shape.ny + y) * cube.shape.nx + x];
-          if (c.labels[i] != (old == 0 ? 0 : numbers[static_cast<std::size_t>(old) - 1])) ++wrong;
-        }
-    EXPECT_EQ(wrong, 0U) << "source " << s + 1;
-  }
-}
-
 std::vector<std::string> freq_cards() {
   return {"BUNIT   = 'JY/BEAM '",           "CTYPE1  = 'RA---SIN'",           "CRVAL1  =                 180.",
           "CDELT1  = -0.00166666666666667", "CRPIX1  =                   3.", "CTYPE2  = 'DEC--SIN'",
