@@ -100,16 +100,26 @@ double local_median_magnitude(std::vector<double> values) {
   return (upper + lower) / 2.0;
 }
 
+SampleRange global_noise_samples(const CubeShape& cube) {
+  const std::size_t cadence = noise_cadence(cube);
+  return without_index_zero(samples_in(cube.voxels(), cadence, 0, cube.voxels()), cadence);
+}
+
+double global_noise_of_samples(const CubeShape& cube, std::span<const float> samples) {
+  AS_ASSERT(samples.size() == global_noise_samples(cube).count);
+  HostMagnitudes magnitudes(samples, FluxRange::negative);
+  return mad_noise(magnitudes, FluxRange::negative, cube.voxels(), noise_cadence(cube), SlabChain{});
+}
+
 double global_noise(const CubeShape& cube, std::span<const float> data) {
   const std::size_t cadence = noise_cadence(cube);
-  const SampleRange range = without_index_zero(samples_in(cube.voxels(), cadence, 0, cube.voxels()), cadence);
+  const SampleRange range = global_noise_samples(cube);
   std::vector<float> samples(range.count);
   for (std::uint64_t k = 0; k < range.count; ++k) {
     const float v = data[range.highest - k * cadence];
     samples[k] = std::isfinite(v) ? v : std::numeric_limits<float>::quiet_NaN();  // SoFiA-2 blanks infinities
   }
-  HostMagnitudes magnitudes(samples, FluxRange::negative);
-  return mad_noise(magnitudes, FluxRange::negative, cube.voxels(), cadence, SlabChain{});
+  return global_noise_of_samples(cube, samples);
 }
 
 namespace {
@@ -244,10 +254,13 @@ double kinematic_pa(const std::vector<double>& cx, const std::vector<double>& cy
 // SoFiA-2's flood fill of one source (DataCube_process_stack): from its voxel of highest index, a
 // stack of voxels; each popped voxel's neighbourhood (the box of the radii less SoFiA-2's integer
 // ellipsoid test) is scanned z, y, x ascending, and every voxel of the source not yet met is
-// visited and pushed. `visit` gets the linear indices in that order.
+// visited and pushed. `visit` gets the source's voxels in that order, as their value in `cut`
+// (which holds the source's box; a neighbour outside it reads label 0, never the source's).
 template <class Visit>
-void linker_order(const CubeShape& cube, std::span<const std::int32_t> labels, const Component& c, std::int32_t id,
-                  const LinkerParameters& p, Visit&& visit) {
+void linker_order(const CubeShape& cube, const SourceCutout& cut, const Component& c, const LinkerParameters& p,
+                  Visit&& visit) {
+  AS_ASSERT(cut.box.contains(c.x_min, c.y_min, c.z_min) && cut.box.contains(c.x_max, c.y_max, c.z_max));
+  const std::int32_t id = cut.id;
   const std::size_t nx = c.size_x(), ny = c.size_y();
   std::vector<std::uint8_t> met(nx * ny * c.size_z(), 0);
   auto local = [&](std::size_t x, std::size_t y, std::size_t z) {
@@ -260,8 +273,9 @@ void linker_order(const CubeShape& cube, std::span<const std::int32_t> labels, c
   const std::size_t plane = cube.plane();
   {
     const std::size_t i = c.highest;
-    met[local(i % cube.nx, (i / cube.nx) % cube.ny, i / plane)] = 1;
-    visit(i);
+    const std::size_t x = i % cube.nx, y = (i / cube.nx) % cube.ny, z = i / plane;
+    met[local(x, y, z)] = 1;
+    visit(cut.value(x, y, z));
   }
   while (!stack.empty()) {
     const std::uint64_t i = stack.back();
@@ -278,13 +292,12 @@ void linker_order(const CubeShape& cube, std::span<const std::int32_t> labels, c
         for (std::size_t xx = x1; xx <= x2; ++xx) {
           const std::uint64_t dx = xx > x ? xx - x : x - xx;
           if (dx * dx * ry2 * rz2 + dy * dy * rx2 * rz2 + dz * dz * rx2 * ry2 > limit) continue;
-          const std::size_t j = zz * plane + yy * cube.nx + xx;
-          if (labels[j] != id) continue;
+          if (cut.label(xx, yy, zz) != id) continue;
           std::uint8_t& seen = met[local(xx, yy, zz)];
           if (seen != 0) continue;
           seen = 1;
-          visit(j);
-          stack.push_back(j);
+          visit(cut.value(xx, yy, zz));
+          stack.push_back(zz * plane + yy * cube.nx + xx);
         }
       }
     }
@@ -434,21 +447,36 @@ class Columns {
 
 }  // namespace
 
-std::vector<SourceMoments> linker_moments(const CubeShape& cube, std::span<const std::int32_t> labels,
-                                          std::span<const float> data, std::span<const Component> sources,
+std::vector<SourceMoments> linker_moments(const SourceCutouts& cutouts, std::span<const Component> sources,
                                           const LinkerParameters& linker, double rms) {
+  AS_ASSERT(cutouts.sources.size() == sources.size());
   std::vector<SourceMoments> moments(sources.size());
   const double rms_inv = 1.0 / rms;
   for (std::size_t s = 0; s < sources.size(); ++s)
-    linker_order(cube, labels, sources[s], static_cast<std::int32_t>(s + 1), linker,
-                 [&](std::size_t i) { moments[s].add(static_cast<double>(data[i]) * rms_inv); });
+    linker_order(cutouts.cube, cutouts.sources[s], sources[s], linker,
+                 [&](float value) { moments[s].add(static_cast<double>(value) * rms_inv); });
   return moments;
+}
+
+std::vector<SourceMoments> linker_moments(const CubeShape& cube, std::span<const std::int32_t> labels,
+                                          std::span<const float> data, std::span<const Component> sources,
+                                          const LinkerParameters& linker, double rms) {
+  return linker_moments(cut_sources(cube, sources, 0, labels, data), sources, linker, rms);
 }
 
 Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> labels, std::span<const float> data,
                          const LinkedSources& linked, const LinkerParameters& linker, double global_rms,
                          const CubeHeader& header, const CatalogueParameters& parameters) {
-  AS_ASSERT(labels.size() == cube.voxels() && data.size() == cube.voxels());
+  return make_catalogue(cut_sources(cube, linked.sources, 0, labels, data), linked.sources, linked.reliability, linker,
+                        global_rms, header, parameters);
+}
+
+Catalogue make_catalogue(const SourceCutouts& cutouts, std::span<const Component> sources,
+                         std::span<const double> reliability, const LinkerParameters& linker, double global_rms,
+                         const CubeHeader& header, const CatalogueParameters& parameters) {
+  AS_ASSERT(cutouts.sources.size() == sources.size());
+  AS_ASSERT(reliability.empty() || reliability.size() == sources.size());
+  const CubeShape& cube = cutouts.cube;
   // The unit sofia.c gives the linker's catalogue: BUNIT as written (trimmed), or ???.
   std::string bunit = header.text("BUNIT");
   if (bunit.empty()) bunit = "???";
@@ -457,14 +485,15 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
   if (parameters.enable && parameters.wcs) wcs = WorldCoordinates::from(header);
   const bool physical = parameters.enable && parameters.physical && axes.unit_flux_dens == "Jy/beam";
   const double rms_inv = 1.0 / global_rms;
-  const std::size_t nx_cube = cube.nx, plane = cube.plane();
 
   Catalogue cat;
   Columns col;
-  for (std::size_t s = 0; s < linked.sources.size(); ++s) {
+  for (std::size_t s = 0; s < sources.size(); ++s) {
     col.row = s;
-    const Component& c = linked.sources[s];
-    const auto id = static_cast<std::int32_t>(s + 1);
+    const Component& c = sources[s];
+    const SourceCutout& cut = cutouts.sources[s];
+    const std::int32_t id = cut.id;
+    AS_ASSERT(id == static_cast<std::int32_t>(s + 1));
     const std::size_t x0 = c.x_min, y0 = c.y_min, z0 = c.z_min;
     const std::size_t nx = c.size_x(), ny = c.size_y(), nz = c.size_z();
     const bool negative = c.sum.sign() < 0;  // SoFiA-2: its linker's sum, in double
@@ -473,8 +502,8 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
     // the voxels (its running moments depend on that order in their last digits).
     SourceMoments moments;
     double lin_min = std::numeric_limits<double>::infinity(), lin_max = -lin_min, lin_sum = 0;
-    linker_order(cube, labels, c, id, linker, [&](std::size_t i) {
-      const double scaled = static_cast<double>(data[i]) * rms_inv;
+    linker_order(cube, cut, c, linker, [&](float value) {
+      const double scaled = static_cast<double>(value) * rms_inv;
       moments.add(scaled);
       lin_min = std::min(lin_min, scaled);
       lin_max = std::max(lin_max, scaled);
@@ -488,12 +517,12 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
     for (std::size_t z = z0; z <= c.z_max; ++z)
       for (std::size_t y = y0; y <= c.y_max; ++y)
         for (std::size_t x = x0; x <= c.x_max; ++x) {
-          const std::size_t i = z * plane + y * nx_cube + x;
-          const float raw = data[i];
+          const std::size_t i = cut.box.local(x, y, z);
+          const float raw = cut.data[i];
           const double original =
               std::isfinite(raw) ? static_cast<double>(raw) : std::numeric_limits<double>::quiet_NaN();
           const double value = negative ? -original : original;
-          if (labels[i] == id) {
+          if (cut.labels[i] == id) {
             f_sum += value;
             if (f_min > value) f_min = value;
             if (f_max < value) f_max = value;
@@ -506,7 +535,7 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
               pos_z += value * static_cast<double>(z);
               sum_pos += value;
             }
-          } else if (labels[i] == 0) {
+          } else if (cut.labels[i] == 0) {
             around.push_back(value);
           }
         }
@@ -534,7 +563,7 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
     col.real("f_min", lin_min, bunit, "phot.flux.density;stat.min", d_fmin);
     col.real("f_max", lin_max, bunit, "phot.flux.density;stat.max", d_fmax);
     col.real("f_sum", lin_sum, bunit, "phot.flux", d_fsum);
-    col.real("rel", linked.reliability.empty() ? 0.0 : linked.reliability[s], "", "stat.probability",
+    col.real("rel", reliability.empty() ? 0.0 : reliability[s], "", "stat.probability",
              "SoFiA-2's reliability (0: reliability filter off)");
     col.whole("flag", c.flags, "", "meta.code.qual",
               "1: touches the x/y edge, 2: the z edge, 4: a blank within the merge radius");
@@ -585,9 +614,9 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
       const std::size_t k = z - z0;
       for (std::size_t y = y0; y <= c.y_max; ++y)
         for (std::size_t x = x0; x <= c.x_max; ++x) {
-          const std::size_t i = z * plane + y * nx_cube + x;
-          if (labels[i] != id) continue;
-          const double value = negative ? -static_cast<double>(data[i]) : static_cast<double>(data[i]);
+          const std::size_t i = cut.box.local(x, y, z);
+          if (cut.labels[i] != id) continue;
+          const double value = negative ? -static_cast<double>(cut.data[i]) : static_cast<double>(cut.data[i]);
           if (value > 0.0) {
             err_x += (static_cast<double>(x) - pos_x) * (static_cast<double>(x) - pos_x);
             err_y += (static_cast<double>(y) - pos_y) * (static_cast<double>(y) - pos_y);

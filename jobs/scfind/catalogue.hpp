@@ -3,13 +3,18 @@
 // DataCube_parameterise in src/DataCube.c): every column SoFiA-2 writes with reliability off, in
 // its order, names and units, computed with its arithmetic (docs/scfind.md, "Catalogue").
 //
-// Per-source accumulation is built to merge across slabs later (issue 15): everything a source's
-// columns need is either an associative sum (fluxes, centroid sums, the moment map and spectrum,
-// the running moments, which merge with Chan et al.'s pairwise formulae) or a min/max, plus the
-// list of non-source voxels in its bounding box for the local noise (merged by concatenation in
-// index order). The second pass (position errors, the 3-sigma centroids for kin_pa) needs the
-// first pass's centroid and noise and is again a sum. This file is the whole-cube reference (the
-// job runs it on rank 0 with the labels gathered there).
+// Everything a source's columns read lies in its bounding box (the linker's flood fill, the two
+// passes over the box, the local noise of the box's non-source voxels), so the catalogue is
+// measured from each source's cut-out (source_cutouts.hpp), which the job gathers on rank 0 from
+// the ranks owning its channels: rank 0 holds the boxes, not the cube. The sums run in SoFiA-2's
+// order over the box as before, so the columns are the same for any cut.
+//
+// Measuring without gathering a source's box (for a source as large as the cube) would need the
+// per-source accumulation merged across slabs: everything is either an associative sum (fluxes,
+// centroid sums, the moment map and spectrum, the running moments, which merge with Chan et al.'s
+// pairwise formulae) or a min/max, plus the list of non-source voxels in the box for the local
+// noise (merged by concatenation in index order); the second pass (position errors, the 3-sigma
+// centroids for kin_pa) needs the first pass's centroid and noise and is again a sum.
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +27,7 @@
 #include "cube_header.hpp"
 #include "linker.hpp"
 #include "smooth_and_clip.hpp"
+#include "source_cutouts.hpp"
 
 namespace astrosweep::scfind {
 
@@ -120,7 +126,15 @@ struct SourceMoments {
   }
 };
 
-/// The catalogue of the linker's sources. `labels`/`data`: the whole cube (labels as
+/// The catalogue of the linker's sources from their cut-outs (source n's at [n - 1], boxes at
+/// least the bounding boxes): `reliability` per source (empty: the filter off). Every sum runs in
+/// SoFiA-2's order over the source's box, so the columns do not depend on how the cut-outs were
+/// gathered.
+Catalogue make_catalogue(const SourceCutouts& cutouts, std::span<const Component> sources,
+                         std::span<const double> reliability, const LinkerParameters& linker, double global_rms,
+                         const CubeHeader& header, const CatalogueParameters& parameters);
+
+/// The same from the whole cube (cut into cut-outs first). `labels`/`data`: the whole cube (labels as
 /// link_sources gives them; data float32 with blanks NaN or infinite). `linker`: its parameters
 /// (the radii give SoFiA-2's flood-fill order, which the running moments follow). `global_rms`:
 /// SoFiA-2's "Global RMS" (global_noise), the unit of the linker's mean, std, skew and kurt.
@@ -131,7 +145,9 @@ Catalogue make_catalogue(const CubeShape& cube, std::span<const std::int32_t> la
 /// Each source's running moments of its values over `rms`, in the order SoFiA-2's flood fill meets
 /// them (so equal to SoFiA-2's linker's bit for bit): `labels` numbered as `sources` (source n at
 /// [n - 1]), `linker` the radii the sources were linked with. The reliability filter's std, skew
-/// and kurt.
+/// and kurt. The whole-cube form cuts the sources out first.
+std::vector<SourceMoments> linker_moments(const SourceCutouts& cutouts, std::span<const Component> sources,
+                                          const LinkerParameters& linker, double rms);
 std::vector<SourceMoments> linker_moments(const CubeShape& cube, std::span<const std::int32_t> labels,
                                           std::span<const float> data, std::span<const Component> sources,
                                           const LinkerParameters& linker, double rms);
@@ -139,6 +155,11 @@ std::vector<SourceMoments> linker_moments(const CubeShape& cube, std::span<const
 /// SoFiA-2's global noise level (sofia.c, before the linker): MAD_TO_STD times the median |x| of
 /// the negative values among every cadence-th voxel from the end (noise_cadence), infinities blank.
 double global_noise(const CubeShape& cube, std::span<const float> data);
+/// The global indices global_noise samples: highest, highest − cadence, ... (count of them).
+SampleRange global_noise_samples(const CubeShape& cube);
+/// global_noise from its samples (sample k at global_noise_samples' highest − k·cadence,
+/// infinities already NaN).
+double global_noise_of_samples(const CubeShape& cube, std::span<const float> samples);
 
 /// The median of |v| over values[1..] (not values[0], NaN skipped), as SoFiA-2's
 /// mad_val_dbl(values, n, 0, 1, 0) takes it for a source's local noise. NaN where SoFiA-2's is

@@ -229,6 +229,28 @@ std::vector<std::string> write_cubelets(const std::string& directory, const std:
                                         const CubeHeader& header, const Catalogue& catalogue,
                                         const CubeletSettings& settings, std::vector<std::string>& warnings) {
   AS_ASSERT(labels.size() == cube.voxels() && data.size() == cube.voxels());
+  if (catalogue.size() == 0) return {};
+  // The catalogue's bounding boxes as the cut-outs take them.
+  std::vector<Component> boxes(catalogue.size());
+  auto bound = [&](const char* name, std::size_t s) {
+    return static_cast<std::size_t>(column(catalogue, name).whole[s]);
+  };
+  for (std::size_t s = 0; s < boxes.size(); ++s) {
+    Component& b = boxes[s];
+    b.x_min = bound("x_min", s), b.x_max = bound("x_max", s);
+    b.y_min = bound("y_min", s), b.y_max = bound("y_max", s);
+    b.z_min = bound("z_min", s), b.z_max = bound("z_max", s);
+  }
+  return write_cubelets(directory, stem, cut_sources(cube, boxes, settings.margin, labels, data), header, catalogue,
+                        settings, warnings);
+}
+
+std::vector<std::string> write_cubelets(const std::string& directory, const std::string& stem,
+                                        const SourceCutouts& cutouts, const CubeHeader& header,
+                                        const Catalogue& catalogue, const CubeletSettings& settings,
+                                        std::vector<std::string>& warnings) {
+  const CubeShape& cube = cutouts.cube;
+  AS_ASSERT(cutouts.sources.size() == catalogue.size());
   std::vector<std::string> written;
   if (catalogue.size() == 0) return written;
   const auto& ids = column(catalogue, "id");
@@ -257,6 +279,9 @@ std::vector<std::string> write_cubelets(const std::string& directory, const std:
       last[a] = hi + settings.margin < size[a] ? hi + settings.margin : size[a] - 1;
       n[a] = last[a] - first[a] + 1;
     }
+    const SourceCutout& cut = cutouts.sources[s];
+    AS_ASSERT(cut.id == id && cut.box.contains(first[0], first[1], first[2]) &&
+              cut.box.contains(last[0], last[1], last[2]));
     const CubeShape shape{n[0], n[1], n[2]};
     const std::vector<std::size_t> axes{n[0], n[1], n[2]};
     const std::string& name = catalogue.names[s];
@@ -273,13 +298,14 @@ std::vector<std::string> write_cubelets(const std::string& directory, const std:
     for (std::size_t z = first[2]; z <= last[2]; ++z)
       for (std::size_t y = first[1]; y <= last[1]; ++y)
         for (std::size_t x = first[0]; x <= last[0]; ++x, ++i) {
-          const std::size_t v = (z * cube.ny + y) * cube.nx + x;
+          const std::size_t v = cut.box.local(x, y, z);
+          const float value = cut.data[v];
           // SoFiA-2 flags infinite voxels (NaN) before anything else; the cut-out shows them so.
-          cubelet.real[i] = std::isinf(data[v]) ? std::numeric_limits<float>::quiet_NaN() : data[v];
-          if (labels[v] == id) {
+          cubelet.real[i] = std::isinf(value) ? std::numeric_limits<float>::quiet_NaN() : value;
+          if (cut.labels[v] == id) {
             masklet.bytes[i] = 1;
             own[i] = 1;
-            spectrum.flux[z - first[2]] += static_cast<double>(data[v]);
+            spectrum.flux[z - first[2]] += static_cast<double>(value);
             spectrum.pixels[z - first[2]] += 1;
           }
         }

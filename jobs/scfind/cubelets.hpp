@@ -5,9 +5,9 @@
 // belongs to this source, other sources 0), the moment, channel and SNR maps of that cut-out
 // (moment_maps.hpp, moments 1 and 2 over the flux above output.thresholdMom12 × the source's rms)
 // its integrated spectrum and its position-velocity diagram along the kinematic major axis
-// (pv_diagram.hpp). Made on rank 0 from the whole cube and final labels it holds for the
-// catalogue, so the files do not depend on the number of ranks or slabs (docs/scfind.md,
-// "Cubelets").
+// (pv_diagram.hpp). Made on rank 0 from the sources' cut-outs it holds for the catalogue
+// (source_cutouts.hpp, grown by the margin), so the files do not depend on the number of ranks or
+// slabs (docs/scfind.md, "Cubelets").
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include "catalogue.hpp"
 #include "cube_header.hpp"
 #include "smooth_and_clip.hpp"
+#include "source_cutouts.hpp"
 
 namespace astrosweep::scfind {
 
@@ -43,6 +44,13 @@ std::vector<std::string> write_cubelets(const std::string& directory, const std:
                                         std::span<const std::int32_t> labels, std::span<const float> data,
                                         const CubeHeader& header, const Catalogue& catalogue,
                                         const CubeletSettings& settings, std::vector<std::string>& warnings);
+
+/// The same from the sources' cut-outs (source n's at [n - 1], numbered as the catalogue, boxes
+/// grown by at least settings.margin): what the job holds on rank 0.
+std::vector<std::string> write_cubelets(const std::string& directory, const std::string& stem,
+                                        const SourceCutouts& cutouts, const CubeHeader& header,
+                                        const Catalogue& catalogue, const CubeletSettings& settings,
+                                        std::vector<std::string>& warnings);
 
 /// The text of a source's spectrum file (SoFiA-2's layout; `time` its time line): per channel
 /// z_min..z_max the channel, its world coordinate (with `wcs`), Σ flux / `beam_area` and the

@@ -102,10 +102,13 @@ std::vector<ImageMap::Keyword> sofia_image_keywords(const CubeHeader& header, in
   return keys;
 }
 
-MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_t>& labels,
-                            const std::vector<float>& data, const CubeHeader& header, bool use_wcs,
-                            const MomentSettings& settings) {
-  AS_ASSERT(labels.size() == cube.voxels() && data.size() == cube.voxels());
+namespace {
+
+/// The maps, with `channel(z, add)` calling add(pixel, value) once for each source voxel of
+/// channel z (a pixel has at most one voxel in a channel, so the order within it does not matter).
+template <class Channel>
+MomentMaps moment_maps_of(const CubeShape& cube, const CubeHeader& header, bool use_wcs, const MomentSettings& settings,
+                          Channel&& channel) {
   MomentMaps m;
   m.three_d = cube.nz > 1;
   std::optional<WorldCoordinates> wcs;
@@ -140,8 +143,7 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
   if (m.world) set(m.mom0.keywords, "BUNIT", m.flux_unit);
   if (!settings.object.empty()) set(m.mom0.keywords, "OBJECT", settings.object);
   if (!m.three_d) {
-    for (std::size_t i = 0; i < plane; ++i)
-      if (labels[i] != 0) m.mom0.real[i] += data[i];
+    channel(0, [&](std::size_t i, float value) { m.mom0.real[i] += value; });
     return m;
   }
   m.mom1 = m.mom0;
@@ -167,17 +169,15 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
   const double threshold = settings.threshold;
   std::vector<float> positive(plane, 0.0F);
   for (std::size_t z = cube.nz; z-- > 0;) {
-    const std::size_t base = z * plane;
-    for (std::size_t i = 0; i < plane; ++i) {
-      if (labels[base + i] == 0) continue;
-      const double flux = static_cast<double>(data[base + i]);
+    channel(z, [&](std::size_t i, float value) {
+      const auto flux = static_cast<double>(value);
       m.mom0.real[i] += static_cast<float>(flux);
       m.chan.integer[i] += 1;
       if (flux > threshold) {
         m.mom1.real[i] += static_cast<float>(flux * spectral[z]);
         positive[i] += static_cast<float>(flux);
       }
-    }
+    });
   }
   // The SNR map (SoFiA-2's cubelets): moment 0 before any |CDELT3| over rms·√channels.
   if (settings.snr_rms > 0.0) {
@@ -196,15 +196,13 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
                          ? static_cast<float>(static_cast<double>(m.mom1.real[i]) / static_cast<double>(positive[i]))
                          : not_a_number;
   for (std::size_t z = cube.nz; z-- > 0;) {
-    const std::size_t base = z * plane;
-    for (std::size_t i = 0; i < plane; ++i) {
-      if (labels[base + i] == 0) continue;
-      const double flux = static_cast<double>(data[base + i]);
+    channel(z, [&](std::size_t i, float value) {
+      const auto flux = static_cast<double>(value);
       if (flux > threshold) {
         const double offset = static_cast<double>(m.mom1.real[i]) - spectral[z];
         m.mom2.real[i] += static_cast<float>(offset * offset * flux);
       }
-    }
+    });
   }
   for (std::size_t i = 0; i < plane; ++i) {
     const auto sum = static_cast<double>(positive[i]);
@@ -220,6 +218,44 @@ MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_
   return m;
 }
 
+/// SoFiA-2's mask cube carries the cube's WCS and BUNIT ' ' (no beam); its 2-D mask copies those.
+void mask_2d_keywords(ImageMap& map, const CubeHeader& header) {
+  map.keywords = sofia_image_keywords(header, 2, false, false);
+  set(map.keywords, "BUNIT", " ");
+}
+
+}  // namespace
+
+MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_t>& labels,
+                            const std::vector<float>& data, const CubeHeader& header, bool use_wcs,
+                            const MomentSettings& settings) {
+  AS_ASSERT(labels.size() == cube.voxels() && data.size() == cube.voxels());
+  const std::size_t plane = cube.plane();
+  return moment_maps_of(cube, header, use_wcs, settings, [&](std::size_t z, auto&& add) {
+    const std::size_t base = z * plane;
+    for (std::size_t i = 0; i < plane; ++i)
+      if (labels[base + i] != 0) add(i, data[base + i]);
+  });
+}
+
+MomentMaps make_moment_maps(const SourceCutouts& cutouts, const CubeHeader& header, bool use_wcs) {
+  const CubeShape& cube = cutouts.cube;
+  // The sources whose boxes reach each channel, so a channel's walk visits only those.
+  std::vector<std::vector<std::size_t>> in_channel(cube.nz);
+  for (std::size_t s = 0; s < cutouts.sources.size(); ++s)
+    for (std::size_t z = cutouts.sources[s].box.z0; z <= cutouts.sources[s].box.z1; ++z) in_channel[z].push_back(s);
+  return moment_maps_of(cube, header, use_wcs, MomentSettings{}, [&](std::size_t z, auto&& add) {
+    for (const std::size_t s : in_channel[z]) {
+      const SourceCutout& c = cutouts.sources[s];
+      for (std::size_t y = c.box.y0; y <= c.box.y1; ++y)
+        for (std::size_t x = c.box.x0; x <= c.box.x1; ++x) {
+          const std::size_t i = c.box.local(x, y, z);
+          if (c.labels[i] == c.id) add(y * cube.nx + x, c.data[i]);
+        }
+    }
+  });
+}
+
 ImageMap make_mask_2d(const CubeShape& cube, const std::vector<std::int32_t>& labels, const CubeHeader& header) {
   AS_ASSERT(labels.size() == cube.voxels());
   ImageMap map;
@@ -231,9 +267,30 @@ ImageMap make_mask_2d(const CubeShape& cube, const std::vector<std::int32_t>& la
         map.integer[i] = labels[z * plane + i];
         break;
       }
-  // SoFiA-2's mask cube carries the cube's WCS and BUNIT ' ' (no beam); its 2-D mask copies those.
-  map.keywords = sofia_image_keywords(header, 2, false, false);
-  set(map.keywords, "BUNIT", " ");
+  mask_2d_keywords(map, header);
+  return map;
+}
+
+ImageMap make_mask_2d(const SourceCutouts& cutouts, const CubeHeader& header) {
+  const CubeShape& cube = cutouts.cube;
+  ImageMap map;
+  map.integer.assign(cube.plane(), 0);
+  // Per pixel the highest channel holding a source voxel, over every source's box (a voxel
+  // belongs to one source, so the highest one is the same whichever box shows it).
+  std::vector<std::int64_t> highest(cube.plane(), -1);
+  for (const SourceCutout& c : cutouts.sources)
+    for (std::size_t y = c.box.y0; y <= c.box.y1; ++y)
+      for (std::size_t x = c.box.x0; x <= c.box.x1; ++x)
+        for (std::size_t z = c.box.z1 + 1; z-- > c.box.z0;)
+          if (c.labels[c.box.local(x, y, z)] == c.id) {
+            const std::size_t i = y * cube.nx + x;
+            if (static_cast<std::int64_t>(z) > highest[i]) {
+              highest[i] = static_cast<std::int64_t>(z);
+              map.integer[i] = c.id;
+            }
+            break;
+          }
+  mask_2d_keywords(map, header);
   return map;
 }
 

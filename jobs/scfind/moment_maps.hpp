@@ -3,9 +3,9 @@
 // DataCube_2d_mask, read for their semantics): the moment 0, 1, 2 maps and the channel count map
 // (output.writeMoments), and the mask projected along the spectral axis (output.writeMask2d). The
 // sums run as SoFiA-2's do (channels from the last to the first, accumulated in float), so the
-// maps equal SoFiA-2's to the bit on the same cube and mask. They are made on rank 0 from the
-// whole cube and source mask it already holds for the catalogue, so they do not depend on the
-// number of ranks or slabs.
+// maps equal SoFiA-2's to the bit on the same cube and mask. The job makes them on rank 0 from
+// the sources' cut-outs it holds for the catalogue (source_cutouts.hpp), in the same order as
+// from the whole cube, so they do not depend on the number of ranks or slabs.
 
 #include <cstdint>
 #include <string>
@@ -13,6 +13,7 @@
 
 #include "cube_header.hpp"
 #include "smooth_and_clip.hpp"
+#include "source_cutouts.hpp"
 
 namespace astrosweep::scfind {
 
@@ -51,6 +52,10 @@ struct MomentMaps {
 MomentMaps make_moment_maps(const CubeShape& cube, const std::vector<std::int32_t>& labels,
                             const std::vector<float>& data, const CubeHeader& header, bool use_wcs,
                             const MomentSettings& settings = {});
+/// The same maps of the whole cube from the sources' cut-outs: each pixel sums its source voxels
+/// channel by channel in the same order (every source's box visited for each channel it spans),
+/// so the maps equal the whole-cube ones to the bit.
+MomentMaps make_moment_maps(const SourceCutouts& cutouts, const CubeHeader& header, bool use_wcs);
 
 /// SoFiA-2's header of a new `naxis`-axis image made from a cube with `header`: its blank-image
 /// defaults (CTYPEi ' ', CRPIXi, CDELTi, CRVALi 1), the cube's WCS keywords of those axes over
@@ -64,6 +69,8 @@ void set_keyword(std::vector<ImageMap::Keyword>& keys, const std::string& name, 
 /// The 2-D mask: per pixel the id of the source in its highest channel (SoFiA-2's projection
 /// scans each line of sight from the last channel down and keeps the first non-zero id).
 ImageMap make_mask_2d(const CubeShape& cube, const std::vector<std::int32_t>& labels, const CubeHeader& header);
+/// The same from the sources' cut-outs.
+ImageMap make_mask_2d(const SourceCutouts& cutouts, const CubeHeader& header);
 
 /// Writes `map` (nx x ny) as a FITS image to `path`, through `path`.part (replacing it); throws
 /// OutputError naming the path.

@@ -22,6 +22,7 @@
 #include "cube_header.hpp"
 #include "cubelets.hpp"
 #include "device.hpp"
+#include "global_noise_slabs.hpp"
 #include "io/cube.hpp"
 #include "io/h5.hpp"
 #include "linker.hpp"
@@ -35,6 +36,7 @@
 #include "slab_samples.hpp"
 #include "slab_sweep.hpp"
 #include "sofia_defaults.hpp"
+#include "source_cutouts.hpp"
 
 namespace astrosweep::scfind {
 
@@ -596,31 +598,32 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
                           summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
     // SoFiA-2's catalogue (its parameterisation when parameter.enable), measured on rank 0 from the
-    // whole cube: the source numbers gathered from every rank (only source voxels travel) and the
-    // cube read again there (4 + 4 bytes a voxel on rank 0; on one rank with one slab, what it
-    // holds); then shared with every rank for the product's collective writes. Measuring slab by
-    // slab is issue 15's next step (catalogue.hpp). One rank with one slab already holds the whole
-    // cube and its labels: neither is read again.
+    // sources' cut-outs (source_cutouts.hpp): every final source's bounding box, grown by
+    // marginCubelets when cubelets are written, sent there by the ranks owning its channels, values
+    // and source numbers (4 + 4 bytes a voxel of the boxes, not of the cube); the global noise's
+    // sample is gathered the same way. No rank reads the cube again. The catalogue is then shared
+    // with every rank for the product's collective writes.
     const auto t_catalogue = Clock::now();
-    const bool whole_here = size == 1 && slabs.size() == 1;
-    std::vector<std::int32_t> whole_labels =
-        whole_here ? std::move(linked.labels.front()) : gather_labels_on_root(cube, slabs, linked, comm);
-    std::vector<float> data = whole_here ? std::move(values.front()) : std::vector<float>{};
-    masks.clear();
-    values.clear();
-    double global_rms = 0;
+    std::vector<OwnedChannels> owned;  // views of values and linked.labels (renumbered in place)
+    for (std::size_t k = 0; k < slabs.size(); ++k)
+      owned.push_back({slabs[k].z_begin, slabs[k].z_end, values[k], linked.labels[k]});
+    const double global_rms = global_noise_in_slabs(cube, owned, comm);
+    // The filter's std, skew and kurt: every linker source's bare box (the negative ones too), only
+    // when its parameters name them; let go once the filter has run.
+    SourceCutouts filter_cutouts;
+    if (options.reliability.enable && options.reliability.needs_moments()) {
+      filter_cutouts = gather_source_cutouts(cube, linked.sources, 0, owned, comm);
+      if (talk)
+        run.log(format_text("reliability: %zu source cut-outs on rank 0 for std, skew, kurt, %s",
+                            filter_cutouts.sources.size(), mib(filter_cutouts.bytes()).c_str()));
+    }
     std::optional<CubeHeader> header;
     ReliabilityOutcome reliability;
     std::vector<std::int32_t> new_numbers;  // with the filter: each linker source's number after it (0: dropped)
     mpi::on_root_then_share_failure(comm, [&] {
-      if (!whole_here) {
-        data.resize(cube.voxels());
-        io::read_cube_channels(info, 0, cube.nz, data);
-      }
       std::vector<std::size_t> dims{cube.nx, cube.ny, cube.nz};
       if (info.naxis == 4) dims.push_back(1);
       header.emplace(info.header_cards, dims);
-      global_rms = global_noise(cube, data);
       if (!options.reliability.enable) return;
       // The filter on rank 0 (a few thousand sources at most: O(positives × sources) in double).
       const double bmaj = header->number("BMAJ"), bmin = header->number("BMIN"), cdelt = header->number("CDELT1");
@@ -632,7 +635,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       // std, skew and kurt: the running moments in SoFiA-2's flood-fill order, from the linker's numbers.
       const std::vector<SourceMoments> moments =
           options.reliability.needs_moments()
-              ? linker_moments(cube, whole_labels, data, linked.sources, link_parameters, global_rms)
+              ? linker_moments(filter_cutouts, linked.sources, link_parameters, global_rms)
               : std::vector<SourceMoments>{};
       // reliability.catalog: positions whose negative sources stay out, converted to pixels with the
       // cube's WCS; a file without 2 columns or a cube without WCS: SoFiA-2 warns and goes on.
@@ -670,9 +673,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
           kept.push_back(linked.sources[i]);
           if (rank == 0) kept_reliability.push_back(reliability.reliability[i]);
         }
-      if (rank == 0) renumber_labels(whole_labels, new_numbers);
-      if (!whole_here)
-        for (auto& labels : linked.labels) renumber_labels(labels, new_numbers);
+      filter_cutouts = SourceCutouts{};
+      for (auto& labels : linked.labels) renumber_labels(labels, new_numbers);
       summary.sources = kept.size();
       summary.source_voxels = 0;
       for (const auto& source : kept) summary.source_voxels += source.voxels;
@@ -690,23 +692,26 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       linked.sources = std::move(kept);
       reliability.reliability = std::move(kept_reliability);
     }
-    if (whole_here)
-      product.write_source_mask(slabs.front().z_begin, whole_labels);
-    else
-      for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
+    const std::size_t margin = cubelets ? options.margin_cubelets : 0;
+    const SourceCutouts cutouts = gather_source_cutouts(cube, linked.sources, margin, owned, comm);
+    owned.clear();
+    masks.clear();
+    values.clear();
+    if (talk)
+      run.log(format_text(
+          "measurement on rank 0: %zu source cut-outs (margin %zu), %s (the whole cube and its "
+          "labels: %s)",
+          cutouts.sources.size(), margin, mib(cutouts.bytes()).c_str(), mib(std::uint64_t{8} * cube.voxels()).c_str()));
+    for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
     Catalogue catalogue;
     std::optional<MomentMaps> maps;   // rank 0
     std::optional<ImageMap> mask_2d;  // rank 0
     mpi::on_root_then_share_failure(comm, [&] {
-      LinkedSources whole;
-      whole.labels = std::move(whole_labels);
-      whole.sources = linked.sources;
-      whole.reliability = std::move(reliability.reliability);
-      catalogue =
-          make_catalogue(cube, whole.labels, data, whole, options.linker, global_rms, *header, options.catalogue);
-      // SoFiA-2's moment maps and 2-D mask of the final source mask, from what rank 0 holds.
+      catalogue = make_catalogue(cutouts, linked.sources, reliability.reliability, options.linker, global_rms, *header,
+                                 options.catalogue);
+      // SoFiA-2's moment maps and 2-D mask of the final source mask, from the cut-outs.
       if (!image_files.mom0.empty()) {
-        maps = make_moment_maps(cube, whole.labels, data, *header, options.catalogue.wcs);
+        maps = make_moment_maps(cutouts, *header, options.catalogue.wcs);
         for (const auto& w : maps->warnings) run.log("warning: moment maps: " + w);
         write_image_map(image_files.mom0, maps->mom0, cube.nx, cube.ny);
         summary.image_files.push_back(image_files.mom0);
@@ -718,7 +723,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
         }
       }
       if (!image_files.mask_2d.empty()) {
-        mask_2d = make_mask_2d(cube, whole.labels, *header);
+        mask_2d = make_mask_2d(cutouts, *header);
         write_image_map(image_files.mask_2d, *mask_2d, cube.nx, cube.ny);
         summary.image_files.push_back(image_files.mask_2d);
       }
@@ -727,7 +732,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                                        options.catalogue.physical};
         std::vector<std::string> warnings;
         summary.cubelet_files = write_cubelets(cubelet_directory, std::filesystem::path(options.output).stem().string(),
-                                               cube, whole.labels, data, *header, catalogue, settings, warnings);
+                                               cutouts, *header, catalogue, settings, warnings);
         // Each distinct warning once (SoFiA-2 repeats them per source).
         std::sort(warnings.begin(), warnings.end());
         warnings.erase(std::unique(warnings.begin(), warnings.end()), warnings.end());

@@ -637,11 +637,16 @@ set(cubelets_excused_c_R_threshold05_snr0 c_R_threshold05_snr0_7_snr.fits c_R_th
 # and 2 over 1.5 × rms.
 file(WRITE ${scfind_out}/c_A_physical.par ${image_cases_text}
   "parameter.physical = true\noutput.writeCubelets = true\noutput.marginCubelets = 1\noutput.thresholdMom12 = 1.5\n")
+# 3 ranks of 2 slabs (6 slabs of 6-7 of A's 40 channels): source 4 (channels 3-23) is cut out of
+# four slabs on all three ranks, source 1 (25-39) of three, and the margin of 10 clips the boxes at
+# the cube's edges (rank 0 assembles each cubelet from the ranks' pieces, source_cutouts.hpp). With
+# the reliability filter on R, the kept sources' boxes are gathered after it, renumbered.
 # case|cube|ranks|slabs per rank|labels
 foreach(run "c_A_mad_negative_defaults|A|1|1|scfind" "c_A_mad_negative_defaults|A|3|1|scfind"
-            "c_A_mad_negative_defaults|A|2|2|scfind%heavy" "c_Anowcs_mad_negative_defaults|Anowcs|1|1|scfind"
-            "c_R_threshold05_snr0|R|1|1|scfind" "c_R_threshold05_snr0|R|2|1|scfind%heavy"
-            "c_R_threshold05_snr0|R|3|1|scfind" "c_A_physical|A|1|1|scfind")
+            "c_A_mad_negative_defaults|A|2|2|scfind%heavy" "c_A_mad_negative_defaults|A|3|2|scfind"
+            "c_Anowcs_mad_negative_defaults|Anowcs|1|1|scfind" "c_R_threshold05_snr0|R|1|1|scfind"
+            "c_R_threshold05_snr0|R|2|1|scfind%heavy" "c_R_threshold05_snr0|R|3|1|scfind"
+            "c_R_threshold05_snr0|R|3|2|scfind%heavy" "c_A_physical|A|1|1|scfind")
   string(REPLACE "|" ";" fields "${run}")
   list(GET fields 0 case)
   list(GET fields 1 cube)
