@@ -386,29 +386,4 @@ SlabLinkedSources link_sources_in_slabs(const CubeShape& cube, std::span<const L
   return out;
 }
 
-std::vector<std::int32_t> gather_labels_on_root(const CubeShape& cube, std::span<const LinkerSlab> slabs,
-                                                const SlabLinkedSources& linked, MPI_Comm comm) {
-  struct Labelled {
-    std::uint64_t index = 0;
-    std::int32_t label = 0;
-  };
-  AS_ASSERT(linked.labels.size() == slabs.size());
-  std::vector<Labelled> mine;
-  for (std::size_t k = 0; k < slabs.size(); ++k) {
-    const std::uint64_t first = slabs[k].z_begin * cube.plane();
-    const std::vector<std::int32_t>& labels = linked.labels[k];
-    for (std::size_t i = 0; i < labels.size(); ++i)
-      if (labels[i] != 0) mine.push_back({first + i, labels[i]});
-  }
-  const std::vector<Labelled> every = gather_records(comm, mine, false);
-  int rank = 0;
-  AS_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  std::vector<std::int32_t> out;
-  if (rank == 0) {
-    out.assign(cube.voxels(), 0);
-    for (const Labelled& l : every) out[l.index] = l.label;
-  }
-  return out;
-}
-
 }  // namespace astrosweep::scfind

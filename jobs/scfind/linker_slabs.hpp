@@ -43,9 +43,4 @@ struct SlabLinkedSources {
 SlabLinkedSources link_sources_in_slabs(const CubeShape& cube, std::span<const LinkerSlab> slabs,
                                         const LinkerParameters& parameters, MPI_Comm comm);
 
-/// Collective: the whole cube's source numbers on rank 0 (empty elsewhere), from each rank's
-/// `linked.labels` of its `slabs`. Only the voxels in sources travel (one record each).
-std::vector<std::int32_t> gather_labels_on_root(const CubeShape& cube, std::span<const LinkerSlab> slabs,
-                                                const SlabLinkedSources& linked, MPI_Comm comm);
-
 }  // namespace astrosweep::scfind
