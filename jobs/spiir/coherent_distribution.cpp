@@ -169,34 +169,6 @@ NetworkSnr windows_on_root(const RankCoherentStage& stage, const CoherentStagePl
   return out;
 }
 
-void on_every_rank_then_share_failure(MPI_Comm comm, const std::function<void()>& action) {
-  int rank = 0, size = 1;
-  AS_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  AS_MPI_TRY(MPI_Comm_size(comm, &size));
-  int code = 0;
-  std::string what;
-  std::string hint;
-  try {
-    action();
-  } catch (const Error& e) {
-    code = static_cast<int>(e.code());
-    what = e.what();
-    hint = e.hint();
-  } catch (const std::exception& e) {
-    code = static_cast<int>(ExitCode::internal);
-    what = std::string("internal error: ") + e.what();
-  }
-  const int mine = code != 0 ? rank : size;
-  int first = size;
-  AS_MPI_TRY(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
-  if (first == size) return;
-  mpi::broadcast_value(comm, code, first);
-  mpi::broadcast_string(comm, what, first);
-  mpi::broadcast_string(comm, hint, first);
-  if (size > 1) what = "rank " + std::to_string(first) + ": " + what;
-  throw mpi::SharedError(static_cast<ExitCode>(code), what, hint);
-}
-
 RankCoherentStage run_coherent_stage_on_ranks(MPI_Comm comm, const SpiirBank& bank, const CoherentStageInput& input,
                                               const CoherentStageSettings& settings, const CoherentStagePlan& plan,
                                               std::span<const SecondPassTask> tasks, const SecondPassFilter& filter,
@@ -224,7 +196,7 @@ RankCoherentStage run_coherent_stage_on_ranks(MPI_Comm comm, const SpiirBank& ba
   stage.my_tasks = mine.size();
   std::vector<std::size_t> rows;
   std::vector<CoherentResult> results;
-  on_every_rank_then_share_failure(comm, [&] {
+  mpi::on_every_rank_then_share_failure(comm, [&] {
     const auto t0 = std::chrono::steady_clock::now();
     CapturedWindows captured = capture_windows(plan, input.ifos, tasks, mine, filter);
     stage.my_filtered_samples = captured.filtered_samples;

@@ -40,7 +40,7 @@ struct RankCoherentStage {
 
 /// Collective: the tasks spread by assign_tasks, each rank capturing its tasks' windows and
 /// searching their candidates, the results gathered to rank 0. A failure on any rank stops every
-/// rank with that rank's message (on_every_rank_then_share_failure); a stop signal on any rank
+/// rank with that rank's message (mpi::on_every_rank_then_share_failure); a stop signal on any rank
 /// returns `interrupted` on every rank, the results dropped (--resume redoes the stage).
 RankCoherentStage run_coherent_stage_on_ranks(MPI_Comm comm, const SpiirBank& bank, const CoherentStageInput& input,
                                               const CoherentStageSettings& settings, const CoherentStagePlan& plan,
@@ -59,12 +59,5 @@ NetworkSnr windows_on_root(const RankCoherentStage& stage, const CoherentStagePl
 std::vector<CoherentResult> gather_results(MPI_Comm comm, std::size_t n_candidates, std::size_t trials,
                                            std::size_t n_det, std::span<const std::size_t> rows,
                                            std::span<const CoherentResult> results);
-
-/// Collective: runs `action` on every rank; if it throws on any (an astrosweep::Error, or another
-/// std::exception as an internal error), every rank throws the lowest failing rank's error as an
-/// mpi::SharedError ("rank N: " before it on several ranks): no rank waits for one that failed, and
-/// nothing aborts. (mpi::on_root_then_share_failure's twin for steps every rank computes; kept here
-/// until core/mpi.hpp takes it, which rebuilds every job.)
-void on_every_rank_then_share_failure(MPI_Comm comm, const std::function<void()>& action);
 
 }  // namespace astrosweep::spiir

@@ -105,6 +105,34 @@ void on_root_then_share_failure(MPI_Comm comm, const std::function<void()>& acti
   throw SharedError(static_cast<ExitCode>(code), what, hint);
 }
 
+void on_every_rank_then_share_failure(MPI_Comm comm, const std::function<void()>& action) {
+  int rank = 0, size = 1;
+  AS_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  AS_MPI_TRY(MPI_Comm_size(comm, &size));
+  int code = 0;
+  std::string what;
+  std::string hint;
+  try {
+    action();
+  } catch (const Error& e) {
+    code = static_cast<int>(e.code());
+    what = e.what();
+    hint = e.hint();
+  } catch (const std::exception& e) {
+    code = static_cast<int>(ExitCode::internal);
+    what = std::string("internal error: ") + e.what();
+  }
+  const int mine = code != 0 ? rank : size;
+  int first = size;
+  AS_MPI_TRY(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == size) return;
+  broadcast_value(comm, code, first);
+  broadcast_string(comm, what, first);
+  broadcast_string(comm, hint, first);
+  if (size > 1) what = "rank " + std::to_string(first) + ": " + what;
+  throw SharedError(static_cast<ExitCode>(code), what, hint);
+}
+
 void abort_all(MPI_Comm comm, ExitCode code, const std::string& message) {
   std::fprintf(stderr, "%s\n", message.c_str());
   std::fflush(stderr);

@@ -74,6 +74,12 @@ NodeLocal node_local(MPI_Comm comm);
 /// error (a SharedError), so a bad input found by rank 0 ends all ranks cleanly with one message and exit code.
 void on_root_then_share_failure(MPI_Comm comm, const std::function<void()>& action);
 
+/// Collective: runs `action` on every rank; if it throws on any (an astrosweep::Error, or another
+/// std::exception as an internal error), every rank throws the lowest failing rank's error as a
+/// SharedError ("rank N: " before it on several ranks): no rank waits for one that failed, and
+/// nothing aborts. on_root_then_share_failure's twin for steps every rank computes.
+void on_every_rank_then_share_failure(MPI_Comm comm, const std::function<void()>& action);
+
 /// Stops every rank of `comm` with `code` after printing `message` (used when a rank fails while
 /// others may be blocked in communication: waiting for agreement would hang).
 [[noreturn]] void abort_all(MPI_Comm comm, ExitCode code, const std::string& message);

@@ -88,9 +88,9 @@ TEST(CoherentDistribution, ResultsGatherToRankZeroInCandidateOrder) {
 
 TEST(CoherentDistribution, AFailureOnTheLastRankStopsEveryRankWithItsMessage) {
   const int rank = rank_of_world(), size = size_of_world();
-  EXPECT_NO_THROW(on_every_rank_then_share_failure(MPI_COMM_WORLD, [] {}));
+  EXPECT_NO_THROW(mpi::on_every_rank_then_share_failure(MPI_COMM_WORLD, [] {}));
   try {
-    on_every_rank_then_share_failure(MPI_COMM_WORLD, [&] {
+    mpi::on_every_rank_then_share_failure(MPI_COMM_WORLD, [&] {
       if (rank == size - 1) throw InputError("the last rank's template cannot be filtered", "a hint");
     });
     FAIL() << "no rank threw";
@@ -103,7 +103,7 @@ TEST(CoherentDistribution, AFailureOnTheLastRankStopsEveryRankWithItsMessage) {
   }
   // Two ranks fail: the lower one speaks.
   try {
-    on_every_rank_then_share_failure(MPI_COMM_WORLD, [&] {
+    mpi::on_every_rank_then_share_failure(MPI_COMM_WORLD, [&] {
       if (rank >= size - 2) throw OutputError("failed on rank " + std::to_string(rank));
     });
     FAIL() << "no rank threw";
