@@ -15,20 +15,10 @@
 #include "dist/slab_layout.hpp"
 #include "linker.hpp"
 #include "linker_slabs.hpp"
+#include "test_data.hpp"
 
 namespace astrosweep::scfind {
 namespace {
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
 
 struct RandomCube {
   CubeShape shape;
@@ -64,7 +54,7 @@ void expect_same(const Component& a, const Component& b, std::size_t n) {
 // j mod ranks, links, and compares with the reference.
 void check_cut(const RandomCube& cube, const std::vector<std::size_t>& bounds, const LinkerParameters& p) {
   const LinkedSources whole = link_sources(cube.shape, cube.mask, cube.data, p);
-  const int rank = world_rank(), size = world_size();
+  const int rank = test::world_rank(), size = test::world_size();
   const std::size_t plane = cube.shape.plane();
   std::vector<LinkerSlab> slabs;
   for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
@@ -102,7 +92,7 @@ LinkerParameters parameters(std::size_t rxy, std::size_t rz) {
 }
 
 TEST(LinkerSlabs, EqualsTheWholeCubeForEveryCut) {
-  const int size = world_size();
+  const int size = test::world_size();
   const RandomCube cube({13, 11, 17}, 0.18, 0.02, 5);
   for (auto [rxy, rz] : {std::pair{1, 1}, {2, 2}, {0, 3}, {3, 0}, {1, 2}}) {
     const LinkerParameters p = parameters(static_cast<std::size_t>(rxy), static_cast<std::size_t>(rz));
@@ -114,7 +104,7 @@ TEST(LinkerSlabs, EqualsTheWholeCubeForEveryCut) {
 }
 
 TEST(LinkerSlabs, PositivityKeepNegativeAndLimits) {
-  const int size = world_size();
+  const int size = test::world_size();
   const RandomCube cube({20, 9, 14}, 0.3, 0.01, 9);
   LinkerParameters p = parameters(1, 2);
   for (int variant = 0; variant < 4; ++variant) {

@@ -23,20 +23,10 @@
 #include "linker.hpp"
 #include "moment_maps.hpp"
 #include "source_cutouts.hpp"
+#include "test_data.hpp"
 
 namespace astrosweep::scfind {
 namespace {
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
 
 /// A cube with sources linked on it (the whole-cube linker): values with blanks and infinities,
 /// the labels of the sources found.
@@ -74,7 +64,7 @@ std::vector<OwnedChannels> owned_channels(const LinkedCube& cube, const std::vec
   const std::size_t plane = cube.shape.plane();
   std::vector<OwnedChannels> mine;
   for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
-    if (static_cast<int>(j % static_cast<std::size_t>(world_size())) != world_rank()) continue;
+    if (static_cast<int>(j % static_cast<std::size_t>(test::world_size())) != test::world_rank()) continue;
     const std::size_t z0 = bounds[j], z1 = bounds[j + 1], n = (z1 - z0) * plane;
     mine.push_back(
         {z0, z1, std::span(cube.data).subspan(z0 * plane, n), std::span(cube.labels).subspan(z0 * plane, n)});
@@ -138,7 +128,7 @@ TEST(SourceCutouts, GatheredBoxesEqualTheWholeCubes) {
         const std::vector<OwnedChannels> mine = owned_channels(cube, bounds);
         const SourceCutouts cutouts =
             gather_source_cutouts(cube.shape, cube.sources, margin, mine, MPI_COMM_WORLD, batch);
-        if (world_rank() != 0) {
+        if (test::world_rank() != 0) {
           EXPECT_TRUE(cutouts.sources.empty());
           continue;
         }
@@ -172,7 +162,7 @@ TEST(SourceCutouts, EmptyCatalogue) {
   const SourceCutouts cutouts = gather_source_cutouts(cube.shape, cube.sources, 3, mine, MPI_COMM_WORLD);
   EXPECT_TRUE(cutouts.sources.empty());
   EXPECT_EQ(cutouts.bytes(), 0U);
-  if (world_rank() == 0) {
+  if (test::world_rank() == 0) {
     const CubeHeader header({}, {6, 5, 8});
     const MomentMaps maps = make_moment_maps(cutouts, header, false);
     EXPECT_TRUE(std::all_of(maps.mom0.real.begin(), maps.mom0.real.end(), [](float v) { return v == 0.0F; }));
@@ -208,7 +198,7 @@ TEST(SourceCutouts, MeasurementsEqualTheWholeCubes) {
   for (const auto& bounds : channel_cuts) {
     const std::vector<OwnedChannels> mine = owned_channels(cube, bounds);
     const SourceCutouts cutouts = gather_source_cutouts(cube.shape, cube.sources, 0, mine, MPI_COMM_WORLD, 97);
-    if (world_rank() != 0) continue;
+    if (test::world_rank() != 0) continue;
     for (const bool wcs : {false, true}) {
       const MomentMaps whole = make_moment_maps(cube.shape, labels, data, header, wcs);
       const MomentMaps cut = make_moment_maps(cutouts, header, wcs);
@@ -252,7 +242,7 @@ TEST(GlobalNoiseInSlabs, EqualsTheWholeCubes) {
          {std::vector<std::size_t>{0, nz}, std::vector<std::size_t>{0, 1, nz / 3, nz / 3 + 1, nz - 2, nz}}) {
       std::vector<OwnedChannels> mine;
       for (std::size_t j = 0; j + 1 < bounds.size(); ++j)
-        if (static_cast<int>(j % static_cast<std::size_t>(world_size())) == world_rank())
+        if (static_cast<int>(j % static_cast<std::size_t>(test::world_size())) == test::world_rank())
           mine.push_back({bounds[j],
                           bounds[j + 1],
                           std::span(data).subspan(bounds[j] * plane, (bounds[j + 1] - bounds[j]) * plane),

@@ -9,21 +9,10 @@
 #include "coherent_distribution.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "test_data.hpp"
 
 namespace astrosweep::spiir {
 namespace {
-
-int rank_of_world() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int size_of_world() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
 
 TEST(SecondPassTasks, AssignmentIsBalancedAndDependsOnTheCostsAlone) {
   const std::vector<double> costs = {5, 1, 4, 4, 2, 8};
@@ -56,7 +45,7 @@ CoherentResult result_of(std::size_t c, std::size_t t, std::size_t n_det) {
 
 TEST(CoherentDistribution, ResultsGatherToRankZeroInCandidateOrder) {
   const std::size_t n_candidates = 11, trials = 3, n_det = 3;
-  const int rank = rank_of_world(), size = size_of_world();
+  const int rank = test::world_rank(), size = test::world_size();
   // Candidates dealt out backwards and unevenly: rank r holds c with (c * 5) mod size == r.
   std::vector<std::size_t> rows;
   std::vector<CoherentResult> mine;
@@ -87,7 +76,7 @@ TEST(CoherentDistribution, ResultsGatherToRankZeroInCandidateOrder) {
 }
 
 TEST(CoherentDistribution, AFailureOnTheLastRankStopsEveryRankWithItsMessage) {
-  const int rank = rank_of_world(), size = size_of_world();
+  const int rank = test::world_rank(), size = test::world_size();
   EXPECT_NO_THROW(mpi::on_every_rank_then_share_failure(MPI_COMM_WORLD, [] {}));
   try {
     mpi::on_every_rank_then_share_failure(MPI_COMM_WORLD, [&] {
