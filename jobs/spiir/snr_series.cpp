@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
@@ -45,6 +46,32 @@ SnrSelection parse_snr_templates(const std::string& text, std::size_t n_template
   return {true, first, last - first + 1};
 }
 
+SnrWindow parse_snr_gps(const std::string& text, std::int64_t gps_start_s, std::int32_t gps_start_ns,
+                        double sample_rate, std::size_t n_samples) {
+  const std::size_t colon = text.find(':');
+  double start = 0, end = 0;
+  bool parsed = colon != std::string::npos;
+  if (parsed) {
+    const auto a = std::from_chars(text.data(), text.data() + colon, start);
+    const auto b = std::from_chars(text.data() + colon + 1, text.data() + text.size(), end);
+    parsed = a.ec == std::errc() && a.ptr == text.data() + colon && b.ec == std::errc() &&
+             b.ptr == text.data() + text.size() && std::isfinite(start) && std::isfinite(end) && start < end;
+  }
+  AS_EXPECTS(parsed, UsageError, "--snr-gps must be two GPS times START:END with START < END, not '" + text + "'",
+             "e.g. --snr-gps 1187008870:1187008890 keeps 20 s of SNR series around GW170817");
+  // Samples from the start, as the offsets of START and END from the strain's first sample.
+  const double origin_ns = static_cast<double>(gps_start_ns) * 1e-9;
+  const double from = std::ceil(((start - static_cast<double>(gps_start_s)) - origin_ns) * sample_rate);
+  const double to = std::ceil(((end - static_cast<double>(gps_start_s)) - origin_ns) * sample_rate);
+  const double first = std::max(0.0, from), last = std::min(static_cast<double>(n_samples), to);
+  AS_EXPECTS(first < last, UsageError,
+             format_text("--snr-gps %s holds none of the strain's samples (GPS %.3f ... %.3f)", text.c_str(),
+                         static_cast<double>(gps_start_s) + origin_ns,
+                         static_cast<double>(gps_start_s) + origin_ns + static_cast<double>(n_samples) / sample_rate),
+             "give GPS times within the strain");
+  return {static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)};
+}
+
 std::uint64_t snr_series_bytes(const SnrSeriesLayout& layout) {
   return static_cast<std::uint64_t>(layout.ifos.size()) * layout.templates.count * layout.n_samples *
              sizeof(std::complex<float>) +
@@ -68,13 +95,15 @@ SnrSeriesWriter::SnrSeriesWriter(const std::string& path, MPI_Comm comm, const S
     h5::set_attribute(group.get(), "gps_start_s", layout.gps_start_s);
     h5::set_attribute(group.get(), "gps_start_ns", std::int64_t{layout.gps_start_ns});
     h5::set_attribute(group.get(), "sample_rate", layout.sample_rate);
+    h5::set_attribute(group.get(), "first_sample", static_cast<std::int64_t>(layout.first_sample));
     h5::set_attribute(group.get(), "description",
                       std::string("complex SNR z of each kept template (row) at each strain sample (column), per "
                                   "detector; |z| is the SNR, arg z the phase as in /peaks"));
     h5::Id templates = h5::described(h5::create_dataset(group.get(), "template", H5T_NATIVE_INT64, {rows}), "",
                                      "row of each /snr row's template in the bank's /templates");
     h5::Id time = h5::described(h5::create_dataset(group.get(), "time", H5T_NATIVE_DOUBLE, {cols}), "s",
-                                "GPS time of each strain sample (gps_start + sample / sample_rate)");
+                                "GPS time of each column's strain sample (gps_start + sample / sample_rate, "
+                                "sample = first_sample + column)");
     for (const auto& ifo : layout.ifos) {
       series_.push_back(h5::described(
           h5::create_dataset(group.get(), ifo, complex_type_.get(), {rows, cols}), "",
@@ -90,7 +119,8 @@ SnrSeriesWriter::SnrSeriesWriter(const std::string& path, MPI_Comm comm, const S
       h5::write_rows<std::int64_t>(templates.get(), 0, bank_rows);
       std::vector<double> gps(cols);
       const double start = static_cast<double>(layout.gps_start_s) + 1e-9 * layout.gps_start_ns;
-      for (std::uint64_t s = 0; s < cols; ++s) gps[s] = start + static_cast<double>(s) / layout.sample_rate;
+      for (std::uint64_t s = 0; s < cols; ++s)
+        gps[s] = start + static_cast<double>(layout.first_sample + s) / layout.sample_rate;
       h5::write_rows<double>(time.get(), 0, gps);
     }
     // The metadata reaches the file once, now: the units' writes are then raw writes into storage
@@ -108,9 +138,10 @@ void SnrSeriesWriter::write(std::size_t d, std::size_t block_first, std::size_t 
   // Strain samples of this chunk: output sample minus the stream's latency, within [lo, hi) and
   // the strain.
   const std::int64_t s_first = first - static_cast<std::int64_t>(latency);
-  const std::int64_t s0 = std::max({s_first, lo, std::int64_t{0}});
-  const std::int64_t s1 =
-      std::min({s_first + static_cast<std::int64_t>(m), hi, static_cast<std::int64_t>(layout_.n_samples)});
+  const auto window_first = static_cast<std::int64_t>(layout_.first_sample);
+  const std::int64_t s0 = std::max({s_first, lo, window_first});
+  const std::int64_t s1 = std::min(
+      {s_first + static_cast<std::int64_t>(m), hi, window_first + static_cast<std::int64_t>(layout_.n_samples)});
   if (t0 >= t1 || s0 >= s1) return;
   const auto width = static_cast<std::size_t>(s1 - s0);
   rows_.resize((t1 - t0) * width);
@@ -120,7 +151,7 @@ void SnrSeriesWriter::write(std::size_t d, std::size_t block_first, std::size_t 
     for (std::size_t i = 0; i < width; ++i) to[i] = std::complex<float>(from[i]);
   }
   h5::write_block(series_[d].get(), complex_type_.get(), t0 - layout_.templates.first, t1 - t0,
-                  static_cast<std::uint64_t>(s0), width, rows_.data());
+                  static_cast<std::uint64_t>(s0 - window_first), width, rows_.data());
 }
 
 void SnrSeriesWriter::close() {

@@ -28,10 +28,20 @@ struct SnrSelection {
 /// throws UsageError naming the option.
 SnrSelection parse_snr_templates(const std::string& text, std::size_t n_templates);
 
+/// --snr-gps START:END: the strain samples s whose GPS time gps_start + s / sample_rate lies in
+/// [START, END), clipped to the strain's n_samples; throws UsageError naming the option when the
+/// text is not two GPS times in order or the interval holds none of the strain's samples.
+struct SnrWindow {
+  std::size_t first = 0, count = 0;
+};
+SnrWindow parse_snr_gps(const std::string& text, std::int64_t gps_start_s, std::int32_t gps_start_ns,
+                        double sample_rate, std::size_t n_samples);
+
 struct SnrSeriesLayout {
   std::vector<std::string> ifos;
   SnrSelection templates;
-  std::size_t n_samples = 0;  ///< the strain's length
+  std::size_t first_sample = 0;  ///< the strain sample of column 0
+  std::size_t n_samples = 0;     ///< columns: strain samples first_sample … first_sample + n_samples − 1
   double sample_rate = 0;
   std::int64_t gps_start_s = 0;
   std::int32_t gps_start_ns = 0;

@@ -135,6 +135,7 @@ void filter_range(const DetectorStream& s, const ChunkFilter& filter, std::size_
 struct ProductSettings {
   std::string command_line, bank, strain, precision;
   std::string snr_templates;  // "" (no /snr) or "FIRST:LAST"
+  std::string snr_samples;    // "" (no /snr) or "FIRST:LAST", strain samples
   double sample_rate = 0, threshold = 0, psd_stretch_seconds = 0;
   std::int64_t chunk_samples = 0;
   CoherentStageSettings coherent;
@@ -154,6 +155,7 @@ std::vector<io::ProductAttribute> root_attributes(const ProductSettings& p) {
           {"chunk_samples", p.chunk_samples},
           {"psd_stretch_seconds", p.psd_stretch_seconds},
           {"snr_templates", p.snr_templates},
+          {"snr_samples", p.snr_samples},
           {"sky_order", std::int64_t{p.coherent.sky_order}},
           {"n_slides", std::int64_t{p.coherent.n_slides}},
           {"slide_seconds", p.coherent.slide_seconds},
@@ -219,7 +221,10 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       "coherent stage: write every clustered trigger's rho_coh^2 sky map (HEALPix NESTED) under /skymaps")(
       "snr-templates", po::value<std::string>()->default_value(""),
       "keep the complex SNR series of these bank rows under /snr/<IFO> (float32 complex, templates x samples: 8 "
-      "bytes each per detector): 'all', K or FIRST:LAST (inclusive); none by default")("help,h", "show this help");
+      "bytes each per detector): 'all', K or FIRST:LAST (inclusive); none by default")(
+      "snr-gps", po::value<std::string>()->default_value(""),
+      "with --snr-templates: keep the series only for the samples at GPS times START:END (default: the whole "
+      "strain)")("help,h", "show this help");
   const std::optional<po::variables_map> parsed =
       parse_command_line<po::variables_map>(args, desc, "spiir", comm, [](const po::variables_map& v) { return v; });
   if (!parsed) return 0;  // --help
@@ -376,8 +381,17 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   settings.threshold = threshold;
   settings.chunk_samples = static_cast<std::int64_t>(chunk);
   settings.psd_stretch_seconds = psd_stretch_seconds;
-  if (snr_selection.enabled)
+  const std::string snr_gps = vm["snr-gps"].as<std::string>();
+  AS_EXPECTS(snr_gps.empty() || snr_selection.enabled, UsageError, "--snr-gps needs --snr-templates",
+             "name the templates whose SNR series to keep, e.g. --snr-templates all");
+  const SnrWindow snr_window = snr_gps.empty()
+                                   ? SnrWindow{0, n_total}
+                                   : parse_snr_gps(snr_gps, detectors.front().gps_start_s,
+                                                   detectors.front().gps_start_ns, bank.sample_rate_max, n_total);
+  if (snr_selection.enabled) {
     settings.snr_templates = format_text("%zu:%zu", snr_selection.first, snr_selection.first + snr_selection.count - 1);
+    settings.snr_samples = format_text("%zu:%zu", snr_window.first, snr_window.first + snr_window.count - 1);
+  }
   const auto attributes = root_attributes(settings);
   run::ResumeRules rules{"finished unit", inspect_product, io::results_fingerprint(attributes), {}};
   rules.journal_fingerprint = io::with_input_files(rules.product_fingerprint, strain_list + "\n" + bank_path);
@@ -436,7 +450,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
     std::vector<std::string> ifos;
     for (const auto& d : detectors) ifos.push_back(d.ifo);
     snr_writer.emplace(output, comm,
-                       SnrSeriesLayout{ifos, snr_selection, n_total, bank.sample_rate_max,
+                       SnrSeriesLayout{ifos, snr_selection, snr_window.first, snr_window.count, bank.sample_rate_max,
                                        detectors.front().gps_start_s, detectors.front().gps_start_ns});
   }
   SpiirSpoolWriter spool(spool_dir, attempt, run.rank());

@@ -26,10 +26,11 @@
 //       --ra R --dec D [--within DEG] its pixel within DEG (10) of there; with --max-null Y ρ_null ≤ Y;
 //       with --skymaps a /skymaps map per trigger, the loudest's maximum its ρ_coh² at its pixel
 //   either check with --masked S: also /peaks/IFO's masked_seconds is S
-//   spiir_fixtures check-snr PRODUCT --first F --last L
+//   spiir_fixtures check-snr PRODUCT --first F --last L [--first-sample S]
 //       /snr holds rows F ... L (/snr/template) for every detector of /peaks, /snr/time the samples' GPS
-//       times, no sample left unwritten (0), and at every peak of those templates the series equals
-//       the peak's SNR and phase to float32 rounding (which also pins the multi-rate latency)
+//       times (from /snr's first_sample, S if given), no sample left unwritten (0), and at every peak
+//       of those templates and samples the series equals the peak's SNR and phase to float32
+//       rounding (which also pins the multi-rate latency)
 // Exits 0 when done or when the check holds, 1 naming what failed, 2 on bad usage.
 #include <cmath>
 #include <complex>
@@ -341,11 +342,16 @@ int check_snr(const std::string& path, const std::vector<std::string>& args) {
   const double start = static_cast<double>(h5::int_attribute(group.get(), "gps_start_s").value_or(-1)) +
                        1e-9 * static_cast<double>(h5::int_attribute(group.get(), "gps_start_ns").value_or(-1));
   const double rate = h5::double_attribute(group.get(), "sample_rate").value_or(0);
+  const auto first_sample = h5::int_attribute(group.get(), "first_sample").value_or(-1);
+  if (const auto want = option(args, "--first-sample", ""); !want.empty() && first_sample != std::stoll(want))
+    return std::fprintf(stderr, "/snr's first_sample is %lld, not %s\n", static_cast<long long>(first_sample),
+                        want.c_str()),
+           1;
   int bad = 0;
   if (rows.size() != static_cast<std::size_t>(last - first + 1) || rows.front() != first || rows.back() != last)
     bad = std::fprintf(stderr, "/snr/template is not rows %lld ... %lld\n", first, last);
   for (std::size_t s = 0; s < time.size(); ++s)
-    if (std::abs(time[s] - (start + static_cast<double>(s) / rate)) > 1e-6) {
+    if (std::abs(time[s] - (start + static_cast<double>(first_sample + static_cast<std::int64_t>(s)) / rate)) > 1e-6) {
       bad = std::fprintf(stderr, "/snr/time[%zu] is not the sample's GPS time\n", s);
       break;
     }
@@ -369,8 +375,9 @@ int check_snr(const std::string& path, const std::vector<std::string>& args) {
     const auto tmpl = h5::read_all<std::int64_t>(file.get(), "peaks/" + ifo + "/template");
     const auto sample = h5::read_all<std::int64_t>(file.get(), "peaks/" + ifo + "/sample");
     for (std::size_t p = 0; p < snr.size(); ++p) {
-      if (tmpl[p] < first || tmpl[p] > last) continue;
-      const auto v = z[static_cast<std::size_t>(tmpl[p] - first) * dims[1] + static_cast<std::size_t>(sample[p])];
+      const std::int64_t column = sample[p] - first_sample;
+      if (tmpl[p] < first || tmpl[p] > last || column < 0 || column >= static_cast<std::int64_t>(dims[1])) continue;
+      const auto v = z[static_cast<std::size_t>(tmpl[p] - first) * dims[1] + static_cast<std::size_t>(column)];
       ++checked;
       if (std::abs(std::abs(v) - snr[p]) > 1e-6 * snr[p] ||
           std::abs(std::remainder(std::arg(v) - phase[p], 2 * M_PI)) > 1e-6)

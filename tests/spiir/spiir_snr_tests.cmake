@@ -53,3 +53,28 @@ astrosweep_add_failure_test(spiir_bad_snr_templates_word NP 2 CODE 2 MATCH "--sn
   COMMAND spiir --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain.h5
           -o ${spiir_out}/spiir_bad_snr_templates_word.h5 --snr-templates 1-2)
 set_property(TEST spiir_bad_snr_templates_range spiir_bad_snr_templates_word APPEND PROPERTY LABELS spiir)
+# --snr-gps: GPS 1000000040 ... 1000000050 of the strain starting at 1000000000.25 s (2048 Hz):
+# samples 81408 ... 101887, the injection (sample 90000) inside; 2 ranks, 10-s units, the multi-rate
+# bank, so units, the window and the latency all cut the series.
+astrosweep_add_mpi_run(spiir_snr_window NP 2 LABELS spiir FIXTURES_REQUIRED "spiir_bank_mr;spiir_strain_long"
+  FIXTURES_SETUP spiir_snr_window
+  COMMAND ${spiir_exe} spiir --bank ${spiir_out}/bank_mr.h5 --strain ${spiir_out}/strain_long.h5 --overwrite
+          --n-slides 10 -o ${spiir_out}/snr_window.h5 --threads 1 --chunk-seconds 0.3 --unit-seconds 10
+          --snr-templates all --snr-gps 1000000040:1000000050)
+add_test(NAME spiir_snr_window_matches_peaks COMMAND spiir_fixtures check-snr ${spiir_out}/snr_window.h5 --first 0
+         --last 1 --first-sample 81408)
+set_tests_properties(spiir_snr_window_matches_peaks PROPERTIES FIXTURES_REQUIRED spiir_snr_window LABELS spiir)
+astrosweep_add_failure_test(spiir_bad_snr_gps_outside CODE 2 MATCH "holds none of the strain's samples"
+  FIXTURES_REQUIRED "spiir_bank;spiir_strain" PRODUCTS ${spiir_out}/spiir_bad_snr_gps_outside.h5
+  COMMAND spiir --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain.h5
+          -o ${spiir_out}/spiir_bad_snr_gps_outside.h5 --snr-templates 0 --snr-gps 900000000:900000010)
+astrosweep_add_failure_test(spiir_bad_snr_gps_alone CODE 2 MATCH "--snr-gps needs --snr-templates"
+  FIXTURES_REQUIRED "spiir_bank;spiir_strain" PRODUCTS ${spiir_out}/spiir_bad_snr_gps_alone.h5
+  COMMAND spiir --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain.h5
+          -o ${spiir_out}/spiir_bad_snr_gps_alone.h5 --snr-gps 1000000001:1000000002)
+astrosweep_add_failure_test(spiir_bad_snr_gps_order CODE 2 MATCH "--snr-gps must be two GPS times"
+  FIXTURES_REQUIRED "spiir_bank;spiir_strain" PRODUCTS ${spiir_out}/spiir_bad_snr_gps_order.h5
+  COMMAND spiir --bank ${spiir_out}/bank.h5 --strain ${spiir_out}/strain.h5
+          -o ${spiir_out}/spiir_bad_snr_gps_order.h5 --snr-templates 0 --snr-gps 1000000005:1000000002)
+set_property(TEST spiir_bad_snr_gps_outside spiir_bad_snr_gps_alone spiir_bad_snr_gps_order APPEND PROPERTY LABELS
+             spiir)
