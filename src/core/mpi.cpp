@@ -83,54 +83,56 @@ void broadcast_string(MPI_Comm comm, std::string& s, int root) {
   broadcast_bytes(comm, s.data(), n, root);
 }
 
+namespace {
+
+// What an action threw: its exit code (0: nothing), message and hint. An exception that is not an
+// astrosweep::Error passes through unless `internal_too` (then it is an internal error).
+struct Caught {
+  int code = 0;
+  std::string what, hint;
+};
+
+Caught run_catching(const std::function<void()>& action, bool internal_too) {
+  Caught c;
+  try {
+    action();
+  } catch (const Error& e) {
+    c = {static_cast<int>(e.code()), e.what(), e.hint()};
+  } catch (const std::exception& e) {
+    if (!internal_too) throw;
+    c = {static_cast<int>(ExitCode::internal), std::string("internal error: ") + e.what(), {}};
+  }
+  return c;
+}
+
+}  // namespace
+
 void on_root_then_share_failure(MPI_Comm comm, const std::function<void()>& action) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  int code = 0;
-  std::string what;
-  std::string hint;
-  if (rank == 0) {
-    try {
-      action();
-    } catch (const Error& e) {
-      code = static_cast<int>(e.code());
-      what = e.what();
-      hint = e.hint();
-    }
-  }
-  broadcast_value(comm, code);
-  if (code == 0) return;
-  broadcast_string(comm, what);
-  broadcast_string(comm, hint);
-  throw SharedError(static_cast<ExitCode>(code), what, hint);
+  Caught c;
+  if (rank == 0) c = run_catching(action, false);
+  broadcast_value(comm, c.code);
+  if (c.code == 0) return;
+  broadcast_string(comm, c.what);
+  broadcast_string(comm, c.hint);
+  throw SharedError(static_cast<ExitCode>(c.code), c.what, c.hint);
 }
 
 void on_every_rank_then_share_failure(MPI_Comm comm, const std::function<void()>& action) {
   int rank = 0, size = 1;
   AS_MPI_TRY(MPI_Comm_rank(comm, &rank));
   AS_MPI_TRY(MPI_Comm_size(comm, &size));
-  int code = 0;
-  std::string what;
-  std::string hint;
-  try {
-    action();
-  } catch (const Error& e) {
-    code = static_cast<int>(e.code());
-    what = e.what();
-    hint = e.hint();
-  } catch (const std::exception& e) {
-    code = static_cast<int>(ExitCode::internal);
-    what = std::string("internal error: ") + e.what();
-  }
-  const int mine = code != 0 ? rank : size;
+  Caught c = run_catching(action, true);
+  const int mine = c.code != 0 ? rank : size;
   int first = size;
   AS_MPI_TRY(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
   if (first == size) return;
-  broadcast_value(comm, code, first);
-  broadcast_string(comm, what, first);
-  broadcast_string(comm, hint, first);
-  if (size > 1) what = "rank " + std::to_string(first) + ": " + what;
-  throw SharedError(static_cast<ExitCode>(code), what, hint);
+  broadcast_value(comm, c.code, first);
+  broadcast_string(comm, c.what, first);
+  broadcast_string(comm, c.hint, first);
+  if (size > 1) c.what = "rank " + std::to_string(first) + ": " + c.what;
+  throw SharedError(static_cast<ExitCode>(c.code), c.what, c.hint);
 }
 
 void abort_all(MPI_Comm comm, ExitCode code, const std::string& message) {
