@@ -202,7 +202,8 @@ RankCoherentStage run_coherent_stage_on_ranks(MPI_Comm comm, const SpiirBank& ba
     stage.my_filtered_samples = captured.filtered_samples;
     stage.my_candidates = captured.rows.size();
     if (captured.stopped) return;  // a stop signal: any_rank below tells every rank
-    results = search_candidates(bank, input, settings, plan, captured.rows, captured.snr, maps);
+    results = search_candidates(bank, input, settings, plan, captured.rows, captured.snr, maps, search_batch_candidates,
+                                true);
     rows = captured.rows;
     if (rank == 0 && settings.skymaps) {
       stage.root_windows = std::move(captured);

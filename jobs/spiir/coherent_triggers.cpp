@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "detector_geometry.hpp"
 #include "io/h5.hpp"
 #include "subsample_interpolation.hpp"
@@ -94,7 +95,8 @@ const SkyMap& CoherentSkyMaps::of_block(std::int64_t block) {
 std::vector<CoherentResult> search_candidates(const SpiirBank& bank, const CoherentStageInput& input,
                                               const CoherentStageSettings& settings, const CoherentStagePlan& plan,
                                               std::span<const std::size_t> members, const NetworkSnr& windows,
-                                              CoherentSkyMaps& maps) {
+                                              CoherentSkyMaps& maps, std::size_t batch, bool stop_on_signal) {
+  AS_ASSERT(batch >= 1);
   const std::size_t n_det = input.ifos.size();
   AS_ASSERT(windows.n_templates == members.size() && windows.n_samples == plan.window_length());
   if (members.empty()) return {};  // a rank without candidates
@@ -122,12 +124,17 @@ std::vector<CoherentResult> search_candidates(const SpiirBank& bank, const Coher
     AS_ASSERT(read_margin(map, plan.search) + plan.search.n_slides * plan.search.slide_samples +
                   static_cast<std::int64_t>(ac.half_length()) <
               plan.before);
-    std::vector<Candidate> searched;
-    for (const std::size_t m : rows) searched.push_back({plan.candidates[members[m]].ref_ifo, m, plan.before});
-    auto r =
-        coherent_search(map, windows, ac, searched, plan.search, settings.precision, settings.threads, engine.get());
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      for (std::size_t t = 0; t < trials; ++t) results[rows[i] * trials + t] = std::move(r[i * trials + t]);
+    for (std::size_t from = 0; from < rows.size(); from += batch) {
+      if (stop_on_signal && interrupt::received() != 0) return results;
+      const std::size_t to = std::min(rows.size(), from + batch);
+      std::vector<Candidate> searched;
+      for (std::size_t i = from; i < to; ++i)
+        searched.push_back({plan.candidates[members[rows[i]]].ref_ifo, rows[i], plan.before});
+      auto r =
+          coherent_search(map, windows, ac, searched, plan.search, settings.precision, settings.threads, engine.get());
+      for (std::size_t i = from; i < to; ++i)
+        for (std::size_t t = 0; t < trials; ++t) results[rows[i] * trials + t] = std::move(r[(i - from) * trials + t]);
+    }
   }
   return results;
 }

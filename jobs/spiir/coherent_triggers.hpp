@@ -98,14 +98,21 @@ class CoherentSkyMaps {
   std::map<std::int64_t, SkyMap> maps_;
 };
 
+/// Candidates per search call: a GPU launch of 256 × (N_bg + 1) tasks fills the device, and on a
+/// CPU a call takes about a second at order 5 with 100 slides, so a stop signal is seen that soon.
+inline constexpr std::size_t search_batch_candidates = 256;
+
 /// The search of candidates `members` (indices into plan.candidates) whose windows are the rows of
 /// `windows` (row m: members[m]'s template, plan.window_length() samples, the candidate at
-/// plan.before): member-major, plan.trials() results each. One search call per sky-map block.
-/// A candidate's results do not depend on which others share the call.
+/// plan.before): member-major, plan.trials() results each. One search call per sky-map block and
+/// `batch` candidates; a candidate's results do not depend on which others share the call. With
+/// `stop_on_signal`, a stop signal (core/interrupt.hpp) ends the search between calls: the results
+/// are then incomplete, and the caller, which sees the signal too, must not use them.
 std::vector<CoherentResult> search_candidates(const SpiirBank& bank, const CoherentStageInput& input,
                                               const CoherentStageSettings& settings, const CoherentStagePlan& plan,
                                               std::span<const std::size_t> members, const NetworkSnr& windows,
-                                              CoherentSkyMaps& maps);
+                                              CoherentSkyMaps& maps, std::size_t batch = search_batch_candidates,
+                                              bool stop_on_signal = false);
 
 /// Windows of candidates `members` for the sky maps of /skymaps (rows in the order of `members`).
 using WindowsOf = std::function<NetworkSnr(std::span<const std::size_t> members)>;

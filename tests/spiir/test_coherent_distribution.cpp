@@ -1,12 +1,16 @@
 // The coherent stage over the ranks (coherent_distribution.hpp), on any rank count (run on 1 and 3):
 // the static assignment of tasks, the gather of every rank's results to rank 0 in candidate order,
-// and a failure on one rank reaching every rank as that rank's error, none waiting.
+// and a failure on one rank reaching every rank as that rank's error, none waiting; the search's
+// batches of candidates, which must not change any result.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <random>
 #include <vector>
 
 #include "coherent_distribution.hpp"
+#include "coherent_test_support.hpp"
+#include "coherent_triggers.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "test_data.hpp"
@@ -99,6 +103,47 @@ TEST(CoherentDistribution, AFailureOnTheLastRankStopsEveryRankWithItsMessage) {
   } catch (const mpi::SharedError& e) {
     EXPECT_EQ(e.code(), ExitCode::output);
     EXPECT_NE(std::string(e.what()).find("failed on rank " + std::to_string(std::max(0, size - 2))), std::string::npos);
+  }
+}
+
+// 12 candidates (4 peaks per detector of H1, L1, V1, two of them in a second 1800-s block) with
+// random windows, searched whole, one at a time and 5 at a time: every result the same bits.
+TEST(CoherentSearchBatches, ResultsDoNotDependOnTheBatch) {
+  const SpiirBank& bank = coherent_test::network().bank;
+  CoherentStageInput input{"test bank", coherent_test::hlv, 1187008882, 400000000, 2048, 2048 * 4000, {}, {}};
+  CoherentStageSettings settings;
+  settings.sky_order = 2;
+  settings.n_slides = 3;
+  settings.slide_seconds = 0.01;
+  settings.precision = Precision::fp64;
+  for (std::size_t d = 0; d < 3; ++d) {
+    input.peak_samples.push_back({20000, 90000 + 37 * static_cast<std::int64_t>(d), 2048 * 1900, 2048 * 3000});
+    input.peak_templates.push_back({0, 0, 0, 0});
+  }
+  const CoherentStagePlan plan = plan_coherent_stage(bank, input, settings);
+  ASSERT_EQ(plan.candidates.size(), 12u);
+  std::vector<std::size_t> members(plan.candidates.size());
+  for (std::size_t m = 0; m < members.size(); ++m) members[m] = m;
+  NetworkSnr windows{input.ifos, members.size(), plan.window_length(), {}};
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> g;
+  for (std::size_t d = 0; d < 3; ++d) {
+    windows.z.emplace_back(members.size() * plan.window_length());
+    for (auto& z : windows.z.back()) z = {g(rng), g(rng)};
+  }
+  CoherentSkyMaps maps(input, settings, plan);
+  const auto whole = search_candidates(bank, input, settings, plan, members, windows, maps, 1000);
+  ASSERT_EQ(whole.size(), members.size() * static_cast<std::size_t>(plan.trials()));
+  for (const std::size_t batch : {std::size_t{1}, std::size_t{5}}) {
+    const auto cut = search_candidates(bank, input, settings, plan, members, windows, maps, batch);
+    ASSERT_EQ(cut.size(), whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+      EXPECT_EQ(cut[i].pixel, whole[i].pixel) << "batch " << batch << " result " << i;
+      EXPECT_EQ(cut[i].coh_snr2, whole[i].coh_snr2) << "batch " << batch << " result " << i;
+      EXPECT_EQ(cut[i].null_snr2, whole[i].null_snr2) << "batch " << batch << " result " << i;
+      EXPECT_EQ(cut[i].network_chisq, whole[i].network_chisq) << "batch " << batch << " result " << i;
+      EXPECT_EQ(cut[i].offset, whole[i].offset) << "batch " << batch << " result " << i;
+    }
   }
 }
 
