@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
@@ -49,20 +50,15 @@ SnrSelection parse_snr_templates(const std::string& text, std::size_t n_template
 SnrWindow parse_snr_gps(const std::string& text, std::int64_t gps_start_s, std::int32_t gps_start_ns,
                         double sample_rate, std::size_t n_samples) {
   const std::size_t colon = text.find(':');
-  double start = 0, end = 0;
-  bool parsed = colon != std::string::npos;
-  if (parsed) {
-    const auto a = std::from_chars(text.data(), text.data() + colon, start);
-    const auto b = std::from_chars(text.data() + colon + 1, text.data() + text.size(), end);
-    parsed = a.ec == std::errc() && a.ptr == text.data() + colon && b.ec == std::errc() &&
-             b.ptr == text.data() + text.size() && std::isfinite(start) && std::isfinite(end) && start < end;
-  }
+  const auto start = colon == std::string::npos ? std::nullopt : parse_number(text.substr(0, colon));
+  const auto end = colon == std::string::npos ? std::nullopt : parse_number(text.substr(colon + 1));
+  const bool parsed = start && end && std::isfinite(*start) && std::isfinite(*end) && *start < *end;
   AS_EXPECTS(parsed, UsageError, "--snr-gps must be two GPS times START:END with START < END, not '" + text + "'",
              "e.g. --snr-gps 1187008870:1187008890 keeps 20 s of SNR series around GW170817");
   // Samples from the start, as the offsets of START and END from the strain's first sample.
   const double origin_ns = static_cast<double>(gps_start_ns) * 1e-9;
-  const double from = std::ceil(((start - static_cast<double>(gps_start_s)) - origin_ns) * sample_rate);
-  const double to = std::ceil(((end - static_cast<double>(gps_start_s)) - origin_ns) * sample_rate);
+  const double from = std::ceil(((*start - static_cast<double>(gps_start_s)) - origin_ns) * sample_rate);
+  const double to = std::ceil(((*end - static_cast<double>(gps_start_s)) - origin_ns) * sample_rate);
   const double first = std::max(0.0, from), last = std::min(static_cast<double>(n_samples), to);
   AS_EXPECTS(first < last, UsageError,
              format_text("--snr-gps %s holds none of the strain's samples (GPS %.3f ... %.3f)", text.c_str(),
