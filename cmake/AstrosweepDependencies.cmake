@@ -5,6 +5,8 @@ find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(Threads REQUIRED)
 find_package(Boost 1.71 REQUIRED COMPONENTS program_options)
 
+# zlib: scfind compresses its mask chunks on all cores in the deflate filter's format (io/h5_deflate_chunks).
+find_package(ZLIB REQUIRED)
 # Parallel HDF5: every rank writes its own rows of one product, so a serial build cannot work.
 set(HDF5_PREFER_PARALLEL ON)
 find_package(HDF5 1.10 REQUIRED COMPONENTS C HL)  # HL: dimension scales (the axes of datasets)

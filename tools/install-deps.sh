@@ -18,7 +18,7 @@ for arg in "$@"; do
 done
 
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev libfftw3-dev
-          hdf5-tools libboost-program-options-dev libgtest-dev libcfitsio-dev wcslib-dev)
+          hdf5-tools libboost-program-options-dev libgtest-dev libcfitsio-dev wcslib-dev zlib1g-dev)
 ((with_clang)) && packages+=(clang libomp-dev)
 
 sudo_cmd=()

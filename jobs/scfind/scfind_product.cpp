@@ -15,6 +15,7 @@
 #include "core/version.hpp"
 #include "cube_header.hpp"
 #include "io/h5.hpp"
+#include "io/h5_deflate_chunks.hpp"
 #include "io/output_path.hpp"
 #include "io/posix_file.hpp"
 
@@ -270,10 +271,13 @@ void ScfindProduct::write_mask(std::size_t z0, std::span<const std::uint8_t> mas
   const std::uint64_t channels = mask.size() / plane;
   // Plain chunks independently: a rank's channels are whole chunks of its own, so there is nothing
   // to aggregate (measured: collective MPI-IO only adds coordination, 0.76 s against 0.21 s for
-  // 256 MiB). Compressed chunks collectively, the only way parallel HDF5 writes them: the ranks
-  // agree on where each compressed chunk goes in the file.
-  h5::write_hyperslab(files_->mask.get(), H5T_NATIVE_UINT8, {z0, 0, 0}, {channels, cube_.ny, cube_.nx}, mask.data(),
-                      compressed_ ? h5::Transfer::collective : h5::Transfer::independent);
+  // 256 MiB). Compressed chunks on all the rank's cores (h5_deflate_chunks.hpp: HDF5's own
+  // collective write compresses on one thread, 19.5 s for a 3.15 GB mask).
+  if (compressed_)
+    h5::write_deflated_channels(files_->mask.get(), H5T_NATIVE_UINT8, z0, std::as_bytes(mask), comm_);
+  else
+    h5::write_hyperslab(files_->mask.get(), H5T_NATIVE_UINT8, {z0, 0, 0}, {channels, cube_.ny, cube_.nx}, mask.data(),
+                        h5::Transfer::independent);
   if (!options_.fits_mask.empty()) {
     // Created only now: the writer lays out NAME.part and renames it when whole (io/cube.hpp), and
     // the path was checked when the run started.
@@ -286,8 +290,11 @@ void ScfindProduct::write_source_mask(std::size_t z0, std::span<const std::int32
   const std::uint64_t plane = static_cast<std::uint64_t>(cube_.nx) * cube_.ny;
   AS_ASSERT(files_->source_mask.valid() && plane > 0 && labels.size() % plane == 0);
   const std::uint64_t channels = labels.size() / plane;
-  h5::write_hyperslab(files_->source_mask.get(), H5T_NATIVE_INT32, {z0, 0, 0}, {channels, cube_.ny, cube_.nx},
-                      labels.data(), compressed_ ? h5::Transfer::collective : h5::Transfer::independent);
+  if (compressed_)
+    h5::write_deflated_channels(files_->source_mask.get(), H5T_NATIVE_INT32, z0, std::as_bytes(labels), comm_);
+  else
+    h5::write_hyperslab(files_->source_mask.get(), H5T_NATIVE_INT32, {z0, 0, 0}, {channels, cube_.ny, cube_.nx},
+                        labels.data(), h5::Transfer::independent);
   if (!options_.fits_source_mask.empty()) {
     // As the raw mask's writer: created now, NAME.part until whole; the path was checked at the start.
     if (!files_->fits_sources)

@@ -124,6 +124,10 @@ constexpr const char* write_hint =
     "then run again; the product is not marked complete";
 }  // namespace
 
+void throw_write_failure(hid_t object, int error) {
+  throw OutputError("writing '" + name_of(object) + "' failed" + system_reason(error), write_hint);
+}
+
 std::string name_of(hid_t object) {
   std::string file(static_cast<std::size_t>(std::max<ssize_t>(H5Fget_name(object, nullptr, 0), 0)), '\0');
   if (!file.empty()) H5Fget_name(object, file.data(), file.size() + 1);
@@ -392,7 +396,7 @@ void write_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>
   Id dxpl = transfer_properties(dataset, transfer);
   errno = 0;
   if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), dxpl.get(), data) < 0)
-    throw OutputError("writing '" + name_of(dataset) + "' failed" + system_reason(errno), write_hint);
+    throw_write_failure(dataset, errno);
 }
 
 void read_hyperslab(hid_t dataset, hid_t type, const std::vector<std::uint64_t>& offset,

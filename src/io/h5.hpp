@@ -55,6 +55,9 @@ void flush(hid_t file);
 void close_file(Id& file);
 /// "FILE:/path" of an HDF5 object, for messages.
 std::string name_of(hid_t object);
+/// Throws the OutputError (exit 4) of a failed write to `object`, with the system's reason for
+/// `error` (errno after the failing call) when a user can act on it.
+[[noreturn]] void throw_write_failure(hid_t object, int error);
 
 Id create_group(hid_t loc, const std::string& name);
 Id open_group(hid_t loc, const std::string& name);

@@ -14,6 +14,7 @@
 #include "io/cube_fixtures.hpp"
 #include "io/fits.hpp"
 #include "io/h5.hpp"
+#include "io/h5_deflate_chunks.hpp"
 #include "test_data.hpp"
 
 namespace astrosweep::io {
@@ -353,6 +354,73 @@ TEST(H5Hyperslab, CompressedChannelsWrittenCollectively) {
       std::vector<std::uint8_t> whole(big_nz * big_plane);
       h5::read_hyperslab(ds.get(), H5T_NATIVE_UINT8, {0, 0, 0}, {big_nz, 48, 64}, whole.data());
       EXPECT_EQ(whole, sparse(0, big_nz)) << name;
+    }
+  }
+}
+
+// write_deflated_channels: ranks compress their own chunks on their threads and every rank writes
+// every chunk. Interleaved channel ranges (one rank with nothing in the last round), rows that do
+// not divide the channel (a short last chunk, padded as HDF5 pads it), channels and chunks of zeros
+// (skipped: they read as the fill value), uint8 and int32 with negative ids; read back serially as
+// h5py reads them; and the same bytes through HDF5's own collective write above the share limit.
+TEST(H5DeflatedChannels, ChunksCompressedOnEveryRankReadBackThroughTheFilter) {
+  ASSERT_TRUE(h5::deflate_available());
+  SharedDir dir;
+  const auto path = dir.path("deflated.h5");
+  constexpr std::size_t dz = 23, dy = 37, dx = 19, dplane = dy * dx, rows = 8;
+  // Channel z has ones on row (z * 5) % dy and, every third channel, nothing at all.
+  auto value = [](std::size_t z, std::size_t i) -> std::int32_t {
+    if (z % 3 == 2) return 0;
+    const std::size_t y = i / dx, x = i % dx;
+    return y == (z * 5) % dy && x % 4 != 1 ? static_cast<std::int32_t>(z) - 11 : 0;
+  };
+  auto block8 = [&](std::size_t z0, std::size_t z1) {
+    std::vector<std::uint8_t> v((z1 - z0) * dplane);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = value(z0 + i / dplane, i % dplane) != 0 ? 1 : 0;
+    return v;
+  };
+  auto block32 = [&](std::size_t z0, std::size_t z1) {
+    std::vector<std::int32_t> v((z1 - z0) * dplane);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = value(z0 + i / dplane, i % dplane);
+    return v;
+  };
+  std::uint64_t written = 0, chunks = 0;
+  bool hdf5_path = false;
+  {
+    h5::Id file = h5::open_file(path, h5::Access::create_truncate, MPI_COMM_WORLD);
+    h5::Id mask = h5::create_chunked_dataset(file.get(), "mask", H5T_NATIVE_UINT8, {dz, dy, dx}, {1, rows, dx}, 1U);
+    h5::Id ids = h5::create_chunked_dataset(file.get(), "ids", H5T_NATIVE_INT32, {dz, dy, dx}, {1, rows, dx}, 1U);
+    h5::Id slow = h5::create_chunked_dataset(file.get(), "slow", H5T_NATIVE_INT32, {dz, dy, dx}, {1, rows, dx}, 1U);
+    const std::size_t per_round = width * world_size();
+    for (std::size_t r = 0; r < (dz + per_round - 1) / per_round; ++r) {
+      const std::size_t z0 = std::min(dz, (r * world_size() + world_rank()) * width), z1 = std::min(dz, z0 + width);
+      const auto m = block8(z0, z1);
+      const auto d = block32(z0, z1);
+      const auto done =
+          h5::write_deflated_channels(mask.get(), H5T_NATIVE_UINT8, z0, std::as_bytes(std::span(m)), MPI_COMM_WORLD);
+      written += done.written;
+      chunks += done.chunks;
+      EXPECT_FALSE(done.through_hdf5);
+      h5::write_deflated_channels(ids.get(), H5T_NATIVE_INT32, z0, std::as_bytes(std::span(d)), MPI_COMM_WORLD);
+      hdf5_path =
+          h5::write_deflated_channels(slow.get(), H5T_NATIVE_INT32, z0, std::as_bytes(std::span(d)), MPI_COMM_WORLD, 0)
+              .through_hdf5;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(hdf5_path);
+  // 23 channels of 5 chunks; 7 channels are empty and the others have one row set: 16 chunks written.
+  EXPECT_EQ(chunks, dz * 5);
+  EXPECT_EQ(written, 16U);
+  if (world_rank() == 0) {
+    h5::Id file = h5::open_file(path, h5::Access::read);
+    std::vector<std::uint8_t> m(dz * dplane);
+    h5::read_hyperslab(h5::open_dataset(file.get(), "mask").get(), H5T_NATIVE_UINT8, {0, 0, 0}, {dz, dy, dx}, m.data());
+    EXPECT_EQ(m, block8(0, dz));
+    for (const char* name : {"ids", "slow"}) {
+      std::vector<std::int32_t> d(dz * dplane);
+      h5::read_hyperslab(h5::open_dataset(file.get(), name).get(), H5T_NATIVE_INT32, {0, 0, 0}, {dz, dy, dx}, d.data());
+      EXPECT_EQ(d, block32(0, dz)) << name;
     }
   }
 }
