@@ -574,8 +574,9 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   std::optional<CoherentSkyMaps> maps;
   std::vector<SecondPassTask> tasks;
   RankCoherentStage stage;
-  SecondPassFilter second_pass{whole.latency, whole.multiple, warmup, grid.n_stream, {}, {}, 1, 0};
-  second_pass.granule = second_pass_granule(warmup, whole.multiple);
+  // Ranges on a grid of a quarter warm-up, so that the tasks of one event share them (batches).
+  SecondPassFilter second_pass{
+      whole.latency, whole.multiple, warmup, grid.n_stream, second_pass_granule(warmup, whole.multiple), {}, 1, 0};
   // The CPU backend filters a template on one thread: batches of one template run side by side, a
   // thread each. A GPU filters a batch's templates at once, up to the first pass's block (whose
   // SNR buffers fitted its memory).
