@@ -52,7 +52,7 @@ if want scfind; then
 fi
 
 if want spiir; then
-  ctest --test-dir "$build" -R 'test_spiir_backend_cuda|spiir_gpu_matches_cpu' --output-on-failure 2>&1 | tail -40 |
+  ctest --test-dir "$build" -R 'test_spiir_backend_cuda|test_spiir_coherent_second_pass_cuda|spiir_gpu_matches_cpu' --output-on-failure 2>&1 | tail -40 |
     tee "$out/spiir-gpu-tests.log" || status=1
   for tool in memcheck racecheck; do
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/spiir/test_spiir_backend_cuda" \

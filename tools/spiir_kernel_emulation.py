@@ -7,7 +7,10 @@ samples the filter needs), the filters dealt to the threads of a block in interl
 tiles of 32 (FP32) and 16 (FP64) samples with partial last tiles, the butterfly reduce-scatter
 across a warp (lane i ends with sample i), the cross-warp sum, and the history carried between
 chunks of awkward sizes (an empty one included); and compares every template's output with the
-direct recurrence (spec section 2). It checks the mapping, not the CUDA code or its rounding:
+direct recurrence (spec section 2), and every template's output in a bank with its output in a
+bank of that template alone, bit for bit (a template uses its own warps, whatever the block has,
+so that the coherent stage's second-pass batches do not change its bits: the order of every sum
+is the template's alone). It checks the mapping, not the CUDA code or its rounding:
 the GPU tests (tests/spiir/test_spiir_backend_cuda.cpp) do that. Keep it in step with the
 kernel (spiir_block_threads, shift_copies, load_filter, reduce_scatter).
 
@@ -56,8 +59,10 @@ class Emu:
             c, j = divmod(i, stride)
             sh[i] = ext[j - c] if (j >= c and j - c < L) else 0.0
         z = [[None] * n for _ in range(s.nt)]
-        T = s.threads; tile = s.tile
+        tile = s.tile
         for t in range(s.nt):
+            T = block_threads(s.nf[t])  # the template's own threads (the block's others idle)
+            assert T <= s.threads
             for n0 in range(0, n, tile):
                 valid = min(tile, n - n0)
                 first = s.maxd + n0
@@ -129,4 +134,16 @@ for counts, maxd, sizes, n in [([128], 40, [64], 70), ([257, 3], 60, [40], 80), 
         worst = max(abs(got[t][i] - want[t][i]) for t in range(len(counts)) for i in range(n))
         print(counts, "tile", tile, "threads", e.threads, "worst", worst)
         assert worst < 1e-9
+        # Each template alone (a bank of its row, the block sized for it): the same bits.
+        for t in range(len(counts)):
+            one = ([bk[0][t]], [bk[1][t]], [bk[2][t]], [counts[t]], bk[4])
+            e1 = Emu(one, tile, v)
+            alone = []
+            first = 0; c = 0
+            while first < n:
+                m = min(sizes[c % len(sizes)], n - first); c += 1
+                z = e1.run(x[first:first + m])
+                alone += z[0] if m else []
+                first += m
+            assert alone == got[t], (counts, t)
 print("ok")

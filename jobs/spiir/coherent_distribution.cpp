@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdint>
 #include <exception>
 #include <numeric>
 #include <string>
@@ -13,12 +14,15 @@
 
 namespace astrosweep::spiir {
 
-double second_pass_task_cost(const SecondPassTask& task, const SecondPassFilter& filter, std::size_t n_det,
-                             std::size_t n_filters, std::size_t trials, std::size_t searched_pixels) {
-  const auto [first, end] = filter.range(task);
-  const double filtering =
-      static_cast<double>(end - first) * static_cast<double>(n_det * std::max<std::size_t>(1, n_filters));
-  const double search = static_cast<double>(task.candidates.size() * trials * searched_pixels * n_det);
+double second_pass_batch_cost(const SecondPassBatch& batch, std::span<const SecondPassTask> tasks, std::size_t n_det,
+                              const std::function<std::size_t(std::size_t)>& n_filters, std::size_t trials,
+                              std::size_t searched_pixels) {
+  std::size_t longest = 1;
+  for (const std::size_t t : batch.templates) longest = std::max(longest, n_filters(t));
+  const double filtering = static_cast<double>(batch.end - batch.first) * static_cast<double>(n_det * longest);
+  std::size_t candidates = 0;
+  for (const std::size_t t : batch.tasks) candidates += tasks[t].candidates.size();
+  const double search = static_cast<double>(candidates * trials * searched_pixels * n_det);
   return filtering + search;
 }
 
@@ -181,18 +185,30 @@ RankCoherentStage run_coherent_stage_on_ranks(MPI_Comm comm, const SpiirBank& ba
   const std::size_t n_pix = 12 * (std::size_t{1} << (2 * settings.sky_order));
   const std::size_t searched =
       (n_pix + static_cast<std::size_t>(settings.sky_stride) - 1) / static_cast<std::size_t>(settings.sky_stride);
+  // Batches go whole to a rank, cut as every rank cuts them: ranks may resolve other backends
+  // (auto: the GPU where a rank sees one; a CPU rank cuts batches to one template), and the
+  // assignment must be the same on all, so the smallest cut wins. A rank batches its tasks again
+  // by its own rule in capture_windows; no result depends on it.
+  std::uint64_t most = filter.max_batch_templates > 0 ? filter.max_batch_templates : UINT64_MAX;
+  AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MIN, comm));
+  SecondPassFilter spread = filter;
+  spread.max_batch_templates = most == UINT64_MAX ? 0 : static_cast<std::size_t>(most);
+  std::vector<std::size_t> every(tasks.size());
+  std::iota(every.begin(), every.end(), std::size_t{0});
+  const std::vector<SecondPassBatch> batches = batch_second_pass(tasks, every, spread);
+  const auto n_filters = [&](std::size_t tmpl) {
+    std::size_t n = 0;
+    for (const auto& r : bank.rates) n += static_cast<std::size_t>(r.n_filters[tmpl]);
+    return n;
+  };
   std::vector<double> costs;
-  for (const auto& t : tasks) {
-    std::size_t n_filters = 0;
-    for (const auto& r : bank.rates) n_filters += static_cast<std::size_t>(r.n_filters[t.tmpl]);
-    costs.push_back(second_pass_task_cost(t, filter, n_det, n_filters, trials, searched));
-  }
+  for (const auto& b : batches) costs.push_back(second_pass_batch_cost(b, tasks, n_det, n_filters, trials, searched));
   const std::vector<int> owners = assign_tasks(costs, size);
   std::vector<std::size_t> mine;
-  for (std::size_t t = 0; t < tasks.size(); ++t)
-    if (owners[t] == rank) mine.push_back(t);
-
   RankCoherentStage stage;
+  for (std::size_t b = 0; b < batches.size(); ++b)
+    if (owners[b] == rank) mine.insert(mine.end(), batches[b].tasks.begin(), batches[b].tasks.end());
+  std::sort(mine.begin(), mine.end());  // windows_on_root searches root_tasks
   stage.my_tasks = mine.size();
   std::vector<std::size_t> rows;
   std::vector<CoherentResult> results;
@@ -200,6 +216,7 @@ RankCoherentStage run_coherent_stage_on_ranks(MPI_Comm comm, const SpiirBank& ba
     const auto t0 = std::chrono::steady_clock::now();
     CapturedWindows captured = capture_windows(plan, input.ifos, tasks, mine, filter);
     stage.my_filtered_samples = captured.filtered_samples;
+    stage.my_batches = captured.batches;
     stage.my_candidates = captured.rows.size();
     if (captured.stopped) return;  // a stop signal: any_rank below tells every rank
     results = search_candidates(bank, input, settings, plan, captured.rows, captured.snr, maps, search_batch_candidates,

@@ -1,7 +1,7 @@
 #pragma once
 // How the coherent stage's second pass and search are spread over the ranks (docs/spiir.md, "The
-// coherent stage on many ranks"): each second-pass task (coherent_second_pass.hpp) goes to one
-// rank by a static assignment balanced by cost; a rank captures its tasks' windows and searches
+// coherent stage on many ranks"): each batch of second-pass tasks (coherent_second_pass.hpp) goes to
+// one rank by a static assignment balanced by cost; a rank captures its tasks' windows and searches
 // their candidates; the results, a few numbers per candidate and trial, are gathered to rank 0 in
 // candidate order. Where a task runs changes no bit of its results.
 #include <mpi.h>
@@ -16,19 +16,24 @@
 
 namespace astrosweep::spiir {
 
-/// A task's estimated cost: its filtering (samples × detectors × the template's filters) plus its
-/// search (candidates × trials × pixels searched × detectors).
-double second_pass_task_cost(const SecondPassTask& task, const SecondPassFilter& filter, std::size_t n_det,
-                             std::size_t n_filters, std::size_t trials, std::size_t searched_pixels);
+/// A batch's estimated cost: its filtering (range × detectors × the most filters of its templates:
+/// they run side by side, a thread each on the CPU, a thread block each on a GPU, so the longest
+/// template sets the time) plus its search (candidates × trials × pixels searched × detectors).
+/// `n_filters` gives a template's filters summed over the rates.
+double second_pass_batch_cost(const SecondPassBatch& batch, std::span<const SecondPassTask> tasks, std::size_t n_det,
+                              const std::function<std::size_t(std::size_t)>& n_filters, std::size_t trials,
+                              std::size_t searched_pixels);
 
-/// The owner of each task among `n_ranks`: the costliest first, each to the least loaded rank
-/// (ties: the lower task index, the lower rank). Deterministic; balance only, never results.
+/// The owner of each task (here: each batch, whose tasks stay together) among `n_ranks`: the
+/// costliest first, each to the least loaded rank (ties: the lower index, the lower rank).
+/// Deterministic; balance only, never results.
 std::vector<int> assign_tasks(std::span<const double> costs, int n_ranks);
 
 /// What the distributed stage leaves: rank 0 every candidate's results; every rank its own share.
 struct RankCoherentStage {
   std::vector<CoherentResult> results;  ///< rank 0: candidate-major, trials each (empty elsewhere)
   std::size_t my_tasks = 0, my_candidates = 0;
+  std::size_t my_batches = 0;             ///< the filter calls per detector this rank made (its backend's batches)
   std::uint64_t my_filtered_samples = 0;  ///< template-samples × detectors this rank filtered
   double my_seconds = 0;                  ///< this rank's second pass and search
   bool interrupted = false;               ///< a stop signal on any rank: no results

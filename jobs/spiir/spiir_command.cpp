@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <optional>
 
 #include "chunk_peaks.hpp"
@@ -573,20 +574,26 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
   std::optional<CoherentSkyMaps> maps;
   std::vector<SecondPassTask> tasks;
   RankCoherentStage stage;
-  SecondPassFilter second_pass{whole.latency, whole.multiple, warmup, grid.n_stream, {}, 1};
-  // The CPU backend filters a template on one thread: tasks run side by side, a thread each.
+  // Ranges on a grid of a quarter warm-up, so that the tasks of one event share them (batches).
+  SecondPassFilter second_pass{
+      whole.latency, whole.multiple, warmup, grid.n_stream, second_pass_granule(warmup, whole.multiple), {}, 1, 0};
+  // The CPU backend filters a template on one thread: batches of one template run side by side, a
+  // thread each. A GPU filters a batch's templates at once, up to the first pass's block (whose
+  // SNR buffers fitted its memory).
   BackendOptions task_options = options;
   if (resolve_backend(options.kind) != BackendKind::cuda) {
     second_pass.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    second_pass.max_batch_templates = 1;
     task_options.threads = 1;
+  } else {
+    second_pass.max_batch_templates = grid.templates_per_unit;
   }
-  second_pass.run =
-      [&](std::size_t d, std::size_t tmpl, std::size_t first, std::size_t end,
-          const std::function<void(std::size_t, std::size_t, std::span<const std::complex<double>>)>& each) {
-        const ChunkFilter f = make_filter(template_block(bank, tmpl, 1), task_options, nullptr);
-        AS_ASSERT(f.latency == whole.latency && f.multiple == whole.multiple);
-        filter_range(streams[d], f, first, end - first, 0, chunk, each);
-      };
+  second_pass.run_batch = [&](std::size_t d, std::span<const std::size_t> templates, std::size_t first, std::size_t end,
+                              const SecondPassFilter::Each& each) {
+    filter_batch(
+        bank, templates, streams[d].x, first, end, chunk,
+        [&](const RateBank& r) { return make_spiir_backend(r, precision, task_options); }, each);
+  };
   if (detectors.size() >= 2) {
     network.peak_samples.resize(detectors.size());
     network.peak_templates.resize(detectors.size());
@@ -597,14 +604,18 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
     plan.emplace(plan_coherent_stage(bank, network, settings.coherent));
     maps.emplace(network, settings.coherent, *plan);
     tasks = group_second_pass(plan->candidates, plan->before, plan->after, static_cast<std::int64_t>(warmup));
-    const std::uint64_t second_samples = second_pass_samples(tasks, second_pass);
+    std::vector<std::size_t> every(tasks.size());
+    std::iota(every.begin(), every.end(), std::size_t{0});
+    const std::vector<SecondPassBatch> batches = batch_second_pass(tasks, every, second_pass);
+    const std::uint64_t second_samples = second_pass_samples(batches);
     std::uint64_t first_samples = 0;
     for (std::uint64_t u = 0; u < n_units; ++u)
       first_samples += grid.n_unit_templates(u) * (grid.n_unit_samples(u) + std::min(warmup, grid.first_sample(u)));
     run.log(format_text(
-        "coherent stage: %zu candidates (%zu without margin) in %zu second-pass tasks on %d ranks: "
+        "coherent stage: %zu candidates (%zu without margin) in %zu second-pass tasks (%zu batches) on %d ranks: "
         "%.3g template-samples per detector (%.2f%% of the first pass's %.3g)",
-        plan->candidates.size(), plan->dropped, tasks.size(), run.size(), static_cast<double>(second_samples),
+        plan->candidates.size(), plan->dropped, tasks.size(), batches.size(), run.size(),
+        static_cast<double>(second_samples),
         100.0 * static_cast<double>(second_samples) / static_cast<double>(std::max<std::uint64_t>(1, first_samples)),
         static_cast<double>(first_samples)));
     stage = run_coherent_stage_on_ranks(comm, bank, network, settings.coherent, *plan, tasks, second_pass, *maps);
@@ -634,9 +645,9 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
     remove_spiir_spool(spool_dir);
   });
   run.finished();
-  run.print_summary("rank  units  filter[s]  tasks  coherent[s]\n",
-                    format_text("%4d %6.0f %10.3f %6zu %12.3f\n", run.rank(), units_done, filter_seconds,
-                                stage.my_tasks, stage.my_seconds),
+  run.print_summary("rank  units  filter[s]  tasks  batches  coherent[s]\n",
+                    format_text("%4d %6.0f %10.3f %6zu %8zu %12.3f\n", run.rank(), units_done, filter_seconds,
+                                stage.my_tasks, stage.my_batches, stage.my_seconds),
                     stdout);
   if (run.root()) std::printf("peaks: %s; product: %s\n", summary.c_str(), output.c_str());
   return 0;

@@ -33,34 +33,52 @@ std::size_t settling_samples(const SpiirBank& bank, double tolerance) {
 
 SpiirBank template_block(const SpiirBank& bank, std::size_t first, std::size_t count) {
   AS_ASSERT(first + count <= bank.n_templates() && count > 0);
-  SpiirBank block = bank;
-  block.templates.assign(bank.templates.begin() + static_cast<std::ptrdiff_t>(first),
-                         bank.templates.begin() + static_cast<std::ptrdiff_t>(first + count));
-  for (auto& [ifo, s] : block.sigmasq)
-    s.assign(bank.sigmasq.at(ifo).begin() + static_cast<std::ptrdiff_t>(first),
-             bank.sigmasq.at(ifo).begin() + static_cast<std::ptrdiff_t>(first + count));
-  const std::size_t lac = bank.autocorrelation_length;
-  for (auto& [ifo, a] : block.autocorrelation) {
-    const auto& all = bank.autocorrelation.at(ifo);
-    a.assign(all.begin() + static_cast<std::ptrdiff_t>(first * lac),
-             all.begin() + static_cast<std::ptrdiff_t>((first + count) * lac));
-  }
+  std::vector<std::size_t> rows(count);
+  for (std::size_t i = 0; i < count; ++i) rows[i] = first + i;
+  return template_rows(bank, rows);
+}
+
+SpiirBank template_rows(const SpiirBank& bank, std::span<const std::size_t> rows) {
+  AS_ASSERT(!rows.empty());
+  for (const std::size_t t : rows) AS_ASSERT(t < bank.n_templates());
+  // Row by row: each of a per-template array's rows (`width` entries) copied in the order asked.
+  const auto pick = [&](const auto& from, std::size_t width, auto& to) {
+    to.clear();
+    to.reserve(rows.size() * width);
+    for (const std::size_t t : rows)
+      to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(t * width),
+                from.begin() + static_cast<std::ptrdiff_t>((t + 1) * width));
+  };
+  // The attributes copied, the per-template arrays picked (not copied whole first: the second pass
+  // makes a sub-bank per batch and detector, and a bank's filters run to hundreds of MB).
+  SpiirBank out;
+  out.sample_rate_max = bank.sample_rate_max;
+  out.f_low = bank.f_low;
+  out.iir = bank.iir;
+  out.padding = bank.padding;
+  out.approximant = bank.approximant;
+  out.ifos = bank.ifos;
+  out.psd = bank.psd;
+  out.command_line = bank.command_line;
+  out.autocorrelation_length = bank.autocorrelation_length;
+  pick(bank.templates, 1, out.templates);
+  for (const auto& [ifo, s] : bank.sigmasq) pick(s, 1, out.sigmasq[ifo]);
+  for (const auto& [ifo, a] : bank.autocorrelation) pick(a, bank.autocorrelation_length, out.autocorrelation[ifo]);
+  // Every rate stays (a rate where the rows have no filters keeps its place), so the multi-rate
+  // stream's levels, latency and chunk multiple are the whole bank's.
+  out.rates.resize(bank.rates.size());
   for (std::size_t r = 0; r < bank.rates.size(); ++r) {
     const RateBank& from = bank.rates[r];
-    RateBank& to = block.rates[r];
-    const auto rows = [&](const auto& v, auto& out) {
-      const auto w = static_cast<std::ptrdiff_t>(from.width);
-      out.assign(v.begin() + static_cast<std::ptrdiff_t>(first) * w,
-                 v.begin() + static_cast<std::ptrdiff_t>(first + count) * w);
-    };
-    to.n_templates = count;
-    rows(from.a1, to.a1);
-    rows(from.b0, to.b0);
-    rows(from.delay, to.delay);
-    to.n_filters.assign(from.n_filters.begin() + static_cast<std::ptrdiff_t>(first),
-                        from.n_filters.begin() + static_cast<std::ptrdiff_t>(first + count));
+    RateBank& to = out.rates[r];
+    to.rate = from.rate;
+    to.width = from.width;
+    to.n_templates = rows.size();
+    pick(from.a1, from.width, to.a1);
+    pick(from.b0, from.width, to.b0);
+    pick(from.delay, from.width, to.delay);
+    pick(from.n_filters, 1, to.n_filters);
   }
-  return block;
+  return out;
 }
 
 void append_sample_best(std::span<const std::complex<double>> z, std::size_t n_templates, std::size_t n,

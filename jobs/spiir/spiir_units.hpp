@@ -50,6 +50,10 @@ std::size_t settling_samples(const SpiirBank& bank, double tolerance);
 /// Templates [first, first + count) of `bank`, every rate's filters and the norms with them.
 SpiirBank template_block(const SpiirBank& bank, std::size_t first, std::size_t count);
 
+/// Templates `rows` of `bank` in that order (repeats allowed), every rate's filters and the norms
+/// with them: the sub-bank of a second-pass batch (coherent_second_pass.hpp).
+SpiirBank template_rows(const SpiirBank& bank, std::span<const std::size_t> rows);
+
 /// Appends, for samples [0, n) of a filtered chunk (template-major z of `n_templates` rows) whose
 /// `usable` is true and best |z|² exceeds threshold², the best template (`first_template` added)
 /// with `sample_offset` added to the sample. Ties: the lowest template.

@@ -1,7 +1,8 @@
 // The SPIIR filtering kernel, twin of the OpenMP backend's loop (jobs/spiir/spiir_backend_cpu.cpp).
 //
-// Mapping (spec §8 and better): one block per template, its filters dealt over the block's threads
-// (filter l to thread l mod blockDim, a warp per 128 filters up to 8 warps; a thread runs its
+// Mapping (spec §8 and better): one block per template, its filters dealt over the template's own
+// threads (filter l to thread l mod 32·w, w = a warp per 128 of its filters, 1 to 8; the block has
+// the warps of the bank's largest template, the rest idle for a smaller one; a thread runs its
 // filters two at a time, interleaved for instruction-level parallelism). Time goes in tiles of spiir_tile samples: each
 // thread runs the recurrences of its filters over the tile with the states in registers, adding every output into
 // per-sample sums held in registers; then one reduction per tile sums the filters: a butterfly reduce-scatter of the
@@ -160,6 +161,12 @@ __device__ __forceinline__ void run_partial_tile(Filter<Real>& f, Filter<Real>& 
     if (i < valid) step(f, g, __ldg(f.in + i), __ldg(g.in + i), acc_re[i], acc_im[i]);
 }
 
+/// Warps for a template of `n_filters` filters: one per filters_per_warp, 1 to max_warps.
+__host__ __device__ constexpr int template_warps(int n_filters) {
+  const int warps = (n_filters + filters_per_warp - 1) / filters_per_warp;
+  return warps < 1 ? 1 : warps > max_warps ? max_warps : warps;
+}
+
 template <class Real, int Tile>
 __global__ void __launch_bounds__(max_warps * 32)
     spiir_filter(const DeviceRateBank<Real> bank, const Real* __restrict__ ext, const Real* __restrict__ shifted,
@@ -168,15 +175,23 @@ __global__ void __launch_bounds__(max_warps * 32)
   const std::size_t t = blockIdx.x;
   const int n_filters = bank.n_filters[t];
   const std::size_t row = t * bank.width;
-  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  const int threads = static_cast<int>(blockDim.x);
+  // The template's own warps, those it would get alone; the block is sized for the bank's largest
+  // template and may have more. Its filters are dealt over those threads only and summed over
+  // those warps only (the others add nothing and are not read), so a template's sums, in their
+  // order, do not depend on which templates share the bank: the coherent stage's second pass
+  // filters a batch of templates with each one's bits alone, and a unit's block of templates
+  // does not change them (docs/spiir.md).
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const auto warps = static_cast<unsigned>(template_warps(n_filters));
+  const int threads = static_cast<int>(32 * warps);
+  const int first_filter = static_cast<int>(threadIdx.x) < threads ? static_cast<int>(threadIdx.x) : n_filters;
   for (std::size_t n0 = 0; n0 < n; n0 += Tile) {
     const int valid = n - n0 < static_cast<std::size_t>(Tile) ? static_cast<int>(n - n0) : Tile;
     const TileInput<Real> input{ext, shifted, stride, bank.max_delay + n0};  // d ≤ max_delay keeps x[n0 − d] in ext
     Real acc_re[Tile], acc_im[Tile];
 #pragma unroll
     for (int i = 0; i < Tile; ++i) acc_re[i] = acc_im[i] = 0;
-    for (int l = static_cast<int>(threadIdx.x); l < n_filters; l += 2 * threads) {
+    for (int l = first_filter; l < n_filters; l += 2 * threads) {
       const bool second = l + threads < n_filters;
       Filter<Real> f = load_filter(bank, row + static_cast<std::size_t>(l), input);
       // Without a second filter, a zero one (a = b = 0: its outputs are 0) on the first's input.
@@ -220,10 +235,7 @@ __global__ void shift_copies(const Real* __restrict__ ext, std::size_t ext_size,
 
 }  // namespace
 
-int spiir_block_threads(int max_filters) {
-  const int warps = (max_filters + filters_per_warp - 1) / filters_per_warp;
-  return 32 * (warps < 1 ? 1 : warps > max_warps ? max_warps : warps);
-}
+int spiir_block_threads(int max_filters) { return 32 * template_warps(max_filters); }
 
 template <class Real>
 void launch_spiir_filter(const DeviceRateBank<Real>& bank, const Real* ext, std::size_t n, Real* shifted, Real* z,

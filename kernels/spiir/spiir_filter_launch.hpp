@@ -28,7 +28,8 @@ template <class Real>
 inline constexpr int spiir_tile = sizeof(Real) == 4 ? 32 : 16;
 
 /// Threads per block for a bank whose largest template has `max_filters` filters: a warp per 128
-/// filters (four per thread, in passes of two run interleaved), 1 to 8 warps.
+/// filters (four per thread, in passes of two run interleaved), 1 to 8 warps. A template with fewer
+/// filters uses the warps it alone would get, so its SNRs do not depend on the rest of the bank.
 int spiir_block_threads(int max_filters);
 
 /// Samples per 16-byte vector load: 4 in FP32, 2 in FP64.

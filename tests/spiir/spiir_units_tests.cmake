@@ -161,11 +161,20 @@ set_property(TEST test_spiir_units APPEND PROPERTY LABELS spiir)
 astrosweep_add_gtest(test_spiir_spool test_spiir_spool.cpp)
 target_link_libraries(test_spiir_spool PRIVATE astrosweep_spiir_job)
 set_property(TEST test_spiir_spool APPEND PROPERTY LABELS spiir)
-# The coherent stage's second pass (tasks, their ranges and windows against a whole run); its spread
-# over ranks (the assignment, the gather of results, a failure on one rank) on 1 and 3 ranks.
+# The coherent stage's second pass (tasks, their ranges on the granule's grid, their batches and
+# windows against a whole run, a template's SNRs in a batch bit for bit alone on the OpenMP
+# backend); its spread over ranks (the assignment, the gather of results, a failure on one rank) on
+# 1 and 3 ranks.
 astrosweep_add_gtest(test_spiir_coherent_second_pass test_coherent_second_pass.cpp)
 target_link_libraries(test_spiir_coherent_second_pass PRIVATE astrosweep_spiir_job)
 set_property(TEST test_spiir_coherent_second_pass APPEND PROPERTY LABELS spiir)
+if(ASTROSWEEP_HAVE_CUDA)
+  # The same batches through the CUDA backend, bit for bit alone: green on a GPU, skipped without one.
+  astrosweep_add_gtest(test_spiir_coherent_second_pass_cuda test_coherent_second_pass_cuda.cpp)
+  target_link_libraries(test_spiir_coherent_second_pass_cuda PRIVATE astrosweep_spiir_job)
+  set_tests_properties(test_spiir_coherent_second_pass_cuda PROPERTIES LABELS "unit;gpu;spiir"
+                       SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endif()
 astrosweep_add_gtest(test_spiir_coherent_distribution test_coherent_distribution.cpp)
 target_link_libraries(test_spiir_coherent_distribution PRIVATE astrosweep_spiir_job)
 set_property(TEST test_spiir_coherent_distribution APPEND PROPERTY LABELS spiir)

@@ -1,7 +1,8 @@
 // The coherent stage over the ranks (coherent_distribution.hpp), on any rank count (run on 1 and 3):
 // the static assignment of tasks, the gather of every rank's results to rank 0 in candidate order,
 // and a failure on one rank reaching every rank as that rank's error, none waiting; the search's
-// batches of candidates, which must not change any result.
+// batches of candidates, which must not change any result; the second pass's batches, cut alike
+// or differently on the ranks, which must not either.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -13,6 +14,7 @@
 #include "coherent_triggers.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "spiir_units.hpp"
 #include "test_data.hpp"
 
 namespace astrosweep::spiir {
@@ -143,6 +145,67 @@ TEST(CoherentSearchBatches, ResultsDoNotDependOnTheBatch) {
       EXPECT_EQ(cut[i].null_snr2, whole[i].null_snr2) << "batch " << batch << " result " << i;
       EXPECT_EQ(cut[i].network_chisq, whole[i].network_chisq) << "batch " << batch << " result " << i;
       EXPECT_EQ(cut[i].offset, whole[i].offset) << "batch " << batch << " result " << i;
+    }
+  }
+}
+
+// The whole distributed stage over a bank of three copies of one template, its candidates' tasks
+// sharing ranges (a coarse granule), their windows a made-up SNR of (template, detector, sample)
+// alone: with batches of any size, and with ranks that cut batches differently (a CPU rank cuts
+// them to one template, a GPU rank does not: --backend auto on a mixed allocation), every
+// candidate's results reach rank 0, the same bits.
+TEST(CoherentDistribution, RanksThatBatchDifferentlyGiveTheSameResults) {
+  const int rank = test::world_rank();
+  const SpiirBank bank = template_rows(coherent_test::network().bank, std::vector<std::size_t>{0, 0, 0});
+  CoherentStageInput input{"test bank", coherent_test::hlv, 1187008882, 400000000, 2048, 2048 * 64, {}, {}};
+  CoherentStageSettings settings;
+  settings.sky_order = 1;
+  settings.n_slides = 2;
+  settings.slide_seconds = 0.01;
+  settings.precision = Precision::fp64;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const auto s = static_cast<std::int64_t>(d);
+    input.peak_samples.push_back({20000 + s, 20400 + s, 20800 + s, 90000 + 37 * s, 90100 + s});
+    input.peak_templates.push_back({0, 1, 2, 1, 2});
+  }
+  const CoherentStagePlan plan = plan_coherent_stage(bank, input, settings);
+  SecondPassFilter filter;
+  filter.warmup = 2048;
+  filter.granule = 8192;
+  filter.n_stream = input.n_samples;
+  filter.run_batch = [](std::size_t d, std::span<const std::size_t> templates, std::size_t first, std::size_t end,
+                        const SecondPassFilter::Each& each) {
+    const std::size_t n = end - first;
+    std::vector<std::complex<double>> z(templates.size() * n);
+    for (std::size_t r = 0; r < templates.size(); ++r)
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto s = static_cast<double>(first + i);
+        z[r * n + i] = std::polar(3.0 + std::sin(s * 0.01 * static_cast<double>(templates[r] + 1)),
+                                  s * 0.003 * static_cast<double>(d + 1));
+      }
+    each(first, n, z);
+  };
+  const auto tasks = group_second_pass(plan.candidates, plan.before, plan.after, 2048);
+  std::vector<std::size_t> every(tasks.size());
+  for (std::size_t t = 0; t < every.size(); ++t) every[t] = t;
+  ASSERT_LT(batch_second_pass(tasks, every, filter).size(), tasks.size());  // batches of several templates
+  const auto run = [&](std::size_t most) {
+    filter.max_batch_templates = most;
+    CoherentSkyMaps maps(input, settings, plan);
+    return run_coherent_stage_on_ranks(MPI_COMM_WORLD, bank, input, settings, plan, tasks, filter, maps);
+  };
+  const RankCoherentStage whole = run(0);
+  const RankCoherentStage mixed = run(rank % 2 == 0 ? 1 : 0);
+  const RankCoherentStage single = run(1);
+  if (rank != 0) return;
+  const std::size_t n = plan.candidates.size() * static_cast<std::size_t>(plan.trials());
+  ASSERT_EQ(whole.results.size(), n);
+  for (const RankCoherentStage* other : {&mixed, &single}) {
+    ASSERT_EQ(other->results.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(other->results[i].pixel, whole.results[i].pixel) << i;
+      EXPECT_EQ(other->results[i].coh_snr2, whole.results[i].coh_snr2) << i;
+      EXPECT_EQ(other->results[i].snr, whole.results[i].snr) << i;
     }
   }
 }
