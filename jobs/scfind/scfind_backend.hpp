@@ -4,6 +4,7 @@
 // local steps of a kernel pair; the job does everything that needs other ranks: the noise
 // statistic, the spectral running sum's hand-over between slabs, mask halos, output. Plain C++.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/error.hpp"
 #include "magnitude_counter.hpp"
 #include "smooth_and_clip.hpp"
 
@@ -72,6 +74,13 @@ class ScfindBackend {
 
   /// Mask of held channels [z0, z1) (cube channel numbers), plane after plane.
   [[nodiscard]] virtual std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) = 0;
+  /// The same into `out`, which may be uninitialised memory (a whole cube's mask is gigabytes, and
+  /// zero-filling a vector first costs as much as the copy): channels [z0, z0 + out.size() / plane).
+  virtual void copy_mask_channels(std::size_t z0, std::size_t z1, std::span<std::uint8_t> out) {
+    const std::vector<std::uint8_t> values = mask_channels(z0, z1);
+    AS_ASSERT(values.size() == out.size());
+    std::copy(values.begin(), values.end(), out.begin());
+  }
   /// Overwrites the mask of held channels [z0, z0 + values.size() / plane): halos from neighbours.
   virtual void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) = 0;
 

@@ -144,6 +144,16 @@ class OpenMpBackend final : public ScfindBackend {
     return {first, first + (z1 - z0) * plane};
   }
 
+  void copy_mask_channels(std::size_t z0, std::size_t z1, std::span<std::uint8_t> out) override {
+    AS_ASSERT(slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
+    const std::size_t plane = slab_.cube.plane();
+    AS_ASSERT(out.size() == (z1 - z0) * plane);
+    const std::uint8_t* first = mask_.get() + (z0 - slab_.held_begin) * plane;
+    const auto n = static_cast<std::int64_t>(out.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = first[i];
+  }
+
   void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) override {
     const std::size_t plane = slab_.cube.plane();
     AS_ASSERT(plane > 0 && values.size() % plane == 0 && slab_.held_begin <= z0 &&

@@ -250,6 +250,14 @@ std::optional<std::uint64_t> SlabSweep::mask_count() {
   return count;
 }
 
+void SlabSweep::copy_owned_mask(std::size_t j, std::span<std::uint8_t> out) {
+  const Slab slab = layout_.slab(j);
+  AS_ASSERT(out.size() == slab.owned_voxels());
+  if (resident()) return backend_.copy_mask_channels(slab.own_begin, slab.own_end, out);
+  const Streamed& s = state(j);
+  std::copy_n(s.mask.begin() + static_cast<std::ptrdiff_t>(s.slab.owned_offset()), out.size(), out.begin());
+}
+
 std::vector<std::uint8_t> SlabSweep::owned_mask(std::size_t j) {
   const Slab slab = layout_.slab(j);
   if (resident()) return backend_.mask_channels(slab.own_begin, slab.own_end);

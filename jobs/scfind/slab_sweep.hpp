@@ -72,6 +72,8 @@ class SlabSweep {
   [[nodiscard]] std::optional<std::uint64_t> mask_count();
   /// The mask of slab j's owned channels (0/1).
   [[nodiscard]] std::vector<std::uint8_t> owned_mask(std::size_t j);
+  /// The same into `out` (slab j's owned voxels of them), which may be uninitialised memory.
+  void copy_owned_mask(std::size_t j, std::span<std::uint8_t> out);
   /// Blank and infinite voxels met reading this rank's slabs (each slab counted once).
   [[nodiscard]] io::ChannelReadCounts read_counts() const noexcept { return counts_; }
   [[nodiscard]] double read_seconds() const noexcept { return read_seconds_; }

@@ -247,13 +247,18 @@ class CudaScfindBackend final : public ScfindBackend {
   }
 
   [[nodiscard]] std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) override {
+    std::vector<std::uint8_t> values((z1 - z0) * slab_.cube.plane());
+    copy_mask_channels(z0, z1, values);
+    return values;
+  }
+
+  void copy_mask_channels(std::size_t z0, std::size_t z1, std::span<std::uint8_t> out) override {
     AS_ASSERT(loaded_ && slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
     const cuda::DeviceScope scope(device_.index);
     const std::size_t plane = slab_.cube.plane();
-    std::vector<std::uint8_t> values((z1 - z0) * plane);
-    download(values.data(), at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane, values.size());
+    AS_ASSERT(out.size() == (z1 - z0) * plane);
+    download(out.data(), at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane, out.size());
     kernel_timer_.collect();
-    return values;
   }
 
   void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) override {
