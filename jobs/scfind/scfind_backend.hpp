@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -45,6 +46,18 @@ class ScfindBackend {
   /// Takes the held channels of the original cube (x fastest, then y, then channel; blanks NaN,
   /// no infinities) and clears the mask.
   virtual void load(const Slab& slab, std::span<const float> original) = 0;
+  /// Fills `out` with the cube's channels [z0, z1) (x fastest, then y, then channel), as load()
+  /// takes them; called with consecutive ranges from held_begin up.
+  using ChannelReader = std::function<void(std::size_t z0, std::size_t z1, std::span<float> out)>;
+  /// load() from a reader: the backend reads the held channels in blocks it chooses, where it wants
+  /// them (the CUDA backend: into pinned memory whose upload runs while the next block is read, so
+  /// the cube is neither held whole on the host nor copied twice). By default one block, then load().
+  virtual void load_from(const Slab& slab, const ChannelReader& read) {
+    const auto original = std::make_unique_for_overwrite<float[]>(slab.held_voxels());
+    const std::span<float> values(original.get(), slab.held_voxels());
+    read(slab.held_begin, slab.held_end, values);
+    load(slab, values);
+  }
 
   /// Steps 2-5 of a kernel pair (spec "For each kernel pair"): a fresh copy of the original; masked
   /// voxels set to (float)copysign(replacement, x) when `replacement` is given; spatial boxcar

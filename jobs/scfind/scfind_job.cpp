@@ -803,11 +803,13 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const Slab bottom = layout.slab(sweep.slabs().back());
   run.print_summary(
       "",
-      format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s, mask fetched %.2f s and "
+      format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s (%.2f GB/s), mask fetched "
+                  "%.2f s and "
                   "written %.2f s, %s, %s\n",
                   rank, sweep.slabs().size(), bottom.own_begin, top.own_end - 1, bottom.held_begin, top.held_end - 1,
-                  sweep.read_seconds(), mask_fetch_seconds, mask_write_seconds, backend->describe().c_str(),
-                  backend->usage().c_str()),
+                  sweep.read_seconds(),
+                  sweep.read_seconds() > 0 ? static_cast<double>(sweep.read_bytes()) / sweep.read_seconds() / 1e9 : 0.0,
+                  mask_fetch_seconds, mask_write_seconds, backend->describe().c_str(), backend->usage().c_str()),
       stderr);
   return summary;
 }

@@ -47,11 +47,8 @@ SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io:
   if (resident()) {
     Streamed s;
     s.slab = layout.slab(mine_.front());
-    // Not zero-filled: the reader overwrites every value (a memset of a whole slab costs seconds).
-    const auto original = std::make_unique_for_overwrite<float[]>(s.slab.held_voxels());
-    const std::span<float> values(original.get(), s.slab.held_voxels());
-    read(s, values);
-    backend_.load(s.slab, values);
+    backend_.load_from(
+        s.slab, [&](std::size_t z0, std::size_t z1, std::span<float> out) { read_channels(s.slab, z0, z1, out); });
     return;
   }
   for (std::size_t j : mine_) {
@@ -69,22 +66,35 @@ SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io:
 }
 
 void SlabSweep::read(Streamed& s, std::span<float> out) {
-  const auto t0 = std::chrono::steady_clock::now();
-  // Three reads so that the blanks are counted over the owned channels only (halos belong to
-  // other slabs, which count them).
   const Slab& slab = s.slab;
+  if (s.counted) {  // the blanks were counted the first time
+    const auto t0 = std::chrono::steady_clock::now();
+    io::read_cube_channels(info_, slab.held_begin, slab.held_end, out);
+    read_bytes_ += out.size_bytes();
+    read_seconds_ += seconds_since(t0);
+    return;
+  }
+  read_channels(slab, slab.held_begin, slab.held_end, out);
+  s.counted = true;
+}
+
+void SlabSweep::read_channels(const Slab& slab, std::size_t z0, std::size_t z1, std::span<float> out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Up to three reads so that the blanks are counted over the owned channels only (halos belong
+  // to other slabs, which count them).
   const std::size_t plane = slab.cube.plane();
   const std::size_t parts[4] = {slab.held_begin, slab.own_begin, slab.own_end, slab.held_end};
   for (int k = 0; k < 3; ++k) {
-    if (parts[k] == parts[k + 1]) continue;
-    const auto part = out.subspan((parts[k] - slab.held_begin) * plane, (parts[k + 1] - parts[k]) * plane);
-    const io::ChannelReadCounts counts = io::read_cube_channels(info_, parts[k], parts[k + 1], part);
-    if (k == 1 && !s.counted) {
+    const std::size_t a = std::max(z0, parts[k]), b = std::min(z1, parts[k + 1]);
+    if (a >= b) continue;
+    const auto part = out.subspan((a - z0) * plane, (b - a) * plane);
+    const io::ChannelReadCounts counts = io::read_cube_channels(info_, a, b, part);
+    if (k == 1) {
       counts_.blanks += counts.blanks;
       counts_.infinities += counts.infinities;
     }
   }
-  s.counted = true;
+  read_bytes_ += out.size_bytes();
   read_seconds_ += seconds_since(t0);
 }
 

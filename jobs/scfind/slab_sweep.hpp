@@ -77,6 +77,8 @@ class SlabSweep {
   /// Blank and infinite voxels met reading this rank's slabs (each slab counted once).
   [[nodiscard]] io::ChannelReadCounts read_counts() const noexcept { return counts_; }
   [[nodiscard]] double read_seconds() const noexcept { return read_seconds_; }
+  /// Bytes of floats the reads produced (the cube's values as read, halos included).
+  [[nodiscard]] std::uint64_t read_bytes() const noexcept { return read_bytes_; }
 
  private:
   struct Streamed {
@@ -89,6 +91,8 @@ class SlabSweep {
   };
 
   void read(Streamed& s, std::span<float> out);
+  /// Channels [z0, z1) of `slab` into `out`, counting the blanks of its owned channels.
+  void read_channels(const Slab& slab, std::size_t z0, std::size_t z1, std::span<float> out);
   void activate(Streamed& s);
   void smooth(const std::optional<KernelPair>& pair, std::optional<float> replacement, SpectralCarry& carry);
   Streamed& state(std::size_t j);
@@ -104,6 +108,7 @@ class SlabSweep {
   std::vector<std::uint8_t> mask_buffer_;
   io::ChannelReadCounts counts_{};
   double read_seconds_ = 0;
+  std::uint64_t read_bytes_ = 0;
 };
 
 }  // namespace astrosweep::scfind

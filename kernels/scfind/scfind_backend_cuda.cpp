@@ -72,6 +72,9 @@ struct DeviceLayout {
 
 /// Pinned staging per slot: transfers larger than this go in pipelined chunks.
 constexpr std::size_t staging_chunk = std::size_t{16} << 20;
+/// A block of channels load_from() reads at once (whole channels, at least one): large enough that
+/// opening the file per block costs nothing, small enough that the first upload starts early.
+constexpr std::size_t read_block_bytes = std::size_t{64} << 20;
 
 std::string mib(std::uint64_t bytes) {
   char text[32];
@@ -105,9 +108,54 @@ class CudaScfindBackend final : public ScfindBackend {
   }
 
   void load(const Slab& slab, std::span<const float> original) override {
+    AS_ASSERT(original.size() == slab.held_voxels());
+    begin_load(slab);
+    const cuda::DeviceScope scope(device_.index);
+    upload(at<float>(layout_.original), original.data(), original.size_bytes());
+    smoothed_ = at<float>(layout_.original);
+    loaded_ = true;
+  }
+
+  /// The held channels read in blocks straight into two pinned slots, each block's upload running
+  /// while the next is read: no whole-cube host buffer (whose fresh pages cost more to fault in
+  /// than to fill) and no second copy through the staging slots.
+  void load_from(const Slab& slab, const ChannelReader& read) override {
+    begin_load(slab);
+    const cuda::DeviceScope scope(device_.index);
+    const std::size_t plane = slab.cube.plane();
+    const std::size_t channels = std::max<std::size_t>(1, read_block_bytes / (plane * sizeof(float)));
+    const std::size_t slot = align_up(channels * plane * sizeof(float));
+    cuda::PinnedMemory blocks;
+    blocks.reserve(2 * slot);
+    // On every way out (a read may throw) the uploads from the slots finish before the slots go.
+    struct UploadsDone {
+      cudaStream_t stream;
+      ~UploadsDone() { cudaStreamSynchronize(stream); }
+    } const uploads_done{upload_->get()};
+    staged_.record(*compute_);  // the mask's clearing is queued there
+    AS_CUDA_TRY(cudaStreamWaitEvent(upload_->get(), staged_.get(), 0));
+    float* device = at<float>(layout_.original);
+    for (std::size_t z = slab.held_begin, k = 0; z < slab.held_end; z += channels, ++k) {
+      const std::size_t z1 = std::min(slab.held_end, z + channels), n = (z1 - z) * plane;
+      float* host = reinterpret_cast<float*>(blocks.as<char>() + (k % 2) * slot);
+      slot_free_[k % 2].synchronize();  // the upload from this slot two blocks ago has finished
+      read(z, z1, std::span<float>(host, n));
+      AS_CUDA_TRY(cudaMemcpyAsync(device + (z - slab.held_begin) * plane, host, n * sizeof(float),
+                                  cudaMemcpyHostToDevice, upload_->get()));
+      slot_free_[k % 2].record(*upload_);
+    }
+    staged_.record(*upload_);
+    AS_CUDA_TRY(cudaStreamWaitEvent(compute_->get(), staged_.get(), 0));
+    upload_->synchronize();  // errors reported here; uploads_done then finds nothing to wait for
+    smoothed_ = device;
+    loaded_ = true;
+  }
+
+  /// load()'s first steps: the slab checked against the budget, the device memory sized, the
+  /// mask cleared (queued on the compute stream).
+  void begin_load(const Slab& slab) {
     AS_ASSERT(slab.held_begin <= slab.own_begin && slab.own_begin < slab.own_end && slab.own_end <= slab.held_end &&
               slab.held_end <= slab.cube.nz);
-    AS_ASSERT(original.size() == slab.held_voxels());
     const DeviceLayout layout(slab);
     AS_EXPECTS(layout.bytes <= device_.memory_budget, RuntimeError,
                "a slab of " + std::to_string(slab.held_channels()) + " channels of " + std::to_string(slab.cube.nx) +
@@ -124,9 +172,7 @@ class CudaScfindBackend final : public ScfindBackend {
     memory_.reserve(layout.bytes);
     carry_host_.reserve(2 * slab.cube.plane() * sizeof(float));
     AS_CUDA_TRY(cudaMemsetAsync(at<std::uint8_t>(layout_.mask), 0, slab.held_voxels(), compute_->get()));
-    upload(at<float>(layout_.original), original.data(), original.size_bytes());
-    smoothed_ = at<float>(layout_.original);
-    loaded_ = true;
+    loaded_ = false;
   }
 
   void smooth(const KernelPair& pair, std::optional<float> replacement, SpectralCarry& carry) override {

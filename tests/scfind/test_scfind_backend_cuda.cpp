@@ -514,6 +514,46 @@ TEST_F(CudaScfind, OriginalDataClipAndMaskChannels) {
   EXPECT_TRUE(backend->mask_channels(5, 5).empty());
 }
 
+// load_from reads the held channels in blocks of whole channels into pinned slots, uploading each
+// while the next is read: the same data on the device as load() (a mask clipped from the original
+// equal voxel for voxel), the reader called with consecutive ranges from held_begin to held_end
+// (4 MiB channels: several 64 MiB blocks), and a reader that throws leaves with its error.
+TEST_F(CudaScfind, LoadFromAReaderInBlocksEqualsLoad) {
+  const CubeShape c{1024, 1024, 40};
+  const std::vector<float> cube = make_cube(c, 31);
+  const Slab s = test_slab(c, 2, 37, 2);
+  const std::span<const float> held(cube.data() + s.held_begin * c.plane(), s.held_voxels());
+  auto direct = make_scfind_backend_cuda(BackendOptions{});
+  direct->load(s, held);
+  auto blocks = make_scfind_backend_cuda(BackendOptions{});
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  blocks->load_from(s, [&](std::size_t z0, std::size_t z1, std::span<float> out) {
+    ASSERT_EQ(out.size(), (z1 - z0) * c.plane());
+    calls.emplace_back(z0, z1);
+    std::copy_n(cube.data() + z0 * c.plane(), out.size(), out.begin());
+  });
+  ASSERT_GE(calls.size(), 3U);
+  EXPECT_EQ(calls.front().first, s.held_begin);
+  EXPECT_EQ(calls.back().second, s.held_end);
+  for (std::size_t k = 1; k < calls.size(); ++k) EXPECT_EQ(calls[k].first, calls[k - 1].second);
+  for (auto* b : {direct.get(), blocks.get()}) {
+    b->use_original();
+    b->clip(0.5);
+  }
+  EXPECT_EQ(direct->finite_min_max(), blocks->finite_min_max());
+  const auto expected = direct->mask_channels(s.held_begin, s.held_end);
+  EXPECT_GT(std::count(expected.begin(), expected.end(), std::uint8_t{1}), 0);
+  EXPECT_EQ(blocks->mask_channels(s.held_begin, s.held_end), expected);
+  std::vector<std::uint8_t> copied(expected.size());
+  blocks->copy_mask_channels(s.held_begin, s.held_end, copied);
+  EXPECT_EQ(copied, expected);
+  EXPECT_THROW(blocks->load_from(s,
+                                 [&](std::size_t z0, std::size_t, std::span<float>) {
+                                   if (z0 > s.held_begin) throw InputError("the second block cannot be read");
+                                 }),
+               InputError);
+}
+
 TEST_F(CudaScfind, ReloadReplacesSlabAndMask) {
   // One backend object, a small slab then a larger one of another cube: buffers grow, the mask
   // starts clear, and the results are the new cube's.
