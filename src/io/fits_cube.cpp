@@ -2,6 +2,7 @@
 // the raw stored values scaled here exactly as SoFiA-2 scales them.
 #include <fcntl.h>
 #include <fitsio.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -123,18 +124,23 @@ ChannelReadCounts read_pieces(const std::string& path, std::uint64_t data_start,
                               std::span<float> out, Convert convert) {
   constexpr bool in_place = std::is_same_v<Raw, float>;
   const ReadOnlyFile file(path);
-  const std::size_t pieces = (out.size() + read_piece - 1) / read_piece;
+  // Pieces of read_piece elements, or smaller where that leaves threads idle: a block of a few
+  // channels (scfind's GPU rank reads 64 MiB at a time) still keeps every thread reading.
+  const auto threads = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  const std::size_t piece =
+      std::clamp<std::size_t>((out.size() + 2 * threads - 1) / (2 * threads), std::size_t{1} << 16, read_piece);
+  const std::size_t pieces = (out.size() + piece - 1) / piece;
   ChannelReadCounts total;
   std::exception_ptr failure;
 #pragma omp parallel
   {
-    std::vector<Raw> buffer(in_place ? 0 : std::min(read_piece, out.size()));
+    std::vector<Raw> buffer(in_place ? 0 : std::min(piece, out.size()));
     ChannelReadCounts counts;
 #pragma omp for schedule(dynamic, 1)
-    for (std::size_t piece = 0; piece < pieces; ++piece) {
+    for (std::size_t k = 0; k < pieces; ++k) {
       try {
-        const std::size_t done = piece * read_piece;
-        const std::size_t n = std::min(read_piece, out.size() - done);
+        const std::size_t done = k * piece;
+        const std::size_t n = std::min(piece, out.size() - done);
         Raw* raw = nullptr;
         if constexpr (in_place)
           raw = out.data() + done;
