@@ -32,6 +32,7 @@
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
 #include "scfind_resume.hpp"
+#include "slab_buffer.hpp"
 #include "slab_layout.hpp"
 #include "slab_samples.hpp"
 #include "slab_sweep.hpp"
@@ -202,6 +203,15 @@ void agree(bool ok, const Error& error, MPI_Comm comm) {
   int good = ok ? 1 : 0;
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, comm));
   if (!good) throw mpi::SharedError(error.code(), error.what(), error.hint());
+}
+
+/// Voxels set in a 0/1 mask, counted on all OpenMP threads (an integer sum: any order).
+std::uint64_t count_in_mask(std::span<const std::uint8_t> mask) {
+  std::uint64_t n = 0;
+  const std::size_t size = mask.size();
+#pragma omp parallel for schedule(static) reduction(+ : n)
+  for (std::size_t i = 0; i < size; ++i) n += mask[i] == 1 ? 1U : 0U;
+  return n;
 }
 
 /// Voxels in the mask over all ranks, when every rank can count its own cheaply.
@@ -561,11 +571,12 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
 
   // Every rank owns the same number of slabs, so the collective writes pair up.
   const auto t_write = Clock::now();
+  std::vector<std::vector<std::uint8_t>> masks;  // kept for the linker
   for (std::size_t j : sweep.slabs()) {
-    const std::vector<std::uint8_t> owned_mask = sweep.owned_mask(j);
-    summary.mask_voxels +=
-        static_cast<std::uint64_t>(std::count(owned_mask.begin(), owned_mask.end(), std::uint8_t{1}));
+    std::vector<std::uint8_t> owned_mask = sweep.owned_mask(j);
+    summary.mask_voxels += count_in_mask(owned_mask);
     product.write_mask(layout.slab(j).own_begin, owned_mask);
+    if (options.linker.enable) masks.push_back(std::move(owned_mask));
   }
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm));
   double link_seconds = 0;
@@ -573,15 +584,15 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     // Each rank links its slabs' owned channels (the mask, and those channels of the cube read
     // again); components touching other slabs are joined across ranks (linker_slabs.hpp).
     const auto t_link = Clock::now();
-    std::vector<std::vector<std::uint8_t>> masks;
-    std::vector<std::vector<float>> values;
+    std::vector<SlabBuffer<float>> values;
     std::vector<LinkerSlab> slabs;
     for (std::size_t j : sweep.slabs()) {
       const Slab s = layout.slab(j);
-      masks.push_back(sweep.owned_mask(j));
+      // Not zero-filled: the reader (on all OpenMP threads) overwrites every value.
       values.emplace_back(s.owned_channels() * cube.plane());
       io::read_cube_channels(info, s.own_begin, s.own_end, values.back());
     }
+    const double link_read_seconds = seconds_since(t_link);
     for (std::size_t k = 0; k < masks.size(); ++k) {
       const Slab s = layout.slab(sweep.slabs()[k]);
       slabs.push_back({s.own_begin, s.own_end, masks[k], values[k]});
@@ -595,8 +606,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     for (const auto& source : linked.sources) summary.source_voxels += source.voxels;
     link_seconds = seconds_since(t_link);
     if (talk)
-      run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
-                          summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
+      run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64
+                          " voxels (radii %zu, %zu), %.2f s (reading the cube %.2f s)",
+                          summary.sources, summary.source_voxels, options.linker.radius_xy, options.linker.radius_z,
+                          link_seconds, link_read_seconds));
     // SoFiA-2's catalogue (its parameterisation when parameter.enable), measured on rank 0 from the
     // sources' cut-outs (source_cutouts.hpp): every final source's bounding box, grown by
     // marginCubelets when cubelets are written, sent there by the ranks owning its channels, values
@@ -702,7 +715,9 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
           "measurement on rank 0: %zu source cut-outs (margin %zu), %s (the whole cube and its "
           "labels: %s)",
           cutouts.sources.size(), margin, mib(cutouts.bytes()).c_str(), mib(std::uint64_t{8} * cube.voxels()).c_str()));
+    const auto t_source_mask = Clock::now();
     for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
+    const double source_mask_seconds = seconds_since(t_source_mask);
     Catalogue catalogue;
     std::optional<MomentMaps> maps;   // rank 0
     std::optional<ImageMap> mask_2d;  // rank 0
@@ -757,9 +772,11 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       }
     });
     if (talk)
-      run.log(format_text("catalogue: %zu sources, %zu columns (%s), global rms %.3e, %.2f s", catalogue.size(),
-                          catalogue.columns.size() + 1, options.catalogue.enable ? "parameterised" : "linker only",
-                          global_rms, seconds_since(t_catalogue)));
+      run.log(format_text(
+          "catalogue: %zu sources, %zu columns (%s), global rms %.3e, %.2f s (writing the source "
+          "mask %.2f s)",
+          catalogue.size(), catalogue.columns.size() + 1, options.catalogue.enable ? "parameterised" : "linker only",
+          global_rms, seconds_since(t_catalogue), source_mask_seconds));
   }
   product.finish(noise_used, summary, meter.cadence());
   remove_labels();
