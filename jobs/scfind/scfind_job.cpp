@@ -584,14 +584,20 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     // Each rank links its slabs' owned channels (the mask, and those channels of the cube read
     // again); components touching other slabs are joined across ranks (linker_slabs.hpp).
     const auto t_link = Clock::now();
-    std::vector<SlabBuffer<float>> values;
-    std::vector<LinkerSlab> slabs;
+    std::vector<std::span<const float>> values;
+    std::vector<SlabBuffer<float>> values_read;  // the slabs whose original is no longer in host memory
     for (std::size_t j : sweep.slabs()) {
       const Slab s = layout.slab(j);
+      if (const auto held = sweep.owned_original(j)) {
+        values.push_back(*held);
+        continue;
+      }
       // Not zero-filled: the reader (on all OpenMP threads) overwrites every value.
-      values.emplace_back(s.owned_channels() * cube.plane());
-      io::read_cube_channels(info, s.own_begin, s.own_end, values.back());
+      values_read.emplace_back(s.owned_channels() * cube.plane());
+      io::read_cube_channels(info, s.own_begin, s.own_end, values_read.back());
+      values.push_back(values_read.back());
     }
+    std::vector<LinkerSlab> slabs;
     const double link_read_seconds = seconds_since(t_link);
     for (std::size_t k = 0; k < masks.size(); ++k) {
       const Slab s = layout.slab(sweep.slabs()[k]);
@@ -710,6 +716,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     owned.clear();
     masks.clear();
     values.clear();
+    values_read.clear();
     if (talk)
       run.log(format_text(
           "measurement on rank 0: %zu source cut-outs (margin %zu), %s (the whole cube and its "

@@ -72,6 +72,10 @@ class SlabSweep {
   [[nodiscard]] std::optional<std::uint64_t> mask_count();
   /// The mask of slab j's owned channels (0/1).
   [[nodiscard]] std::vector<std::uint8_t> owned_mask(std::size_t j);
+  /// The original values of slab j's owned channels when they are still in host memory (the
+  /// OpenMP backend's resident slab, or a streamed slab's kept original): a view valid while the
+  /// backend and this sweep are not used again; nullopt when they must be read again.
+  [[nodiscard]] std::optional<std::span<const float>> owned_original(std::size_t j) const;
   /// Blank and infinite voxels met reading this rank's slabs (each slab counted once).
   [[nodiscard]] io::ChannelReadCounts read_counts() const noexcept { return counts_; }
   [[nodiscard]] double read_seconds() const noexcept { return read_seconds_; }
