@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "label_slab.hpp"
 
 namespace astrosweep::scfind {
 
@@ -96,30 +97,6 @@ std::vector<T> send_to_ranks(MPI_Comm comm, const std::vector<std::vector<T>>& t
   return received;
 }
 
-// Union-find whose roots are their sets' smallest members (so a scan in ascending order meets
-// each set's root first).
-class UnionFind {
- public:
-  explicit UnionFind(std::size_t n) : parent_(n) {
-    for (std::size_t i = 0; i < n; ++i) parent_[i] = i;
-  }
-  std::uint64_t find(std::uint64_t i) {
-    while (parent_[i] != i) {
-      parent_[i] = parent_[parent_[i]];  // path halving
-      i = parent_[i];
-    }
-    return i;
-  }
-  void unite(std::uint64_t a, std::uint64_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
-  }
-
- private:
-  std::vector<std::uint64_t> parent_;
-};
-
 // A slab in the cube-wide list: its channels, its rank, and the first key of its components.
 struct SlabEntry {
   std::uint64_t z_begin = 0, z_end = 0;
@@ -127,13 +104,6 @@ struct SlabEntry {
   std::uint64_t first_key = 0;
   std::int32_t rank = 0;
   std::int32_t mine = -1;  ///< its index among this rank's slabs (-1: another rank's)
-};
-
-// One slab's voxels that take part, and their components.
-struct SlabComponents {
-  std::vector<std::uint64_t> voxels;     ///< slab-local linear indices, ascending
-  std::vector<std::uint32_t> component;  ///< per voxel, its component within the slab
-  std::vector<Component> components;     ///< cube-wide coordinates and indices
 };
 
 // A voxel sent to another slab (`slab`, the cube-wide index) with its component's key.
@@ -152,87 +122,6 @@ struct KeyedComponent {
   std::uint64_t key = 0;
   Component component;
 };
-
-class SlabView {
- public:
-  SlabView(const CubeShape& cube, const LinkerSlab& slab, const LinkerParameters& p)
-      : nx_(cube.nx), ny_(cube.ny), plane_(cube.plane()), slab_(slab), positivity_(p.positivity) {}
-  [[nodiscard]] std::size_t channels() const noexcept { return slab_.z_end - slab_.z_begin; }
-  [[nodiscard]] std::size_t voxels() const noexcept { return channels() * plane_; }
-  [[nodiscard]] bool takes_part(std::size_t i) const noexcept {
-    const float v = slab_.data[i];
-    return slab_.mask[i] != 0 && std::isfinite(v) && !(positivity_ && v < 0.0F);
-  }
-  [[nodiscard]] bool blank(std::size_t i) const noexcept { return !std::isfinite(slab_.data[i]); }
-  [[nodiscard]] float value(std::size_t i) const noexcept { return slab_.data[i]; }
-  // The slab-local index of (x, y, z) + o when it lies in the slab (z cube-wide), or -1.
-  [[nodiscard]] std::ptrdiff_t at(std::size_t x, std::size_t y, std::size_t z, const LinkOffset& o) const noexcept {
-    const auto xx = static_cast<std::ptrdiff_t>(x) + o.dx, yy = static_cast<std::ptrdiff_t>(y) + o.dy,
-               zz = static_cast<std::ptrdiff_t>(z) + o.dz - static_cast<std::ptrdiff_t>(slab_.z_begin);
-    if (xx < 0 || yy < 0 || zz < 0 || xx >= static_cast<std::ptrdiff_t>(nx_) ||
-        yy >= static_cast<std::ptrdiff_t>(ny_) || zz >= static_cast<std::ptrdiff_t>(channels()))
-      return -1;
-    return zz * static_cast<std::ptrdiff_t>(plane_) + yy * static_cast<std::ptrdiff_t>(nx_) + xx;
-  }
-  [[nodiscard]] std::size_t x_of(std::size_t i) const noexcept { return i % nx_; }
-  [[nodiscard]] std::size_t y_of(std::size_t i) const noexcept { return (i / nx_) % ny_; }
-  [[nodiscard]] std::size_t z_of(std::size_t i) const noexcept { return slab_.z_begin + i / plane_; }
-  [[nodiscard]] std::uint64_t cube_index(std::size_t i) const noexcept { return slab_.z_begin * plane_ + i; }
-
- private:
-  std::size_t nx_, ny_, plane_;
-  const LinkerSlab& slab_;
-  bool positivity_;
-};
-
-// Position of slab-local voxel i among the slab's voxels that take part (it must be one).
-std::size_t position_of(const SlabComponents& s, std::uint64_t i) {
-  return static_cast<std::size_t>(std::lower_bound(s.voxels.begin(), s.voxels.end(), i) - s.voxels.begin());
-}
-
-SlabComponents label_slab(const SlabView& view, const std::vector<LinkOffset>& around,
-                          const std::vector<LinkOffset>& before) {
-  SlabComponents s;
-  for (std::size_t i = 0; i < view.voxels(); ++i)
-    if (view.takes_part(i)) s.voxels.push_back(i);
-  UnionFind sets(s.voxels.size());
-  for (std::size_t a = 0; a < s.voxels.size(); ++a) {
-    const std::size_t i = s.voxels[a];
-    for (const LinkOffset& o : before) {
-      const std::ptrdiff_t j = view.at(view.x_of(i), view.y_of(i), view.z_of(i), o);
-      if (j >= 0 && view.takes_part(static_cast<std::size_t>(j)))
-        sets.unite(a, position_of(s, static_cast<std::uint64_t>(j)));
-    }
-  }
-  s.component.resize(s.voxels.size());
-  for (std::size_t a = 0; a < s.voxels.size(); ++a) {
-    const std::uint64_t root = sets.find(a);
-    if (root == a) {
-      AS_EXPECTS(s.components.size() < std::numeric_limits<std::uint32_t>::max(), UsageError,
-                 "more than 2^32 components in one slab", "raise scfind.threshold or run on more ranks");
-      s.component[a] = static_cast<std::uint32_t>(s.components.size());
-      s.components.emplace_back();
-    } else {
-      s.component[a] = s.component[root];
-    }
-    const std::size_t i = s.voxels[a];
-    s.components[s.component[a]].add(view.cube_index(i), view.x_of(i), view.y_of(i), view.z_of(i), view.value(i));
-  }
-  // Blanks within the merge radius, inside this slab (those in other slabs come with the exchange).
-  for (std::size_t a = 0; a < s.voxels.size(); ++a) {
-    Component& c = s.components[s.component[a]];
-    if (c.flags & flag_blank_nearby) continue;
-    const std::size_t i = s.voxels[a];
-    for (const LinkOffset& o : around) {
-      const std::ptrdiff_t j = view.at(view.x_of(i), view.y_of(i), view.z_of(i), o);
-      if (j >= 0 && view.blank(static_cast<std::size_t>(j))) {
-        c.flags |= flag_blank_nearby;
-        break;
-      }
-    }
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -378,7 +267,7 @@ SlabLinkedSources link_sources_in_slabs(const CubeShape& cube, std::span<const L
 
   for (std::size_t k = 0; k < slabs.size(); ++k) {
     const SlabComponents& s = labelled[k];
-    std::vector<std::int32_t> labels(views[k].voxels(), 0);
+    SlabBuffer<std::int32_t> labels = SlabBuffer<std::int32_t>::zeroed(views[k].voxels());
     for (std::size_t a = 0; a < s.voxels.size(); ++a)
       labels[s.voxels[a]] = number[all[entry_of[k]].first_key + s.component[a]];
     out.labels.push_back(std::move(labels));

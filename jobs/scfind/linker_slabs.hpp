@@ -4,7 +4,8 @@
 //
 //   1. Each slab is labelled alone: a union-find over its voxels that take part (held sparsely:
 //      the mask is mostly empty), giving components with their statistics (Component) and the
-//      blanks found within the slab.
+//      blanks found within the slab; in blocks of channels on all OpenMP threads, joined the same
+//      way (label_slab.hpp).
 //   2. Components get global keys (slab order). A voxel within radiusZ channels of another slab is
 //      sent to that slab's rank with its key; the receiver links it with its own voxels within the
 //      merge radius (pairs of keys) and notes a blank within the radius (a flagged key). With
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "linker.hpp"
+#include "slab_buffer.hpp"
 
 namespace astrosweep::scfind {
 
@@ -34,8 +36,8 @@ struct LinkerSlab {
 };
 
 struct SlabLinkedSources {
-  std::vector<std::vector<std::int32_t>> labels;  ///< per slab given, its channels' source numbers (0: none)
-  std::vector<Component> sources;                 ///< every kept source of the cube, on every rank
+  std::vector<SlabBuffer<std::int32_t>> labels;  ///< per slab given, its channels' source numbers (0: none)
+  std::vector<Component> sources;                ///< every kept source of the cube, on every rank
 };
 
 /// Collective over `comm`. The slabs of all ranks must tile the cube's channels (any number per

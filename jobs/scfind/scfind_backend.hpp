@@ -97,6 +97,14 @@ class ScfindBackend {
   /// Overwrites the mask of held channels [z0, z0 + values.size() / plane): halos from neighbours.
   virtual void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) = 0;
 
+  /// The loaded slab's original values of held channels [z0, z1) (as load() took them), when the
+  /// backend holds them in host memory: a view valid until the next load(); nullopt when it does
+  /// not (a GPU's), and the caller reads them again.
+  [[nodiscard]] virtual std::optional<std::span<const float>> original_channels(std::size_t /*z0*/,
+                                                                                std::size_t /*z1*/) const {
+    return std::nullopt;
+  }
+
   /// Voxels set in the mask over the owned channels, when the backend can count them cheaply
   /// (for the progress report); nullopt otherwise.
   [[nodiscard]] virtual std::optional<std::uint64_t> mask_count() { return std::nullopt; }

@@ -82,6 +82,12 @@ class OpenMpBackend final : public ScfindBackend {
 
   void use_original() override { smoothed_ = original_.get(); }
 
+  [[nodiscard]] std::optional<std::span<const float>> original_channels(std::size_t z0, std::size_t z1) const override {
+    AS_ASSERT(original_ && slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
+    const std::size_t plane = slab_.cube.plane();
+    return std::span<const float>(original_.get() + (z0 - slab_.held_begin) * plane, (z1 - z0) * plane);
+  }
+
   void smooth(const KernelPair& pair, std::optional<float> replacement, SpectralCarry& carry) override {
     const auto start = std::chrono::steady_clock::now();
     prepare(replacement);

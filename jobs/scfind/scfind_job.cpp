@@ -32,6 +32,7 @@
 #include "run/lifecycle.hpp"
 #include "scfind_product.hpp"
 #include "scfind_resume.hpp"
+#include "slab_buffer.hpp"
 #include "slab_layout.hpp"
 #include "slab_samples.hpp"
 #include "slab_sweep.hpp"
@@ -168,15 +169,6 @@ std::vector<std::pair<std::string, std::string>> votable_settings(const ScfindOp
 // Checkpoint labels are bytes: 1..255 pairs done (checkpoint_labels.hpp).
 constexpr std::size_t max_kernel_pairs = 255;
 
-/// Voxels set in a 0/1 mask, on all threads (a whole cube's mask is gigabytes).
-std::uint64_t count_ones(std::span<const std::uint8_t> mask) {
-  std::uint64_t n = 0;
-  const auto size = static_cast<std::int64_t>(mask.size());
-#pragma omp parallel for schedule(static) reduction(+ : n)
-  for (std::int64_t i = 0; i < size; ++i) n += mask[static_cast<std::size_t>(i)];
-  return n;
-}
-
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 io::CubeInfo shared_cube_info(const std::string& input, MPI_Comm comm) {
@@ -211,6 +203,15 @@ void agree(bool ok, const Error& error, MPI_Comm comm) {
   int good = ok ? 1 : 0;
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, comm));
   if (!good) throw mpi::SharedError(error.code(), error.what(), error.hint());
+}
+
+/// Voxels set in a 0/1 mask, counted on all OpenMP threads (an integer sum: any order).
+std::uint64_t count_in_mask(std::span<const std::uint8_t> mask) {
+  std::uint64_t n = 0;
+  const std::size_t size = mask.size();
+#pragma omp parallel for schedule(static) reduction(+ : n)
+  for (std::size_t i = 0; i < size; ++i) n += mask[i] == 1 ? 1U : 0U;
+  return n;
 }
 
 /// Voxels in the mask over all ranks, when every rank can count its own cheaply.
@@ -571,16 +572,16 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   // Every rank owns the same number of slabs, so the collective writes pair up.
   const auto t_write = Clock::now();
   double mask_fetch_seconds = 0;
+  std::vector<SlabBuffer<std::uint8_t>> masks;  // kept for the linker
   for (std::size_t j : sweep.slabs()) {
     const auto t_fetch = Clock::now();
     // Not zero-filled: the copy overwrites every byte (a whole cube's mask is gigabytes).
-    const std::size_t voxels = layout.slab(j).owned_voxels();
-    const auto buffer = std::make_unique_for_overwrite<std::uint8_t[]>(voxels);
-    const std::span<std::uint8_t> owned_mask(buffer.get(), voxels);
+    SlabBuffer<std::uint8_t> owned_mask(layout.slab(j).owned_voxels());
     sweep.copy_owned_mask(j, owned_mask);
-    summary.mask_voxels += count_ones(owned_mask);
+    summary.mask_voxels += count_in_mask(owned_mask);
     mask_fetch_seconds += seconds_since(t_fetch);
     product.write_mask(layout.slab(j).own_begin, owned_mask);
+    if (options.linker.enable) masks.push_back(std::move(owned_mask));
   }
   const double mask_write_seconds = seconds_since(t_write) - mask_fetch_seconds;
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &summary.mask_voxels, 1, MPI_UINT64_T, MPI_SUM, comm));
@@ -589,15 +590,21 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     // Each rank links its slabs' owned channels (the mask, and those channels of the cube read
     // again); components touching other slabs are joined across ranks (linker_slabs.hpp).
     const auto t_link = Clock::now();
-    std::vector<std::vector<std::uint8_t>> masks;
-    std::vector<std::vector<float>> values;
-    std::vector<LinkerSlab> slabs;
+    std::vector<std::span<const float>> values;
+    std::vector<SlabBuffer<float>> values_read;  // the slabs whose original is no longer in host memory
     for (std::size_t j : sweep.slabs()) {
       const Slab s = layout.slab(j);
-      masks.push_back(sweep.owned_mask(j));
-      values.emplace_back(s.owned_channels() * cube.plane());
-      io::read_cube_channels(info, s.own_begin, s.own_end, values.back());
+      if (const auto held = sweep.owned_original(j)) {
+        values.push_back(*held);
+        continue;
+      }
+      // Not zero-filled: the reader (on all OpenMP threads) overwrites every value.
+      values_read.emplace_back(s.owned_channels() * cube.plane());
+      io::read_cube_channels(info, s.own_begin, s.own_end, values_read.back());
+      values.push_back(values_read.back());
     }
+    std::vector<LinkerSlab> slabs;
+    const double link_read_seconds = seconds_since(t_link);
     for (std::size_t k = 0; k < masks.size(); ++k) {
       const Slab s = layout.slab(sweep.slabs()[k]);
       slabs.push_back({s.own_begin, s.own_end, masks[k], values[k]});
@@ -611,8 +618,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     for (const auto& source : linked.sources) summary.source_voxels += source.voxels;
     link_seconds = seconds_since(t_link);
     if (talk)
-      run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64 " voxels (radii %zu, %zu), %.2f s", summary.sources,
-                          summary.source_voxels, options.linker.radius_xy, options.linker.radius_z, link_seconds));
+      run.log(format_text("linker: %" PRIu64 " sources, %" PRIu64
+                          " voxels (radii %zu, %zu), %.2f s (reading the cube %.2f s)",
+                          summary.sources, summary.source_voxels, options.linker.radius_xy, options.linker.radius_z,
+                          link_seconds, link_read_seconds));
     // SoFiA-2's catalogue (its parameterisation when parameter.enable), measured on rank 0 from the
     // sources' cut-outs (source_cutouts.hpp): every final source's bounding box, grown by
     // marginCubelets when cubelets are written, sent there by the ranks owning its channels, values
@@ -713,12 +722,15 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     owned.clear();
     masks.clear();
     values.clear();
+    values_read.clear();
     if (talk)
       run.log(format_text(
           "measurement on rank 0: %zu source cut-outs (margin %zu), %s (the whole cube and its "
           "labels: %s)",
           cutouts.sources.size(), margin, mib(cutouts.bytes()).c_str(), mib(std::uint64_t{8} * cube.voxels()).c_str()));
+    const auto t_source_mask = Clock::now();
     for (std::size_t k = 0; k < slabs.size(); ++k) product.write_source_mask(slabs[k].z_begin, linked.labels[k]);
+    const double source_mask_seconds = seconds_since(t_source_mask);
     Catalogue catalogue;
     std::optional<MomentMaps> maps;   // rank 0
     std::optional<ImageMap> mask_2d;  // rank 0
@@ -773,9 +785,11 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
       }
     });
     if (talk)
-      run.log(format_text("catalogue: %zu sources, %zu columns (%s), global rms %.3e, %.2f s", catalogue.size(),
-                          catalogue.columns.size() + 1, options.catalogue.enable ? "parameterised" : "linker only",
-                          global_rms, seconds_since(t_catalogue)));
+      run.log(format_text(
+          "catalogue: %zu sources, %zu columns (%s), global rms %.3e, %.2f s (writing the source "
+          "mask %.2f s)",
+          catalogue.size(), catalogue.columns.size() + 1, options.catalogue.enable ? "parameterised" : "linker only",
+          global_rms, seconds_since(t_catalogue), source_mask_seconds));
   }
   product.finish(noise_used, summary, meter.cadence());
   remove_labels();

@@ -268,6 +268,15 @@ void SlabSweep::copy_owned_mask(std::size_t j, std::span<std::uint8_t> out) {
   std::copy_n(s.mask.begin() + static_cast<std::ptrdiff_t>(s.slab.owned_offset()), out.size(), out.begin());
 }
 
+std::optional<std::span<const float>> SlabSweep::owned_original(std::size_t j) const {
+  const Slab slab = layout_.slab(j);
+  if (resident()) return backend_.original_channels(slab.own_begin, slab.own_end);
+  const auto it = std::find_if(streamed_.begin(), streamed_.end(), [j](const Streamed& s) { return s.index == j; });
+  AS_ASSERT(it != streamed_.end());
+  if (it->original.empty()) return std::nullopt;
+  return std::span<const float>(it->original).subspan(it->slab.owned_offset(), it->slab.owned_voxels());
+}
+
 std::vector<std::uint8_t> SlabSweep::owned_mask(std::size_t j) {
   const Slab slab = layout_.slab(j);
   if (resident()) return backend_.mask_channels(slab.own_begin, slab.own_end);

@@ -74,6 +74,10 @@ class SlabSweep {
   [[nodiscard]] std::vector<std::uint8_t> owned_mask(std::size_t j);
   /// The same into `out` (slab j's owned voxels of them), which may be uninitialised memory.
   void copy_owned_mask(std::size_t j, std::span<std::uint8_t> out);
+  /// The original values of slab j's owned channels when they are still in host memory (the
+  /// OpenMP backend's resident slab, or a streamed slab's kept original): a view valid while the
+  /// backend and this sweep are not used again; nullopt when they must be read again.
+  [[nodiscard]] std::optional<std::span<const float>> owned_original(std::size_t j) const;
   /// Blank and infinite voxels met reading this rank's slabs (each slab counted once).
   [[nodiscard]] io::ChannelReadCounts read_counts() const noexcept { return counts_; }
   [[nodiscard]] double read_seconds() const noexcept { return read_seconds_; }

@@ -463,8 +463,12 @@ std::vector<std::int32_t> reliability_filter(std::span<const Component> sources,
 }
 
 void renumber_labels(std::span<std::int32_t> labels, std::span<const std::int32_t> new_numbers) {
-  for (std::int32_t& l : labels)
-    if (l > 0) l = new_numbers[static_cast<std::size_t>(l) - 1];
+  // A pass over a whole slab: on all OpenMP threads (each voxel alone, so any split gives the same).
+  std::int32_t* const out = labels.data();
+  const std::size_t n = labels.size();
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i)
+    if (out[i] > 0) out[i] = new_numbers[static_cast<std::size_t>(out[i]) - 1];
 }
 
 }  // namespace astrosweep::scfind
