@@ -155,15 +155,16 @@ TEST(LabelSlab, EmptyOneChannelAndTheThreadsDefault) {
   const Cube full({3, 3, 5}, 1.0, 0.0, 3);
   check_every_block_size(full, parameters(1, 1), 0, 5);
   check_every_block_size(full, parameters(0, 0), 2, 3);  // one channel
-  // Block size 0 (about one block per thread) with more threads than channels.
-  const Cube cube({9, 8, 5}, 0.3, 0.05, 4);
+  // Block size 0 (about one block per thread) with more threads than channels. (At most 4
+  // threads: LLVM 14's libomp leaks its team arrays in the sanitizer build when a team grows past 4.)
+  const Cube cube({9, 8, 3}, 0.3, 0.05, 4);
   const LinkerParameters p = parameters(1, 1);
   const Offsets offsets(p);
-  const LinkerSlab slab{0, 5, cube.mask, cube.data};
+  const LinkerSlab slab{0, 3, cube.mask, cube.data};
   const SlabView view(cube.shape, slab, p);
-  const SlabComponents serial = label_slab(view, offsets.around, offsets.before, 5);
+  const SlabComponents serial = label_slab(view, offsets.around, offsets.before, 3);
   const int threads = omp_get_max_threads();
-  omp_set_num_threads(8);
+  omp_set_num_threads(4);
   const SlabComponents cut = label_slab(view, offsets.around, offsets.before);
   omp_set_num_threads(threads);
   EXPECT_EQ(cut.component, serial.component);
