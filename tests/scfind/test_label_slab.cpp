@@ -17,28 +17,12 @@
 
 #include "label_slab.hpp"
 #include "linker.hpp"
+#include "random_mask_cube.hpp"
 
 namespace astrosweep::scfind {
 namespace {
 
-struct Cube {
-  CubeShape shape;
-  std::vector<std::uint8_t> mask;
-  std::vector<float> data;
-  Cube(CubeShape s, double density, double blank_fraction, unsigned seed)
-      : shape(s), mask(s.voxels(), 0), data(s.voxels(), 0.5F) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    for (std::size_t i = 0; i < s.voxels(); ++i) {
-      data[i] = static_cast<float>(u(rng) * 2.0 - 0.6);
-      if (u(rng) < blank_fraction) data[i] = std::numeric_limits<float>::quiet_NaN();
-      if (u(rng) < density) mask[i] = 1;
-    }
-  }
-  [[nodiscard]] std::size_t at(std::size_t x, std::size_t y, std::size_t z) const {
-    return (z * shape.ny + y) * shape.nx + x;
-  }
-};
+using Cube = RandomMaskCube;
 
 LinkerParameters parameters(std::size_t rxy, std::size_t rz) {
   LinkerParameters p;

@@ -15,27 +15,13 @@
 #include "dist/slab_layout.hpp"
 #include "linker.hpp"
 #include "linker_slabs.hpp"
+#include "random_mask_cube.hpp"
 #include "test_data.hpp"
 
 namespace astrosweep::scfind {
 namespace {
 
-struct RandomCube {
-  CubeShape shape;
-  std::vector<std::uint8_t> mask;
-  std::vector<float> data;
-  // Blobs of mask on a sprinkle of single voxels; values mostly positive, some negative, some NaN.
-  RandomCube(CubeShape s, double density, double blank_fraction, unsigned seed)
-      : shape(s), mask(s.voxels(), 0), data(s.voxels(), 0.0F) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    for (std::size_t i = 0; i < s.voxels(); ++i) {
-      data[i] = static_cast<float>(u(rng) * 2.0 - 0.6);
-      if (u(rng) < blank_fraction) data[i] = std::numeric_limits<float>::quiet_NaN();
-      if (u(rng) < density) mask[i] = 1;
-    }
-  }
-};
+using RandomCube = RandomMaskCube;
 
 void expect_same(const Component& a, const Component& b, std::size_t n) {
   EXPECT_EQ(a.highest, b.highest) << "source " << n;
