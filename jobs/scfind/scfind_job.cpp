@@ -828,10 +828,12 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const Slab top = layout.slab(sweep.slabs().front());
   const Slab bottom = layout.slab(sweep.slabs().back());
   const auto [clips_kept, clips_smoothed] = sweep.clips_kept_smoothed();
+  const SlabSweep::StreamSeconds streamed = sweep.stream_seconds();
   const std::string clips =
       sweep.resident() ? std::string()
-                       : format_text(", slab clips %" PRIu64 " from kept values and %" PRIu64 " smoothed again",
-                                     clips_kept, clips_smoothed);
+                       : format_text(", slab clips %" PRIu64 " from kept values and %" PRIu64
+                                     " smoothed again, loading slabs %.2f s, keeping values %.2f s, halos %.2f s",
+                                     clips_kept, clips_smoothed, streamed.load, streamed.keep, streamed.halos);
   run.print_summary(
       "",
       format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s (%.2f GB/s)%s, mask fetched "

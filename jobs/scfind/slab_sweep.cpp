@@ -81,6 +81,7 @@ SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io:
     s.index = j;
     s.slab = layout.slab(j);
     s.mask.assign(s.slab.held_voxels(), 0);
+    s.owned_count = 0;
     if (!s.slab.at_top()) s.above.resize(layout.cube().plane());
     if (keeping.originals) {
       s.original = backend_.host_floats(s.slab.held_voxels());
@@ -130,6 +131,13 @@ SlabSweep::Streamed& SlabSweep::state(std::size_t j) {
 }
 
 void SlabSweep::activate(Streamed& s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // On every way out: the time counts.
+  struct Count {
+    double& total;
+    std::chrono::steady_clock::time_point t0;
+    ~Count() { total += seconds_since(t0); }
+  } const count{stream_seconds_.load, t0};
   if (!s.original.empty()) {
     backend_.load(s.slab, s.original.span());
   } else {
@@ -189,11 +197,13 @@ bool SlabSweep::kept_values_match(const KeptFrom& now) const {
 }
 
 void SlabSweep::keep_values_above(Streamed& s, std::span<const float> samples, const Request::KeepAbove& keep) {
+  const auto t0 = std::chrono::steady_clock::now();
   s.kept.reset();
   const double noise = sample_noise(samples, keep.flux);
   if (!(std::isfinite(noise) && noise > 0)) return;  // a blank or constant slab: clip() smooths it again
   s.kept_bound = keep.factor * noise;
   s.kept = backend_.values_above(s.kept_bound, kept_limit(s.slab));
+  stream_seconds_.keep += seconds_since(t0);
 }
 
 bool SlabSweep::clip_from_kept(Streamed& s, double threshold) {
@@ -202,8 +212,13 @@ bool SlabSweep::clip_from_kept(Streamed& s, double threshold) {
   std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
   const std::vector<std::uint64_t>& offsets = s.kept->offsets;
   const std::vector<float>& values = s.kept->values;
+  std::uint64_t added = 0;
   for (std::size_t k = 0; k < offsets.size(); ++k)
-    if (std::fabs(static_cast<double>(values[k])) > threshold) owned[offsets[k]] |= 1U;
+    if (std::fabs(static_cast<double>(values[k])) > threshold && (owned[offsets[k]] & 1U) == 0) {
+      owned[offsets[k]] = 1;
+      ++added;
+    }
+  if (s.owned_count) *s.owned_count += added;
   return true;
 }
 
@@ -284,8 +299,13 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
       Streamed& s = state(j);
       std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
       const std::size_t n = s.slab.owned_voxels();
-#pragma omp parallel for schedule(static)
-      for (std::size_t i = 0; i < n; ++i) owned[i] = static_cast<std::uint8_t>(owned[i] >> 1);
+      std::uint64_t in_mask = 0;
+#pragma omp parallel for schedule(static) reduction(+ : in_mask)
+      for (std::size_t i = 0; i < n; ++i) {
+        owned[i] = static_cast<std::uint8_t>(owned[i] >> 1);
+        in_mask += owned[i];
+      }
+      s.owned_count = in_mask;
     }
   }
   ++mask_version_;
@@ -311,7 +331,9 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
                 s.mask.begin() + static_cast<std::ptrdiff_t>((z0 - s.slab.held_begin) * plane));
     };
   }
+  const auto t_halos = std::chrono::steady_clock::now();
   dist::exchange_halos(layout_, access, comm_);
+  if (!resident()) stream_seconds_.halos += seconds_since(t_halos);
 }
 
 void SlabSweep::restore_mask(const std::function<std::vector<std::uint8_t>(std::size_t, std::size_t)>& read,
@@ -326,10 +348,13 @@ void SlabSweep::restore_mask(const std::function<std::vector<std::uint8_t>(std::
     for (auto& label : labels)
       if (label > done) label = 0;
     for (auto& m : mask) m = static_cast<std::uint8_t>(m != 0 && m <= done);
-    if (resident())
+    if (resident()) {
       backend_.set_mask_channels(slab.held_begin, mask);
-    else
-      state(j).mask = std::move(mask);
+    } else {
+      Streamed& s = state(j);
+      s.mask = std::move(mask);
+      s.owned_count.reset();
+    }
   }
   ++mask_version_;
   kept_valid_ = false;
@@ -348,10 +373,16 @@ const std::vector<std::uint8_t>& SlabSweep::checkpoint_labels(std::size_t j, std
 std::optional<std::uint64_t> SlabSweep::mask_count() {
   if (resident()) return backend_.mask_count();
   std::uint64_t count = 0;
-  for (const Streamed& s : streamed_) {
-    const auto first = s.mask.begin() + static_cast<std::ptrdiff_t>(s.slab.owned_offset());
-    count +=
-        static_cast<std::uint64_t>(std::count(first, first + static_cast<std::ptrdiff_t>(s.slab.owned_voxels()), 1));
+  for (Streamed& s : streamed_) {
+    if (!s.owned_count) {
+      const std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
+      const std::size_t n = s.slab.owned_voxels();
+      std::uint64_t in_mask = 0;
+#pragma omp parallel for schedule(static) reduction(+ : in_mask)
+      for (std::size_t i = 0; i < n; ++i) in_mask += owned[i];
+      s.owned_count = in_mask;
+    }
+    count += *s.owned_count;
   }
   return count;
 }
@@ -361,7 +392,11 @@ void SlabSweep::copy_owned_mask(std::size_t j, std::span<std::uint8_t> out) {
   AS_ASSERT(out.size() == slab.owned_voxels());
   if (resident()) return backend_.copy_mask_channels(slab.own_begin, slab.own_end, out);
   const Streamed& s = state(j);
-  std::copy_n(s.mask.begin() + static_cast<std::ptrdiff_t>(s.slab.owned_offset()), out.size(), out.begin());
+  const std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
+  std::uint8_t* to = out.data();
+  const std::size_t n = out.size();
+#pragma omp parallel for schedule(static)  // a slab's mask is gigabytes
+  for (std::size_t i = 0; i < n; ++i) to[i] = owned[i];
 }
 
 std::optional<std::span<const float>> SlabSweep::owned_original(std::size_t j) const {

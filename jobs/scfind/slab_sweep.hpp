@@ -104,6 +104,12 @@ class SlabSweep {
   [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> clips_kept_smoothed() const noexcept {
     return {clips_from_kept_, clips_smoothed_};
   }
+  /// Streamed: seconds spent loading slabs into the backend (original and mask), keeping values,
+  /// and exchanging mask halos.
+  struct StreamSeconds {
+    double load = 0, keep = 0, halos = 0;
+  };
+  [[nodiscard]] StreamSeconds stream_seconds() const noexcept { return stream_seconds_; }
 
  private:
   struct Streamed {
@@ -115,6 +121,7 @@ class SlabSweep {
     bool counted = false;
     std::optional<ValuesAbove> kept;  ///< the first sweep's values above `kept_bound`
     double kept_bound = 0;
+    std::optional<std::uint64_t> owned_count;  ///< voxels of the mask in the owned channels, when known
   };
   /// What the kept values were smoothed from: the original, or a pair, its replacement and the
   /// mask (mask_version_) it replaced.
@@ -153,6 +160,7 @@ class SlabSweep {
   KeptFrom kept_from_;
   bool kept_valid_ = false;
   std::uint64_t clips_from_kept_ = 0, clips_smoothed_ = 0;
+  StreamSeconds stream_seconds_;
   io::ChannelReadCounts counts_{};
   double read_seconds_ = 0;
   std::uint64_t read_bytes_ = 0;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -103,10 +104,17 @@ class CudaScfindBackend final : public ScfindBackend {
     // const: waits for queued kernels so their time counts (mutable bookkeeping only)
     compute_->synchronize();
     kernel_timer_.collect();
-    char line[160];
-    std::snprintf(line, sizeof line, "GPU %d: %s device memory, %s pinned, kernels %.3f s", device_.index,
-                  mib(memory_.bytes()).c_str(), mib(staging_.bytes() + carry_host_.bytes()).c_str(),
-                  kernel_timer_.seconds());
+    char line[320];
+    int n = std::snprintf(line, sizeof line, "GPU %d: %s device memory, %s pinned, kernels %.3f s", device_.index,
+                          mib(memory_.bytes()).c_str(), mib(staging_.bytes() + carry_host_.bytes()).c_str(),
+                          kernel_timer_.seconds());
+    if (direct_.bytes > 0 && n > 0 && static_cast<std::size_t>(n) < sizeof line)
+      n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n),
+                         ", slabs loaded from page-locked memory %.1f GB in %.2f s", direct_.bytes / 1e9,
+                         direct_.seconds);
+    if (staged_loads_.bytes > 0 && n > 0 && static_cast<std::size_t>(n) < sizeof line)
+      std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ", through staging %.1f GB in %.2f s",
+                    staged_loads_.bytes / 1e9, staged_loads_.seconds);
     return line;
   }
 
@@ -114,10 +122,15 @@ class CudaScfindBackend final : public ScfindBackend {
     AS_ASSERT(original.size() == slab.held_voxels());
     begin_load(slab);
     const cuda::DeviceScope scope(device_.index);
-    if (page_locked(original.data()))
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool direct = page_locked(original.data());
+    if (direct)
       upload_direct(at<float>(layout_.original), original.data(), original.size_bytes());
     else
       upload(at<float>(layout_.original), original.data(), original.size_bytes());
+    Transfers& t = direct ? direct_ : staged_loads_;
+    t.bytes += static_cast<double>(original.size_bytes());
+    t.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     smoothed_ = at<float>(layout_.original);
     loaded_ = true;
   }
@@ -613,6 +626,11 @@ class CudaScfindBackend final : public ScfindBackend {
   const float* smoothed_ = nullptr;
   std::uint64_t generation_ = 0;  ///< advances whenever the spare working copy may be overwritten
   mutable cuda::KernelTimer kernel_timer_;
+  /// load()'s copies, for usage(): the staged ones return before their last DMA finishes.
+  struct Transfers {
+    double bytes = 0, seconds = 0;
+  };
+  Transfers direct_, staged_loads_;
 };
 
 }  // namespace

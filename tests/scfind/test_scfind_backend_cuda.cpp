@@ -827,7 +827,9 @@ TEST_F(CudaScfind, ValuesAboveAndMaskVoxelsMatchAPlainLoop) {
         ASSERT_EQ(std::bit_cast<std::uint32_t>(got->values[order[k]]),
                   std::bit_cast<std::uint32_t>(expected.values[k]));
       }
-      if (!expected.offsets.empty()) EXPECT_FALSE(backend->values_above(bound, expected.offsets.size() - 1));
+      if (!expected.offsets.empty()) {
+        EXPECT_FALSE(backend->values_above(bound, expected.offsets.size() - 1));
+      }
     }
     // The listed voxels join the mask; the mask clipped before stays.
     backend->clip(2.5);
