@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "h5.hpp"
+#include "zlib_ones.hpp"
 
 namespace astrosweep::h5 {
 
@@ -134,13 +135,13 @@ Compressed compress_block(const ChannelChunks& c, std::uint64_t z0, std::span<co
 }
 
 /// compress_block for a 0/1 uint8 block given as the ascending offsets of its ones: only the chunks
-/// holding a one are built (a zeroed chunk buffer per thread, its ones set, compressed, cleared
-/// again) and compressed, into the bytes compress_block makes of the dense block.
+/// holding a one are written, each encoded from its ones (zlib_ones.hpp) without a pass over its
+/// zeros. The streams differ from zlib's, the bytes they inflate to do not.
 Compressed compress_offsets(const ChannelChunks& c, std::uint64_t z0, std::uint64_t channels,
                             std::span<const std::uint64_t> offsets) {
   AS_ASSERT(c.element == 1);
   const std::uint64_t plane = c.ny * c.nx, chunk_voxels = c.rows * c.nx;
-  // The runs of offsets in one chunk: runs[r] begins at offsets[first[r]], in chunk index[r].
+  // The runs of offsets in one chunk: run r is offsets [first[r], first[r + 1]), in chunk index[r].
   std::vector<std::size_t> first;
   std::vector<std::uint64_t> index;
   for (std::size_t i = 0; i < offsets.size(); ++i) {
@@ -154,26 +155,14 @@ Compressed compress_offsets(const ChannelChunks& c, std::uint64_t z0, std::uint6
   }
   first.push_back(offsets.size());
   std::vector<std::vector<unsigned char>> out(index.size());
-  bool failed = false;
   const auto runs = static_cast<std::int64_t>(index.size());
-#pragma omp parallel
-  {
-    std::vector<std::byte> chunk;  // zeros outside the run being compressed
-#pragma omp for schedule(dynamic, 4)
-    for (std::int64_t r = 0; r < runs; ++r) {
-      const auto u = static_cast<std::size_t>(r);
-      if (chunk.empty()) chunk.assign(c.chunk_bytes(), std::byte{0});
-      const std::uint64_t start = (index[u] / c.per_channel() - z0) * plane + index[u] % c.per_channel() * chunk_voxels;
-      for (std::size_t i = first[u]; i < first[u + 1]; ++i) chunk[offsets[i] - start] = std::byte{1};
-      if (!deflate_chunk(c, chunk.data(), out[u])) {
-        out[u].clear();
-#pragma omp atomic write
-        failed = true;
-      }
-      for (std::size_t i = first[u]; i < first[u + 1]; ++i) chunk[offsets[i] - start] = std::byte{0};
-    }
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::int64_t r = 0; r < runs; ++r) {
+    const auto u = static_cast<std::size_t>(r);
+    // The chunk's first voxel in the block; a short last chunk is padded with zeros, as HDF5 pads it.
+    const std::uint64_t start = (index[u] / c.per_channel() - z0) * plane + index[u] % c.per_channel() * chunk_voxels;
+    io::zlib_stream_of_ones(c.chunk_bytes(), offsets.subspan(first[u], first[u + 1] - first[u]), start, out[u]);
   }
-  if (failed) throw_zlib_failure();
   return collect(channels * c.per_channel(), index, out);
 }
 

@@ -1,7 +1,7 @@
 // The sparse deflated mask write (h5_deflate_chunks.hpp: write_deflated_mask_offsets) against the
 // dense one on however many ranks run this program (ctest: 1 and 3): the same mask given as the
-// offsets of its ones must give the same dataset, chunk for chunk and byte for byte of the
-// compressed chunks, and read back through the filter as h5py reads it. Channel blocks interleave
+// offsets of its ones must give the same dataset, the same chunks written, each read back through
+// the filter as h5py reads it (the streams themselves differ: zlib_ones.hpp). Channel blocks interleave
 // across ranks (a rank with none in the last round), rows do not divide the channel (a short last
 // chunk), some channels and chunks are all zeros, some chunks hold one voxel; a dataset of zeros
 // only; and HDF5's own collective write above the share limit, from the offsets made dense.
@@ -50,25 +50,6 @@ std::vector<std::uint64_t> offsets_of(const std::vector<std::uint8_t>& mask) {
   return offsets;
 }
 
-/// Every chunk's stored bytes as H5Dread_chunk gives them (parallel HDF5 stores the compressed fill
-/// value where none was written; empty where nothing is stored).
-std::vector<std::vector<unsigned char>> raw_chunks(hid_t dataset) {
-  std::vector<std::vector<unsigned char>> chunks;
-  for (std::size_t z = 0; z < dz; ++z)
-    for (std::size_t y = 0; y < dy; y += rows) {
-      const hsize_t offset[3] = {z, y, 0};
-      hsize_t bytes = 0;
-      std::vector<unsigned char> chunk;
-      if (H5Dget_chunk_storage_size(dataset, offset, &bytes) >= 0 && bytes > 0) {
-        chunk.resize(bytes);
-        std::uint32_t filters = 0;
-        EXPECT_GE(H5Dread_chunk(dataset, H5P_DEFAULT, offset, &filters, chunk.data()), 0);
-      }
-      chunks.push_back(std::move(chunk));
-    }
-  return chunks;
-}
-
 struct Written {
   h5::DeflatedChannels dense, sparse, slow;
 };
@@ -97,7 +78,6 @@ TEST(H5DeflatedMaskOffsets, SameDatasetAsTheDenseBlocks) {
         const auto w = h5::write_deflated_mask_offsets(sets[2].get(), z0, z1 - z0, offsets, MPI_COMM_WORLD, 0);
         EXPECT_EQ(s.chunks, d.chunks);
         EXPECT_EQ(s.written, d.written);
-        EXPECT_EQ(s.compressed_bytes, d.compressed_bytes);
         EXPECT_FALSE(s.through_hdf5);
         EXPECT_EQ(w.through_hdf5, w.compressed_bytes > 0);
         sum.dense.written += d.written;
@@ -111,17 +91,12 @@ TEST(H5DeflatedMaskOffsets, SameDatasetAsTheDenseBlocks) {
     EXPECT_EQ(sum.sparse.written, sum.dense.written);
     if (world_rank() == 0) {  // serial HDF5, as h5py reads it
       h5::Id file = h5::open_file(path, h5::Access::read);
-      h5::Id dense = h5::open_dataset(file.get(), "dense");
-      h5::Id sparse = h5::open_dataset(file.get(), "sparse");
       for (const char* name : {"dense", "sparse", "slow"}) {
         std::vector<std::uint8_t> whole(dz * plane, 7);
         h5::read_hyperslab(h5::open_dataset(file.get(), name).get(), H5T_NATIVE_UINT8, {0, 0, 0}, {dz, dy, dx},
                            whole.data());
         EXPECT_EQ(whole, block(0, dz, zeros)) << name;
       }
-      const auto dense_chunks = raw_chunks(dense.get());
-      const auto sparse_chunks = raw_chunks(sparse.get());
-      EXPECT_EQ(sparse_chunks, dense_chunks);
     }
   }
 }
