@@ -155,14 +155,21 @@ Compressed compress_offsets(const ChannelChunks& c, std::uint64_t z0, std::uint6
   }
   first.push_back(offsets.size());
   std::vector<std::vector<unsigned char>> out(index.size());
+  std::exception_ptr failure;  // out of memory: thrown after the threads, not out of them
   const auto runs = static_cast<std::int64_t>(index.size());
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::int64_t r = 0; r < runs; ++r) {
     const auto u = static_cast<std::size_t>(r);
     // The chunk's first voxel in the block; a short last chunk is padded with zeros, as HDF5 pads it.
     const std::uint64_t start = (index[u] / c.per_channel() - z0) * plane + index[u] % c.per_channel() * chunk_voxels;
-    io::zlib_stream_of_ones(c.chunk_bytes(), offsets.subspan(first[u], first[u + 1] - first[u]), start, out[u]);
+    try {
+      io::zlib_stream_of_ones(c.chunk_bytes(), offsets.subspan(first[u], first[u + 1] - first[u]), start, out[u]);
+    } catch (...) {
+#pragma omp critical(astrosweep_deflate_offsets)
+      if (!failure) failure = std::current_exception();
+    }
   }
+  if (failure) std::rethrow_exception(failure);
   return collect(channels * c.per_channel(), index, out);
 }
 
