@@ -3,7 +3,7 @@
 // radio WCS. tests/data/scfind/cases.txt lists the command lines whose SoFiA-2 masks are committed.
 //
 //   make_scfind_cube --nx N --ny N --nz N [--seed S] [--noise SIGMA] [--sources N] [--blanks]
-//                    [--infinities] [--bitpix -32|-64|16] [--naxis4] -o cube.fits
+//                    [--infinities] [--bitpix -32|-64|16] [--naxis4] [--noisy-channels Z0:Z1:F] -o cube.fits
 //
 // The output is bit-for-bit the same on every machine and compiler, so tests regenerate the cubes
 // instead of storing them (cases.txt keeps a checksum of each):
@@ -26,6 +26,8 @@
 // - --blanks (NaN): three boxes, one whole channel (3nz/5, when nz >= 4), about 0.2% scattered
 //   voxels, half of the first channel (y < ny/2), a third of the last (x >= 2nx/3), the face y = 0
 //   in every channel, x = 0 in the first half of the channels and x = nx-1 in the second half.
+// - --noisy-channels Z0:Z1:F: the noise of channels Z0..Z1-1 times F (a band of a worse receiver
+//   or of interference: slabs whose own noise differs from the cube's). The sources are unchanged.
 // - --infinities: six voxels at ±inf, three at corners or slab boundaries, three at random.
 // - --bitpix 16: BSCALE = the power of two at or below noise/1024, BZERO = BSCALE/2, BLANK = -32768
 //   for NaN and ±inf; values rounded to the nearest integer (ties away from zero) and clipped to
@@ -57,6 +59,8 @@ struct Options {
   bool infinities = false;
   int bitpix = -32;
   bool naxis4 = false;
+  long noisy_begin = 0, noisy_end = 0;  ///< --noisy-channels
+  double noisy_factor = 1.0;
   std::string out;
 };
 
@@ -64,7 +68,8 @@ struct Options {
   std::fprintf(stderr,
                "make_scfind_cube: %s\n"
                "usage: make_scfind_cube --nx N --ny N --nz N [--seed S] [--noise SIGMA] [--sources N]\n"
-               "                        [--blanks] [--infinities] [--bitpix -32|-64|16] [--naxis4] -o cube.fits\n",
+               "                        [--blanks] [--infinities] [--bitpix -32|-64|16] [--naxis4]\n"
+               "                        [--noisy-channels Z0:Z1:FACTOR] -o cube.fits\n",
                why.c_str());
   std::exit(2);
 }
@@ -109,9 +114,18 @@ Options parse(int argc, char** argv) {
     else if (a == "--bitpix") {
       o.bitpix = static_cast<int>(parse_long(a, value(), -64));
       if (o.bitpix != -32 && o.bitpix != -64 && o.bitpix != 16) usage("--bitpix must be -32, -64 or 16");
-    } else if (a == "--naxis4")
+    } else if (a == "--naxis4") {
       o.naxis4 = true;
-    else if (a == "-o" || a == "--output")
+    } else if (a == "--noisy-channels") {
+      const char* t = value();
+      char* end = nullptr;
+      o.noisy_begin = std::strtol(t, &end, 10);
+      if (*end == ':') o.noisy_end = std::strtol(end + 1, &end, 10);
+      if (*end == ':') o.noisy_factor = std::strtod(end + 1, &end);
+      if (*end != '\0' || o.noisy_begin < 0 || o.noisy_end <= o.noisy_begin || !(o.noisy_factor > 0) ||
+          o.noisy_factor > 1e6)
+        usage("--noisy-channels needs Z0:Z1:FACTOR with 0 <= Z0 < Z1 and a positive factor");
+    } else if (a == "-o" || a == "--output")
       o.out = value();
     else if (a == "-h" || a == "--help")
       usage("help");
@@ -470,7 +484,8 @@ int main(int argc, char** argv) {
   Fnv1a sum;
   std::uint64_t n_nan = 0, n_inf = 0, n_clipped = 0;
   for (long z = 0; z < nz; ++z) {
-    for (auto& v : plane) v = o.noise * noise.gauss12();
+    const double sigma = z >= o.noisy_begin && z < o.noisy_end ? o.noise * o.noisy_factor : o.noise;
+    for (auto& v : plane) v = sigma * noise.gauss12();
     add_sources(sources, z, nx, plane);
     for (long y = 0; y < ny; ++y)
       for (long x = 0; x < nx; ++x) {

@@ -39,6 +39,39 @@ class SpectralCarry {
   virtual void send(std::size_t y0, std::size_t y1, std::span<const float> values) = 0;
 };
 
+/// Owned voxels of a slab's smoothed data and their values (ScfindBackend::values_above).
+struct ValuesAbove {
+  std::vector<std::uint64_t> offsets;  ///< from the first owned voxel
+  std::vector<float> values;
+};
+
+/// Gives host floats back the way their allocator chose (free, or a GPU runtime's).
+struct ReleaseHostFloats {
+  void (*release)(void*) noexcept = nullptr;
+  void operator()(float* p) const noexcept {
+    if (release != nullptr) release(p);
+  }
+};
+
+/// A move-only owner of host floats (ScfindBackend::host_floats).
+class HostFloats {
+ public:
+  using Release = void (*)(void*) noexcept;
+  HostFloats() = default;
+  HostFloats(float* data, std::size_t size, Release release) : data_(data, ReleaseHostFloats{release}), size_(size) {}
+  /// `count` floats of malloc'ed memory, uninitialised.
+  static HostFloats plain(std::size_t count);
+
+  [[nodiscard]] float* data() const noexcept { return data_.get(); }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::span<float> span() const noexcept { return {data_.get(), size_}; }
+
+ private:
+  std::unique_ptr<float, ReleaseHostFloats> data_;
+  std::size_t size_ = 0;
+};
+
 class ScfindBackend {
  public:
   virtual ~ScfindBackend() = default;
@@ -85,6 +118,11 @@ class ScfindBackend {
   [[nodiscard]] virtual std::pair<float, float> finite_min_max() = 0;
   /// Adds owned voxels with |smoothed| > threshold (compared in double) to the mask.
   virtual void clip(double threshold) = 0;
+  /// The owned voxels with |smoothed| > bound (compared in double, as clip() compares), so that a
+  /// clip at any threshold ≥ bound can be made later from them alone, without the data or its
+  /// smoothing (streamed slabs: SlabSweep). nullopt when there are more than `limit` of them, which
+  /// is at most a quarter of the owned voxels (a GPU lists them in its spare working copy).
+  [[nodiscard]] virtual std::optional<ValuesAbove> values_above(double bound, std::uint64_t limit) = 0;
 
   /// Mask of held channels [z0, z1) (cube channel numbers), plane after plane.
   [[nodiscard]] virtual std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) = 0;
@@ -104,6 +142,15 @@ class ScfindBackend {
   }
   /// Overwrites the mask of held channels [z0, z0 + values.size() / plane): halos from neighbours.
   virtual void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) = 0;
+  /// Puts the voxels at `offsets` (counted from held channel z0's first voxel, each within the held
+  /// channels) into the mask; the others are left as they are. A sparse mask costs its voxels, not
+  /// its channels, to hand over (8 bytes each against 1 byte a voxel of the channels).
+  virtual void set_mask_voxels(std::size_t z0, std::span<const std::uint64_t> offsets) = 0;
+
+  /// Uninitialised host memory for `count` floats from which load() takes a slab fastest: page-locked
+  /// for a GPU (its DMA reads it directly, without the copy into staging buffers), plain otherwise.
+  /// May outlive the backend.
+  [[nodiscard]] virtual HostFloats host_floats(std::size_t count) const { return HostFloats::plain(count); }
 
   /// The loaded slab's original values of held channels [z0, z1) (as load() took them), when the
   /// backend holds them in host memory: a view valid until the next load(); nullopt when it does

@@ -1,5 +1,7 @@
 #include "scfind_backend_cpu.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -134,6 +136,37 @@ class OpenMpBackend final : public ScfindBackend {
     }
   }
 
+  [[nodiscard]] std::optional<ValuesAbove> values_above(double bound, std::uint64_t limit) override {
+    AS_ASSERT(limit <= slab_.owned_voxels() / 4);
+    const float* v = smoothed_ + slab_.owned_offset();
+    const std::size_t n = slab_.owned_voxels();
+    // Each thread keeps its static share's hits in order; their concatenation is in voxel order.
+    // A thread past the limit only counts.
+    std::vector<ValuesAbove> parts(static_cast<std::size_t>(threads_));
+    std::uint64_t found = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : found)
+    {
+      ValuesAbove& part = parts[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < n; ++i)
+        if (std::fabs(static_cast<double>(v[i])) > bound) {
+          if (++found <= limit) {
+            part.offsets.push_back(i);
+            part.values.push_back(v[i]);
+          }
+        }
+    }
+    if (found > limit) return std::nullopt;
+    ValuesAbove all;
+    all.offsets.reserve(found);
+    all.values.reserve(found);
+    for (const ValuesAbove& part : parts) {
+      all.offsets.insert(all.offsets.end(), part.offsets.begin(), part.offsets.end());
+      all.values.insert(all.values.end(), part.values.begin(), part.values.end());
+    }
+    return all;
+  }
+
   [[nodiscard]] std::optional<std::uint64_t> mask_count() override {
     const std::uint8_t* mask = mask_.get() + slab_.owned_offset();
     const std::size_t n = slab_.owned_voxels();
@@ -171,6 +204,16 @@ class OpenMpBackend final : public ScfindBackend {
     AS_ASSERT(plane > 0 && values.size() % plane == 0 && slab_.held_begin <= z0 &&
               z0 + values.size() / plane <= slab_.held_end);
     std::memcpy(mask_.get() + (z0 - slab_.held_begin) * plane, values.data(), values.size());
+  }
+
+  void set_mask_voxels(std::size_t z0, std::span<const std::uint64_t> offsets) override {
+    AS_ASSERT(slab_.held_begin <= z0 && z0 <= slab_.held_end);
+    std::uint8_t* first = mask_.get() + (z0 - slab_.held_begin) * slab_.cube.plane();
+    const std::uint64_t room = (slab_.held_end - z0) * slab_.cube.plane();
+    for (const std::uint64_t offset : offsets) {
+      AS_ASSERT(offset < room);
+      first[offset] = 1;
+    }
   }
 
   [[nodiscard]] std::string usage() const override {

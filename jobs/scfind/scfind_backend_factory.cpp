@@ -1,4 +1,7 @@
 // The scfind backend a rank runs: --backend, or on auto the CUDA backend when the rank sees a GPU.
+#include <cstdlib>
+#include <new>
+
 #include "core/error.hpp"
 #include "device.hpp"
 #include "scfind_backend.hpp"
@@ -8,6 +11,13 @@
 #endif
 
 namespace astrosweep::scfind {
+
+HostFloats HostFloats::plain(std::size_t count) {
+  if (count == 0) return {};
+  void* p = std::malloc(count * sizeof(float));
+  if (p == nullptr) throw std::bad_alloc();
+  return {static_cast<float*>(p), count, [](void* q) noexcept { std::free(q); }};
+}
 
 std::uint64_t scfind_memory_needed(BackendKind kind, const Slab& slab) {
 #ifdef ASTROSWEEP_WITH_CUDA

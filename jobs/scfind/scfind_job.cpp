@@ -253,6 +253,11 @@ class NoiseMeter {
     // mad on a resident slab: the backend may keep the magnitudes (CUDA), so the median's
     // counting runs where the data is. The slab's sample range is then the group's.
     if (parameters_.statistic == NoiseStatistic::mad && sweep.resident()) request.magnitudes = parameters_.flux_range;
+    // Streamed slabs keep what a clip at 0.6 of the threshold would take (the slab's own noise may
+    // exceed the cube's by 1/0.6 before the clip must smooth it again): near 3 sigma at the default
+    // 5, a few voxels in a thousand.
+    if (!sweep.resident())
+      request.keep_above = SlabSweep::Request::KeepAbove{0.6 * parameters_.threshold, parameters_.flux_range};
     SlabSweep::Sampled sampled = sweep.sample(pair, replacement, request);
     double rms = 0;
     if (sampled.magnitudes) {
@@ -294,7 +299,7 @@ std::string mib(std::uint64_t bytes) {
 /// allows. Stops every rank with exit code 5 when even slabs of one channel do not fit.
 struct SlabPlan {
   std::size_t slabs_per_rank = 1;
-  bool keep_originals = false;
+  SlabKeeping keeping;
 };
 
 SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::size_t halo, BackendKind kind,
@@ -302,7 +307,7 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
   const std::uint64_t host_budget = options.backend.host_memory_budget;
   const std::uint64_t device_budget = backend.memory_budget();
   struct Need {
-    std::uint64_t device = 0, host = 0, host_keeping = 0;
+    std::uint64_t device = 0, host = 0, host_keeping = 0, host_keeping_all = 0;
   };
   auto need = [&](const SlabLayout& layout) {
     Need n;
@@ -312,9 +317,10 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
     if (kind == BackendKind::cuda)
       n.device = backend_bytes;
     else
-      n.host = n.host_keeping = backend_bytes;
-    n.host += slab_sweep_host_bytes(layout, slabs, false);
-    n.host_keeping += slab_sweep_host_bytes(layout, slabs, true);
+      n.host = n.host_keeping = n.host_keeping_all = backend_bytes;
+    n.host += slab_sweep_host_bytes(layout, slabs, {});
+    n.host_keeping += slab_sweep_host_bytes(layout, slabs, {.originals = true});
+    n.host_keeping_all += slab_sweep_host_bytes(layout, slabs, {.originals = true, .values = true});
     return n;
   };
   auto fits = [&](const SlabLayout& layout) {
@@ -365,7 +371,12 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
         comm);
   SlabPlan plan;
   plan.slabs_per_rank = k;
-  plan.keep_originals = k > 1 && (host_budget == 0 || n.host_keeping <= host_budget);
+  // Keeping the originals saves a read per sweep, keeping values a load and smoothing: both when
+  // the budget allows, else the originals alone.
+  plan.keeping.originals = k > 1 && (host_budget == 0 || n.host_keeping <= host_budget);
+  const std::uint64_t kept_values = n.host_keeping_all - n.host_keeping;
+  const std::uint64_t without_values = plan.keeping.originals ? n.host_keeping : n.host;
+  plan.keeping.values = k > 1 && (host_budget == 0 || without_values + kept_values <= host_budget);
   return plan;
 }
 
@@ -486,7 +497,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
 
   // Each rank reads only its slabs' channels (and their halos).
   const auto t_read = Clock::now();
-  SlabSweep sweep(layout, *backend, info, plan.keep_originals, comm);
+  SlabSweep sweep(layout, *backend, info, plan.keeping, comm);
   const double read_seconds = seconds_since(t_read);
   if (talk) {
     run.log(format_text("%s, %zu x %zu x %zu, %d rank(s), %s", options.input.c_str(), cube.nx, cube.ny, cube.nz, size,
@@ -494,10 +505,11 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     if (layout.slabs_per_rank() == 1)
       run.log(format_text("a slab of %zu channels per rank, halo %zu", layout.slab(0).owned_channels(), halo));
     else
-      run.log(format_text("%zu slabs of %zu channels per rank streamed through the backend, halo %zu; %s",
+      run.log(format_text("%zu slabs of %zu channels per rank streamed through the backend, halo %zu; %s%s",
                           layout.slabs_per_rank(), layout.slab(0).owned_channels(), halo,
-                          plan.keep_originals ? "the original kept in host memory"
-                                              : "the original re-read from the file in every sweep"));
+                          plan.keeping.originals ? "the original kept in host memory"
+                                                 : "the original re-read from the file in every sweep",
+                          plan.keeping.values ? ", values a clip may take kept between the sweeps" : ""));
   }
 
   if (resuming) {
@@ -845,15 +857,20 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   }
   const Slab top = layout.slab(sweep.slabs().front());
   const Slab bottom = layout.slab(sweep.slabs().back());
+  const auto [clips_kept, clips_smoothed] = sweep.clips_kept_smoothed();
+  const std::string clips =
+      sweep.resident() ? std::string()
+                       : format_text(", slab clips %" PRIu64 " from kept values and %" PRIu64 " smoothed again",
+                                     clips_kept, clips_smoothed);
   run.print_summary(
       "",
-      format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s (%.2f GB/s), mask fetched "
+      format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s (%.2f GB/s)%s, mask fetched "
                   "%.2f s%s and written %.2f s, %s, %s\n",
                   rank, sweep.slabs().size(), bottom.own_begin, top.own_end - 1, bottom.held_begin, top.held_end - 1,
                   sweep.read_seconds(),
                   sweep.read_seconds() > 0 ? static_cast<double>(sweep.read_bytes()) / sweep.read_seconds() / 1e9 : 0.0,
-                  mask_fetch_seconds, sparse_mask ? " (the offsets of its ones)" : "", mask_write_seconds,
-                  backend->describe().c_str(), backend->usage().c_str()),
+                  clips.c_str(), mask_fetch_seconds, sparse_mask ? " (the offsets of its ones)" : "",
+                  mask_write_seconds, backend->describe().c_str(), backend->usage().c_str()),
       stderr);
   return summary;
 }

@@ -1,5 +1,7 @@
 #include "slab_sweep.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -20,10 +22,31 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 bool smooths(const std::optional<KernelPair>& pair) { return pair && pair->smooths(); }
 
+/// Kept values a slab may hold for clip(): one per 32 owned voxels (12 bytes each), plus a few
+/// for small slabs, within values_above()'s quarter.
+std::uint64_t kept_limit(const Slab& slab) {
+  return std::min<std::uint64_t>(slab.owned_voxels() / 4, slab.owned_voxels() / 32 + 1024);
+}
+
+/// A rough noise of one slab's sample: the median |x| of its values in `flux`, as a standard
+/// deviation (SoFiA-2's MAD about zero). NaN when none is in the range.
+double sample_noise(std::span<const float> samples, FluxRange flux) {
+  std::vector<float> magnitudes;
+  magnitudes.reserve(samples.size());
+  for (const float x : samples) {
+    const bool in_range = flux == FluxRange::negative ? x < 0 : (flux == FluxRange::positive ? x > 0 : !std::isnan(x));
+    if (in_range) magnitudes.push_back(std::fabs(x));
+  }
+  if (magnitudes.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const auto middle = magnitudes.begin() + static_cast<std::ptrdiff_t>(magnitudes.size() / 2);
+  std::nth_element(magnitudes.begin(), middle, magnitudes.end());
+  return mad_to_std * static_cast<double>(*middle);
+}
+
 }  // namespace
 
 std::uint64_t slab_sweep_host_bytes(const SlabLayout& layout, const std::vector<std::size_t>& slabs,
-                                    bool keep_originals) {
+                                    SlabKeeping keeping) {
   std::uint64_t held = 0;
   std::uint64_t thickest = 0;
   std::uint64_t above = 0;
@@ -34,13 +57,15 @@ std::uint64_t slab_sweep_host_bytes(const SlabLayout& layout, const std::vector<
     if (!s.at_top()) above += layout.cube().plane();
   }
   if (layout.slabs_per_rank() == 1) return thickest * sizeof(float);  // the read buffer, while loading
-  const std::uint64_t originals = keep_originals ? held : thickest;
-  return held + thickest + (above + originals) * sizeof(float);  // mask store, its staging copy, sums, data
+  const std::uint64_t originals = keeping.originals ? held : thickest;
+  const std::uint64_t kept = keeping.values ? held / 32 * (sizeof(std::uint64_t) + sizeof(float)) : 0;  // kept_limit()
+  // mask store, its staging copy, kept values, sums, data
+  return held + thickest + kept + (above + originals) * sizeof(float);
 }
 
-SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, bool keep_originals,
+SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, SlabKeeping keeping,
                      MPI_Comm comm)
-    : layout_(layout), backend_(backend), info_(info), comm_(comm) {
+    : layout_(layout), backend_(backend), info_(info), comm_(comm), keep_values_(keeping.values) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   mine_ = layout.slabs_of(rank);
@@ -57,9 +82,9 @@ SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io:
     s.slab = layout.slab(j);
     s.mask.assign(s.slab.held_voxels(), 0);
     if (!s.slab.at_top()) s.above.resize(layout.cube().plane());
-    if (keep_originals) {
-      s.original.resize(s.slab.held_voxels());
-      read(s, s.original);
+    if (keeping.originals) {
+      s.original = backend_.host_floats(s.slab.held_voxels());
+      read(s, s.original.span());
     }
     streamed_.push_back(std::move(s));
   }
@@ -106,27 +131,80 @@ SlabSweep::Streamed& SlabSweep::state(std::size_t j) {
 
 void SlabSweep::activate(Streamed& s) {
   if (!s.original.empty()) {
-    backend_.load(s.slab, s.original);
+    backend_.load(s.slab, s.original.span());
   } else {
     if (read_buffer_.size() < s.slab.held_voxels()) read_buffer_.resize(s.slab.held_voxels());
     const std::span<float> values(read_buffer_.data(), s.slab.held_voxels());
     read(s, values);
     backend_.load(s.slab, values);
   }
-  // The mask as it was before this kernel pair (bit 0); load() cleared the backend's.
-  mask_buffer_.resize(s.mask.size());
+  // The mask as it was before this kernel pair (bit 0); load() cleared the backend's. Handed over
+  // as the list of its voxels (8 bytes each) unless that is longer than its channels (1 byte a
+  // voxel). Host passes over the whole slab: in parallel, or they cost as much as the transfers.
   const std::uint8_t* store = s.mask.data();
-  std::uint8_t* out = mask_buffer_.data();
   const std::size_t n = s.mask.size();
-  std::size_t in_mask = 0;
-  // Host passes over the whole slab: in parallel, or they cost as much as the transfers.
-#pragma omp parallel for schedule(static) reduction(+ : in_mask)
-  for (std::size_t i = 0; i < n; ++i) {
-    out[i] = store[i] & 1U;
-    in_mask += out[i];
+  mask_voxels_.resize(static_cast<std::size_t>(omp_get_max_threads()));
+  for (auto& part : mask_voxels_) part.clear();
+  std::uint64_t in_mask = 0;
+#pragma omp parallel reduction(+ : in_mask)
+  {
+    std::vector<std::uint64_t>& part = mask_voxels_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)  // each thread's share is one ascending range, in thread order
+    for (std::size_t i = 0; i < n; ++i)
+      if ((store[i] & 1U) != 0) part.push_back(i);
+    in_mask += part.size();
   }
-  const bool any = in_mask != 0;
-  if (any) backend_.set_mask_channels(s.slab.held_begin, mask_buffer_);
+  if (in_mask == 0) return;
+  if (in_mask <= n / sizeof(std::uint64_t)) {
+    std::vector<std::uint64_t>& all = mask_voxels_.front();
+    for (std::size_t t = 1; t < mask_voxels_.size(); ++t)
+      all.insert(all.end(), mask_voxels_[t].begin(), mask_voxels_[t].end());
+    backend_.set_mask_voxels(s.slab.held_begin, all);
+    return;
+  }
+  mask_buffer_.resize(n);
+  std::uint8_t* out = mask_buffer_.data();
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) out[i] = store[i] & 1U;
+  backend_.set_mask_channels(s.slab.held_begin, mask_buffer_);
+}
+
+SlabSweep::KeptFrom SlabSweep::kept_from(const std::optional<KernelPair>& pair,
+                                         std::optional<float> replacement) const {
+  KeptFrom from;  // the original: the same whatever the mask
+  if (smooths(pair)) {
+    from.smoothed = true;
+    from.fwhm_xy = pair->fwhm_xy;
+    from.width_z = pair->width_z;
+    from.replacement = replacement;
+    from.mask_version = mask_version_;
+  }
+  return from;
+}
+
+bool SlabSweep::kept_values_match(const KeptFrom& now) const {
+  const KeptFrom& k = kept_from_;
+  return kept_valid_ && k.smoothed == now.smoothed && k.fwhm_xy == now.fwhm_xy && k.width_z == now.width_z &&
+         k.replacement == now.replacement && k.mask_version == now.mask_version;
+}
+
+void SlabSweep::keep_values_above(Streamed& s, std::span<const float> samples, const Request::KeepAbove& keep) {
+  s.kept.reset();
+  const double noise = sample_noise(samples, keep.flux);
+  if (!(std::isfinite(noise) && noise > 0)) return;  // a blank or constant slab: clip() smooths it again
+  s.kept_bound = keep.factor * noise;
+  s.kept = backend_.values_above(s.kept_bound, kept_limit(s.slab));
+}
+
+bool SlabSweep::clip_from_kept(Streamed& s, double threshold) {
+  if (!s.kept || threshold < s.kept_bound) return false;
+  // Every voxel above the threshold is above the bound, so it is among the kept ones.
+  std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
+  const std::vector<std::uint64_t>& offsets = s.kept->offsets;
+  const std::vector<float>& values = s.kept->values;
+  for (std::size_t k = 0; k < offsets.size(); ++k)
+    if (std::fabs(static_cast<double>(values[k])) > threshold) owned[offsets[k]] |= 1U;
+  return true;
 }
 
 void SlabSweep::smooth(const std::optional<KernelPair>& pair, std::optional<float> replacement, SpectralCarry& carry) {
@@ -160,6 +238,8 @@ SlabSweep::Sampled SlabSweep::sample(const std::optional<KernelPair>& pair, std:
       sampled.magnitudes =
           backend_.magnitudes(without_index_zero(range, request.cadence), request.cadence, *request.magnitudes);
     if (!sampled.magnitudes) sampled.samples.push_back({j, backend_.samples(range, request.cadence)});
+    if (request.keep_above && keep_values_ && !resident())
+      keep_values_above(state(j), sampled.samples.back().values, *request.keep_above);
     if (request.min_max) {
       const auto [slab_lo, slab_hi] = backend_.finite_min_max();
       if (!std::isnan(slab_lo)) lo = std::min(lo, slab_lo);
@@ -168,6 +248,8 @@ SlabSweep::Sampled SlabSweep::sample(const std::optional<KernelPair>& pair, std:
   }
   for (auto& carry : carries) carry->finish();
   if (request.min_max && lo <= hi) sampled.min_max = {lo, hi};
+  kept_valid_ = request.keep_above.has_value() && keep_values_ && !resident();
+  kept_from_ = kept_from(pair, replacement);
   return sampled;
 }
 
@@ -176,8 +258,16 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
     if (!smooths(pair)) backend_.use_original();
     backend_.clip(threshold);
   } else {
+    const bool kept_match = kept_values_match(kept_from(pair, replacement));
+    std::vector<std::size_t> smoothed;  // slabs clipped by the backend: bit 1 holds their new mask
     for (std::size_t j : mine_) {
       Streamed& s = state(j);
+      if (kept_match && clip_from_kept(s, threshold)) {
+        ++clips_from_kept_;
+        continue;
+      }
+      ++clips_smoothed_;
+      smoothed.push_back(j);
       activate(s);
       ReplaySpectralCarry carry(layout_, s.above);
       smooth(pair, replacement, carry);
@@ -190,13 +280,17 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
 #pragma omp parallel for schedule(static)
       for (std::size_t i = 0; i < n; ++i) owned[i] = static_cast<std::uint8_t>((owned[i] & 1U) | (clipped[i] << 1));
     }
-    for (Streamed& s : streamed_) {
+    for (std::size_t j : smoothed) {
+      Streamed& s = state(j);
       std::uint8_t* owned = s.mask.data() + s.slab.owned_offset();
       const std::size_t n = s.slab.owned_voxels();
 #pragma omp parallel for schedule(static)
       for (std::size_t i = 0; i < n; ++i) owned[i] = static_cast<std::uint8_t>(owned[i] >> 1);
     }
   }
+  ++mask_version_;
+  kept_valid_ = false;
+  for (Streamed& s : streamed_) s.kept.reset();
   dist::HaloAccess access;  // the mask, one byte per voxel
   if (resident()) {
     access.get = [this](std::size_t, std::size_t z0, std::size_t z1) { return backend_.mask_channels(z0, z1); };
@@ -237,6 +331,8 @@ void SlabSweep::restore_mask(const std::function<std::vector<std::uint8_t>(std::
     else
       state(j).mask = std::move(mask);
   }
+  ++mask_version_;
+  kept_valid_ = false;
 }
 
 const std::vector<std::uint8_t>& SlabSweep::checkpoint_labels(std::size_t j, std::uint8_t done) {
@@ -274,7 +370,7 @@ std::optional<std::span<const float>> SlabSweep::owned_original(std::size_t j) c
   const auto it = std::find_if(streamed_.begin(), streamed_.end(), [j](const Streamed& s) { return s.index == j; });
   AS_ASSERT(it != streamed_.end());
   if (it->original.empty()) return std::nullopt;
-  return std::span<const float>(it->original).subspan(it->slab.owned_offset(), it->slab.owned_voxels());
+  return std::span<const float>(it->original.span()).subspan(it->slab.owned_offset(), it->slab.owned_voxels());
 }
 
 std::vector<std::uint64_t> SlabSweep::owned_mask_offsets(std::size_t j) {

@@ -4,8 +4,12 @@
 // clips. With one slab per rank ("resident") the backend keeps the slab, its smoothed data and its
 // mask between the sweeps, so the second sweep only clips. With several ("streamed") each slab is
 // loaded into the backend when its turn comes: the original from a host copy or re-read from the
-// file, the mask from a host store (1 byte per voxel); the second sweep smooths again, replaying
-// the spectral running sum it received from the slab above in the first.
+// file (into memory the backend uploads from fastest: page-locked for a GPU), the mask from a host
+// store (1 byte per voxel) handed to the backend as a list of its voxels. The first sweep also
+// keeps each slab's smoothed values above a bound under the clip's threshold (from the slab's own
+// noise sample), so the second sweep clips from them alone; only a slab whose bound the global
+// threshold falls below is loaded and smoothed again (replaying the spectral running sum it
+// received from the slab above in the first sweep).
 
 #include <mpi.h>
 
@@ -25,16 +29,21 @@
 
 namespace astrosweep::scfind {
 
+/// What a rank with streamed slabs keeps in host memory between sweeps, besides the mask.
+struct SlabKeeping {
+  bool originals = false;  ///< the slabs' original data (else re-read in every sweep)
+  bool values = false;     ///< the values a clip may take (else the clip smooths again)
+};
+
 /// Bytes of host memory a rank holds for `slabs` of `layout` beyond its backend's own: the mask
-/// store and the recorded running sums when streamed, the read buffer, and the originals when
-/// `keep_originals`.
+/// store and the recorded running sums when streamed, the read buffer, and what `keeping` asks.
 std::uint64_t slab_sweep_host_bytes(const SlabLayout& layout, const std::vector<std::size_t>& slabs,
-                                    bool keep_originals);
+                                    SlabKeeping keeping);
 
 class SlabSweep {
  public:
   /// Resident when the layout has one slab per rank (which is then read and loaded here).
-  SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, bool keep_originals,
+  SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, SlabKeeping keeping,
             MPI_Comm comm);
 
   [[nodiscard]] bool resident() const noexcept { return layout_.slabs_per_rank() == 1; }
@@ -47,6 +56,14 @@ class SlabSweep {
     /// Resident only: ask the backend to keep the mad's magnitudes of this flux range where its
     /// data is; when it does, no samples are drawn.
     std::optional<FluxRange> magnitudes;
+    /// Streamed, with SlabKeeping::values: keep each slab's values above `factor` times the noise of its own sample
+    /// (MAD of those in `flux`) for clip(); a factor below the clip's threshold in units of the
+    /// noise leaves room for slabs noisier than the cube.
+    struct KeepAbove {
+      double factor = 0;
+      FluxRange flux = FluxRange::negative;
+    };
+    std::optional<KeepAbove> keep_above;
   };
   struct Sampled {
     std::vector<SlabSamples> samples;              ///< one per slab, unless `magnitudes`
@@ -90,6 +107,10 @@ class SlabSweep {
   [[nodiscard]] double read_seconds() const noexcept { return read_seconds_; }
   /// Bytes of floats the reads produced (the cube's values as read, halos included).
   [[nodiscard]] std::uint64_t read_bytes() const noexcept { return read_bytes_; }
+  /// Streamed: slab clips made from the kept values, and those that smoothed the slab again.
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> clips_kept_smoothed() const noexcept {
+    return {clips_from_kept_, clips_smoothed_};
+  }
 
  private:
   struct Streamed {
@@ -97,9 +118,25 @@ class SlabSweep {
     Slab slab;
     std::vector<std::uint8_t> mask;  ///< held channels; bit 0 before this pair, bit 1 after its clip
     std::vector<float> above;        ///< the running sum received from the slab above (first sweep)
-    std::vector<float> original;     ///< held channels, when kept in host memory
+    HostFloats original;             ///< held channels, when kept in host memory
     bool counted = false;
+    std::optional<ValuesAbove> kept;  ///< the first sweep's values above `kept_bound`
+    double kept_bound = 0;
   };
+  /// What the kept values were smoothed from: the original, or a pair, its replacement and the
+  /// mask (mask_version_) it replaced.
+  struct KeptFrom {
+    bool smoothed = false;
+    double fwhm_xy = 0;
+    std::size_t width_z = 0;
+    std::optional<float> replacement;
+    std::uint64_t mask_version = 0;
+  };
+  [[nodiscard]] KeptFrom kept_from(const std::optional<KernelPair>& pair, std::optional<float> replacement) const;
+  [[nodiscard]] bool kept_values_match(const KeptFrom& now) const;
+  void keep_values_above(Streamed& s, std::span<const float> samples, const Request::KeepAbove& keep);
+  /// Clips slab s from its kept values into bit 0 of its owned mask; false when they cannot do it.
+  bool clip_from_kept(Streamed& s, double threshold);
 
   void read(Streamed& s, std::span<float> out);
   /// Channels [z0, z1) of `slab` into `out`, counting the blanks of its owned channels.
@@ -117,6 +154,12 @@ class SlabSweep {
   std::map<std::size_t, std::vector<std::uint8_t>> labels_;  ///< per slab, owned voxels
   std::vector<float> read_buffer_;
   std::vector<std::uint8_t> mask_buffer_;
+  std::vector<std::vector<std::uint64_t>> mask_voxels_;  ///< per thread, while activating a slab
+  std::uint64_t mask_version_ = 0;                       ///< advances whenever the mask changes
+  bool keep_values_ = false;
+  KeptFrom kept_from_;
+  bool kept_valid_ = false;
+  std::uint64_t clips_from_kept_ = 0, clips_smoothed_ = 0;
   io::ChannelReadCounts counts_{};
   double read_seconds_ = 0;
   std::uint64_t read_bytes_ = 0;

@@ -24,6 +24,7 @@
 #include "noise_cuda.hpp"
 #include "scfind_backend_cuda.hpp"
 #include "smooth_and_clip_cuda.hpp"
+#include "sparse_voxels_cuda.hpp"
 
 namespace astrosweep::scfind {
 
@@ -32,9 +33,9 @@ namespace {
 constexpr std::size_t align_up(std::size_t n) { return (n + 255) / 256 * 256; }
 
 /// Small results, in 64-bit words of device memory (DeviceLayout::words) and of a pinned mirror:
-/// the number of magnitudes selected, the mask count, the number of mask offsets, the 256 digit
-/// counts of a median round.
-constexpr std::size_t selected_word = 0, mask_count_word = 1, offsets_word = 2, digit_words = 3,
+/// the number of magnitudes selected, the mask count, the number of values above a bound, the number
+/// of mask offsets, the 256 digit counts of a median round.
+constexpr std::size_t selected_word = 0, mask_count_word = 1, above_count_word = 2, offsets_word = 3, digit_words = 4,
                       result_words = digit_words + 256;
 
 kernels::Flux device_flux(FluxRange range) {
@@ -114,9 +115,18 @@ class CudaScfindBackend final : public ScfindBackend {
     AS_ASSERT(original.size() == slab.held_voxels());
     begin_load(slab);
     const cuda::DeviceScope scope(device_.index);
-    upload(at<float>(layout_.original), original.data(), original.size_bytes());
+    if (page_locked(original.data()))
+      upload_direct(at<float>(layout_.original), original.data(), original.size_bytes());
+    else
+      upload(at<float>(layout_.original), original.data(), original.size_bytes());
     smoothed_ = at<float>(layout_.original);
     loaded_ = true;
+  }
+
+  [[nodiscard]] HostFloats host_floats(std::size_t count) const override {
+    if (count == 0) return {};
+    const cuda::DeviceScope scope(device_.index);
+    return {static_cast<float*>(cuda::pinned_allocate(count * sizeof(float))), count, cuda::pinned_free};
   }
 
   /// The held channels read in blocks straight into two pinned slots, each block's upload running
@@ -284,6 +294,31 @@ class CudaScfindBackend final : public ScfindBackend {
     kernel_timer_.stop(*compute_);
   }
 
+  /// The hits go to the spare working copy (offsets, then values: 12 bytes each against its 4 a
+  /// held voxel: a quarter of the owned voxels fit); only they come back.
+  [[nodiscard]] std::optional<ValuesAbove> values_above(double bound, std::uint64_t limit) override {
+    AS_ASSERT(loaded_);
+    ++generation_;
+    const cuda::DeviceScope scope(device_.index);
+    AS_ASSERT(limit <= slab_.owned_voxels() / 4);
+    const std::uint64_t room = limit;
+    auto* offsets = reinterpret_cast<std::uint64_t*>(spare_copy());
+    auto* values = reinterpret_cast<float*>(offsets + room);
+    kernel_timer_.start(*compute_);
+    kernels::values_above(smoothed_ + slab_.owned_offset(), slab_.owned_voxels(), bound, room, offsets, values,
+                          word(above_count_word), compute_->get());
+    kernel_timer_.stop(*compute_);
+    fetch_words(above_count_word, 1);
+    const std::uint64_t found = words_host_.as<std::uint64_t>()[above_count_word];
+    if (found > room) return std::nullopt;
+    ValuesAbove above;
+    above.offsets.resize(found);
+    above.values.resize(found);
+    download(above.offsets.data(), offsets, found * sizeof(std::uint64_t));
+    download(above.values.data(), values, found * sizeof(float));
+    return above;
+  }
+
   [[nodiscard]] std::optional<std::uint64_t> mask_count() override {
     AS_ASSERT(loaded_);
     const cuda::DeviceScope scope(device_.index);
@@ -352,6 +387,26 @@ class CudaScfindBackend final : public ScfindBackend {
               z0 + values.size() / plane <= slab_.held_end);
     const cuda::DeviceScope scope(device_.index);
     upload(at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane, values.data(), values.size());
+  }
+
+  /// The offsets go through the spare working copy (half a held voxel's count of them at a time).
+  void set_mask_voxels(std::size_t z0, std::span<const std::uint64_t> offsets) override {
+    AS_ASSERT(loaded_ && slab_.held_begin <= z0 && z0 <= slab_.held_end);
+    if (offsets.empty()) return;
+    ++generation_;
+    const cuda::DeviceScope scope(device_.index);
+    const std::uint64_t room = (slab_.held_end - z0) * slab_.cube.plane();
+    for (const std::uint64_t offset : offsets) AS_ASSERT(offset < room);
+    auto* staged = reinterpret_cast<std::uint64_t*>(spare_copy());
+    const std::size_t batch = std::max<std::size_t>(1, slab_.held_voxels() / 2);
+    std::uint8_t* mask = at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * slab_.cube.plane();
+    for (std::size_t first = 0; first < offsets.size(); first += batch) {
+      const std::size_t n = std::min(batch, offsets.size() - first);
+      upload(staged, offsets.data() + first, n * sizeof(std::uint64_t));  // waits for the kernels before
+      kernel_timer_.start(*compute_);
+      kernels::set_mask_voxels(staged, n, mask, compute_->get());
+      kernel_timer_.stop(*compute_);
+    }
   }
 
  private:
@@ -503,6 +558,27 @@ class CudaScfindBackend final : public ScfindBackend {
     }
     staged_.record(*upload_);
     AS_CUDA_TRY(cudaStreamWaitEvent(compute_->get(), staged_.get(), 0));
+  }
+
+  /// Whether `host` lies in page-locked memory (host_floats()), which the DMA reads directly.
+  [[nodiscard]] static bool page_locked(const void* host) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+      (void)cudaGetLastError();  // plain memory on older runtimes: not an error to keep
+      return false;
+    }
+    return attributes.type == cudaMemoryTypeHost;
+  }
+
+  /// Copies `bytes` from page-locked host memory after the kernels queued so far, in one DMA on
+  /// the upload stream; returns when it has finished (the caller may then change the memory).
+  void upload_direct(void* device, const void* host, std::size_t bytes) {
+    staged_.record(*compute_);
+    AS_CUDA_TRY(cudaStreamWaitEvent(upload_->get(), staged_.get(), 0));
+    AS_CUDA_TRY(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, upload_->get()));
+    staged_.record(*upload_);
+    AS_CUDA_TRY(cudaStreamWaitEvent(compute_->get(), staged_.get(), 0));
+    upload_->synchronize();
   }
 
   /// Copies `bytes` from the device to pageable host memory after the kernels queued so far,

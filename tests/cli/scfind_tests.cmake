@@ -257,6 +257,45 @@ foreach(run "1;--memory-budget-mb;1.5;re-read" "3;--memory-budget-mb;1.05;re-rea
            COMMAND scfind_case check ${scfind_data}/cases.txt ${streamed_case} ${product} ${scfind_out}/${name}_mask-raw.fits)
   set_tests_properties(${name}_equals_sofia PROPERTIES FIXTURES_REQUIRED scfind_run_${name} LABELS "scfind;sofia")
 endforeach()
+# --- streamed slabs clipped from the values they kept, and a slab smoothed again ---
+# Channels 0-39 of this cube are three times as noisy as the rest. A streamed slab keeps its values
+# above 0.6 x the threshold in units of its own noise (slab_sweep.hpp): for a slab in the noisy band
+# that bound lies above the cube's threshold, so its clip loads and smooths it again; the others
+# clip from what they kept. Either way the masks must be those of one resident slab per rank.
+set(noisy_cube ${scfind_out}/noisy_band.fits)
+add_test(NAME scfind_make_noisy_band_cube
+         COMMAND make_scfind_cube --nx 96 --ny 80 --nz 120 --seed 5 --sources 12 --blanks --noisy-channels 0:40:3
+                 -o ${noisy_cube})
+set_tests_properties(scfind_make_noisy_band_cube PROPERTIES FIXTURES_SETUP scfind_noisy_cube LABELS scfind)
+set(noisy_args -i ${noisy_cube} --backend cpu --overwrite)
+astrosweep_add_mpi_run(scfind_noisy_band_resident NP 1 LABELS scfind FIXTURES_REQUIRED scfind_noisy_cube
+  FIXTURES_SETUP scfind_noisy_resident
+  COMMAND ${exe} scfind ${noisy_args} -o ${scfind_out}/noisy_band_resident.h5 --quiet --threads 2)
+# Rank 0 holds the noisy band's first slab; with 2 ranks its second slab is mostly quiet, with 3
+# both of its slabs are noisy and rank 2's are quiet.
+# Two threads per rank where the ranks fit the CI machine's two cores.
+foreach(run "1;3;0;2" "2;2;0;1" "3;2;2;1")
+  list(GET run 0 np)
+  list(GET run 1 k)
+  list(GET run 2 quiet_rank)
+  list(GET run 3 threads)
+  set(name scfind_noisy_band_streamed_np${np})
+  astrosweep_add_mpi_run(${name} NP ${np} LABELS scfind FIXTURES_REQUIRED scfind_noisy_cube
+    FIXTURES_SETUP scfind_run_${name}
+    COMMAND ${exe} scfind ${noisy_args} -o ${scfind_out}/${name}.h5 --slabs-per-rank ${k} --threads ${threads})
+  # Both ways of clipping ran.
+  if(quiet_rank EQUAL 0)
+    set(both "rank 0: [^\n]*slab clips [1-9][0-9]* from kept values and [1-9][0-9]* smoothed again")
+  else()
+    set(both "rank 0: [^\n]* [1-9][0-9]* smoothed again.*rank ${quiet_rank}: [^\n]*slab clips [1-9][0-9]* from kept")
+  endif()
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${both}")
+  add_test(NAME ${name}_equals_resident
+           COMMAND compare_products ${scfind_out}/${name}.h5 ${scfind_out}/noisy_band_resident.h5)
+  set_tests_properties(${name}_equals_resident PROPERTIES LABELS scfind
+                       FIXTURES_REQUIRED "scfind_run_${name};scfind_noisy_resident")
+endforeach()
+
 astrosweep_add_failure_test(scfind_too_many_slabs_per_rank NP 2 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_too_many_slabs_per_rank.h5 --overwrite --slabs-per-rank 21)
 astrosweep_add_failure_test(scfind_negative_slabs_per_rank NP 1 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad

@@ -119,6 +119,12 @@ class SeamDefaults final : public ScfindBackend {
   }
   [[nodiscard]] std::pair<float, float> finite_min_max() override { return inner_->finite_min_max(); }
   void clip(double threshold) override { inner_->clip(threshold); }
+  [[nodiscard]] std::optional<ValuesAbove> values_above(double bound, std::uint64_t limit) override {
+    return inner_->values_above(bound, limit);
+  }
+  void set_mask_voxels(std::size_t z0, std::span<const std::uint64_t> offsets) override {
+    inner_->set_mask_voxels(z0, offsets);
+  }
   [[nodiscard]] std::vector<std::uint8_t> mask_channels(std::size_t z0, std::size_t z1) override {
     return inner_->mask_channels(z0, z1);
   }

@@ -863,5 +863,78 @@ TEST_F(CudaScfind, MaskOffsetsLeaveTheSmoothedDataAndEndTheMagnitudes) {
   EXPECT_EQ(std::memcmp(copied.data(), cube.data(), copied.size() * sizeof(float)), 0);
 }
 
+// values_above: the owned voxels with |x| > bound and their values, the GPU's in no particular
+// order (sorted here), nullopt past the limit (a quarter of the owned voxels at most); set_mask_voxels: exactly the
+// listed voxels (halo channels, the first and the last held voxel); on slabs around the warp and block sizes and over
+// many blocks. The expectation is a plain loop over the original.
+TEST_F(CudaScfind, ValuesAboveAndMaskVoxelsMatchAPlainLoop) {
+  for (const CubeShape c : {CubeShape{1, 1, 3}, CubeShape{31, 1, 5}, CubeShape{33, 8, 5}, CubeShape{257, 129, 7},
+                            CubeShape{1024, 600, 9}}) {
+    SCOPED_TRACE(std::to_string(c.nx) + "x" + std::to_string(c.ny) + "x" + std::to_string(c.nz));
+    const std::vector<float> cube = make_cube(c, 43);
+    const Slab s = test_slab(c, 1, c.nz - 1, 1);
+    auto backend = make_scfind_backend_cuda(BackendOptions{});
+    backend->load(s, std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels()));
+    backend->use_original();
+    for (const double bound : {0.0, 1.0, 3.0, 1e30}) {
+      ValuesAbove expected;
+      const float* owned = cube.data() + s.own_begin * c.plane();
+      for (std::size_t i = 0; i < s.owned_voxels(); ++i)
+        if (std::fabs(static_cast<double>(owned[i])) > bound) {
+          expected.offsets.push_back(i);
+          expected.values.push_back(owned[i]);
+        }
+      const std::uint64_t limit = s.owned_voxels() / 4;
+      const auto got = backend->values_above(bound, limit);
+      ASSERT_EQ(got.has_value(), expected.offsets.size() <= limit);
+      if (!got) continue;
+      ASSERT_EQ(got->offsets.size(), expected.offsets.size());
+      std::vector<std::size_t> order(got->offsets.size());
+      for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::sort(order.begin(), order.end(), [&](auto a, auto b) { return got->offsets[a] < got->offsets[b]; });
+      for (std::size_t k = 0; k < order.size(); ++k) {
+        ASSERT_EQ(got->offsets[order[k]], expected.offsets[k]);
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(got->values[order[k]]),
+                  std::bit_cast<std::uint32_t>(expected.values[k]));
+      }
+      if (!expected.offsets.empty()) EXPECT_FALSE(backend->values_above(bound, expected.offsets.size() - 1));
+    }
+    // The listed voxels join the mask; the mask clipped before stays.
+    backend->clip(2.5);
+    auto expected_mask = backend->mask_channels(s.held_begin, s.held_end);
+    std::vector<std::uint64_t> voxels{0, s.held_voxels() - 1};
+    for (std::uint64_t v = 7; v < s.held_voxels(); v += 97) voxels.push_back(v);
+    for (const std::uint64_t v : voxels) expected_mask[v] = 1;
+    backend->set_mask_voxels(s.held_begin, voxels);
+    EXPECT_EQ(backend->mask_channels(s.held_begin, s.held_end), expected_mask);
+    // Offsets counted from a later channel.
+    backend->set_mask_voxels(s.held_end - 1, std::vector<std::uint64_t>{c.plane() - 1});
+    EXPECT_EQ(backend->mask_channels(s.held_end - 1, s.held_end).back(), 1);
+  }
+}
+
+// A slab loaded from the backend's page-locked host floats (one DMA, no staging) is the slab
+// load() takes from plain memory: the same values (clip and range) on the device.
+TEST_F(CudaScfind, LoadFromHostFloatsEqualsLoad) {
+  const CubeShape c{512, 300, 20};
+  const std::vector<float> cube = make_cube(c, 47);
+  const Slab s = test_slab(c, 2, 17, 2);
+  const std::span<const float> held(cube.data() + s.held_begin * c.plane(), s.held_voxels());
+  auto plain = make_scfind_backend_cuda(BackendOptions{});
+  plain->load(s, held);
+  auto pinned = make_scfind_backend_cuda(BackendOptions{});
+  const HostFloats host = pinned->host_floats(held.size());
+  ASSERT_EQ(host.size(), held.size());
+  std::copy(held.begin(), held.end(), host.data());
+  pinned->load(s, host.span());
+  for (auto* b : {plain.get(), pinned.get()}) {
+    b->use_original();
+    b->clip(1.0);
+  }
+  EXPECT_EQ(plain->finite_min_max(), pinned->finite_min_max());
+  EXPECT_EQ(plain->mask_channels(s.held_begin, s.held_end), pinned->mask_channels(s.held_begin, s.held_end));
+  EXPECT_TRUE(pinned->host_floats(0).empty());
+}
+
 }  // namespace
 }  // namespace astrosweep::scfind

@@ -223,5 +223,48 @@ TEST(OpenMpBackend, SmoothsLikeTheReferenceAndSlabsAgreeBitForBit) {
   }
 }
 
+// What a streamed slab keeps for its clip: values_above lists exactly the owned voxels a clip at
+// any threshold >= the bound takes, in voxel order with their values (whatever the thread count),
+// and nothing past its limit; set_mask_voxels puts exactly the listed voxels in the mask.
+TEST(OpenMpBackend, ValuesAboveAreWhatAClipTakesAndMaskVoxelsSetTheList) {
+  const CubeShape shape{33, 31, 12};
+  const auto cube = random_cube(shape, 5);
+  const Slab slab = make_slab(shape, 3, 9, 2);
+  const std::size_t plane = shape.plane();
+  for (const int threads : {1, 3}) {
+    auto backend = make_scfind_backend_cpu(threads);
+    backend->load(slab, std::span<const float>(cube).subspan(slab.held_begin * plane, slab.held_voxels()));
+    backend->use_original();
+    const std::uint64_t limit = slab.owned_voxels() / 4;
+    for (const double bound : {0.0, 1.0, 2.5, 1e30}) {
+      std::vector<std::uint64_t> offsets;
+      const float* owned = cube.data() + slab.own_begin * plane;
+      for (std::size_t i = 0; i < slab.owned_voxels(); ++i)
+        if (std::fabs(static_cast<double>(owned[i])) > bound) offsets.push_back(i);
+      const auto kept = backend->values_above(bound, limit);
+      ASSERT_EQ(kept.has_value(), offsets.size() <= limit) << bound;
+      if (!kept) continue;
+      EXPECT_EQ(kept->offsets, offsets);
+      for (std::size_t k = 0; k < offsets.size(); ++k) EXPECT_EQ(kept->values[k], owned[offsets[k]]);
+      // The clip at the bound made from them is the backend's own clip.
+      auto fresh = make_scfind_backend_cpu(threads);
+      fresh->load(slab, std::span<const float>(cube).subspan(slab.held_begin * plane, slab.held_voxels()));
+      fresh->use_original();
+      fresh->clip(bound);
+      std::vector<std::uint8_t> from_kept(slab.owned_voxels(), 0);
+      for (const std::uint64_t o : kept->offsets) from_kept[o] = 1;
+      EXPECT_EQ(fresh->mask_channels(slab.own_begin, slab.own_end), from_kept);
+    }
+    backend->load(slab, std::span<const float>(cube).subspan(slab.held_begin * plane, slab.held_voxels()));
+    const std::vector<std::uint64_t> voxels{0, 5, plane, slab.held_voxels() - 1};
+    backend->set_mask_voxels(slab.held_begin, voxels);
+    std::vector<std::uint8_t> expected(slab.held_voxels(), 0);
+    for (const std::uint64_t v : voxels) expected[v] = 1;
+    EXPECT_EQ(backend->mask_channels(slab.held_begin, slab.held_end), expected);
+    backend->set_mask_voxels(slab.held_begin + 1, std::vector<std::uint64_t>{});
+    EXPECT_EQ(backend->mask_channels(slab.held_begin, slab.held_end), expected);
+  }
+}
+
 }  // namespace
 }  // namespace astrosweep::scfind
