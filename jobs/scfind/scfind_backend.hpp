@@ -18,6 +18,7 @@
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "magnitude_counter.hpp"
+#include "mask_offsets.hpp"
 #include "smooth_and_clip.hpp"
 
 namespace astrosweep::scfind {
@@ -132,6 +133,13 @@ class ScfindBackend {
     AS_ASSERT(values.size() == out.size());
     std::copy(values.begin(), values.end(), out.begin());
   }
+  /// The set voxels of the mask of held channels [z0, z1), as offsets from channel z0's first voxel,
+  /// ascending (mask_offsets.hpp): what the writer of a mostly-empty mask needs, without the mask
+  /// itself leaving the backend (a GPU's: megabytes of offsets instead of gigabytes of mask). By
+  /// default from mask_channels().
+  [[nodiscard]] virtual std::vector<std::uint64_t> mask_offsets(std::size_t z0, std::size_t z1) {
+    return scfind::mask_offsets(mask_channels(z0, z1));
+  }
   /// Overwrites the mask of held channels [z0, z0 + values.size() / plane): halos from neighbours.
   virtual void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) = 0;
   /// Puts the voxels at `offsets` (counted from held channel z0's first voxel, each within the held
@@ -150,6 +158,16 @@ class ScfindBackend {
   [[nodiscard]] virtual std::optional<std::span<const float>> original_channels(std::size_t /*z0*/,
                                                                                 std::size_t /*z1*/) const {
     return std::nullopt;
+  }
+
+  /// Copies the loaded slab's original values of held channels [z0, z1) (as load() took them) into
+  /// `out`, which may be uninitialised memory: the linker's cube values from a backend that holds
+  /// them where original_channels() cannot show them (a GPU's), instead of reading the file again.
+  /// By default from original_channels().
+  virtual void copy_original_channels(std::size_t z0, std::size_t z1, std::span<float> out) {
+    const auto held = original_channels(z0, z1);
+    AS_ASSERT(held.has_value() && held->size() == out.size());
+    std::copy(held->begin(), held->end(), out.begin());
   }
 
   /// Voxels set in the mask over the owned channels, when the backend can count them cheaply

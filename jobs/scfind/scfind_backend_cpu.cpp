@@ -193,6 +193,12 @@ class OpenMpBackend final : public ScfindBackend {
     for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = first[i];
   }
 
+  [[nodiscard]] std::vector<std::uint64_t> mask_offsets(std::size_t z0, std::size_t z1) override {
+    AS_ASSERT(slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
+    const std::size_t plane = slab_.cube.plane();
+    return scfind::mask_offsets({mask_.get() + (z0 - slab_.held_begin) * plane, (z1 - z0) * plane});
+  }
+
   void set_mask_channels(std::size_t z0, std::span<const std::uint8_t> values) override {
     const std::size_t plane = slab_.cube.plane();
     AS_ASSERT(plane > 0 && values.size() % plane == 0 && slab_.held_begin <= z0 &&

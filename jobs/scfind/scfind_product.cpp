@@ -286,6 +286,11 @@ void ScfindProduct::write_mask(std::size_t z0, std::span<const std::uint8_t> mas
   }
 }
 
+void ScfindProduct::write_mask_offsets(std::size_t z0, std::size_t channels, std::span<const std::uint64_t> offsets) {
+  AS_ASSERT(compressed_ && options_.fits_mask.empty());
+  h5::write_deflated_mask_offsets(files_->mask.get(), z0, channels, offsets, comm_);
+}
+
 void ScfindProduct::write_source_mask(std::size_t z0, std::span<const std::int32_t> labels) {
   const std::uint64_t plane = static_cast<std::uint64_t>(cube_.nx) * cube_.ny;
   AS_ASSERT(files_->source_mask.valid() && plane > 0 && labels.size() % plane == 0);

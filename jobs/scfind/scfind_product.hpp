@@ -69,6 +69,11 @@ class ScfindProduct {
   /// files; every rank calls it the same number of times (compressed chunks are written only
   /// collectively).
   void write_mask(std::size_t z0, std::span<const std::uint8_t> mask);
+  /// Collective, as write_mask, when /mask is compressed and no FITS mask is written: the same
+  /// mask given as the ascending offsets of its ones among channels [z0, z0 + channels), counted
+  /// from channel z0's first voxel (h5_deflate_chunks.hpp: only the chunks holding a one are
+  /// compressed). Ranks may mix both calls: they make the same collective calls.
+  void write_mask_offsets(std::size_t z0, std::size_t channels, std::span<const std::uint64_t> offsets);
   /// Collective, as write_mask: the linker's source numbers of channels [z0, z0 + labels.size() /
   /// (nx·ny)) into /source_mask (created when options.linker.enable), and into the FITS source
   /// mask when options.fits_source_mask names one.

@@ -408,6 +408,26 @@ std::optional<std::span<const float>> SlabSweep::owned_original(std::size_t j) c
   return std::span<const float>(it->original.span()).subspan(it->slab.owned_offset(), it->slab.owned_voxels());
 }
 
+std::vector<std::uint64_t> SlabSweep::owned_mask_offsets(std::size_t j) {
+  const Slab slab = layout_.slab(j);
+  if (resident()) return backend_.mask_offsets(slab.own_begin, slab.own_end);
+  const Streamed& s = state(j);
+  return mask_offsets(std::span<const std::uint8_t>(s.mask).subspan(s.slab.owned_offset(), s.slab.owned_voxels()));
+}
+
+bool SlabSweep::copy_owned_original(std::size_t j, std::span<float> out) {
+  const Slab slab = layout_.slab(j);
+  AS_ASSERT(out.size() == slab.owned_voxels());
+  if (resident()) {
+    backend_.copy_original_channels(slab.own_begin, slab.own_end, out);
+    return true;
+  }
+  const auto held = owned_original(j);
+  if (!held) return false;
+  std::copy(held->begin(), held->end(), out.begin());
+  return true;
+}
+
 std::vector<std::uint8_t> SlabSweep::owned_mask(std::size_t j) {
   const Slab slab = layout_.slab(j);
   if (resident()) return backend_.mask_channels(slab.own_begin, slab.own_end);

@@ -91,10 +91,17 @@ class SlabSweep {
   [[nodiscard]] std::vector<std::uint8_t> owned_mask(std::size_t j);
   /// The same into `out` (slab j's owned voxels of them), which may be uninitialised memory.
   void copy_owned_mask(std::size_t j, std::span<std::uint8_t> out);
+  /// The set voxels of slab j's owned mask as offsets from its first owned voxel, ascending
+  /// (mask_offsets.hpp); only these leave a resident backend.
+  [[nodiscard]] std::vector<std::uint64_t> owned_mask_offsets(std::size_t j);
   /// The original values of slab j's owned channels when they are still in host memory (the
   /// OpenMP backend's resident slab, or a streamed slab's kept original): a view valid while the
   /// backend and this sweep are not used again; nullopt when they must be read again.
   [[nodiscard]] std::optional<std::span<const float>> owned_original(std::size_t j) const;
+  /// Copies the original values of slab j's owned channels into `out` (its owned voxels; may be
+  /// uninitialised memory) from where they still are: the backend's resident slab (a GPU's too) or
+  /// a streamed slab's kept original. False, with `out` untouched, when they must be read again.
+  bool copy_owned_original(std::size_t j, std::span<float> out);
   /// Blank and infinite voxels met reading this rank's slabs (each slab counted once).
   [[nodiscard]] io::ChannelReadCounts read_counts() const noexcept { return counts_; }
   [[nodiscard]] double read_seconds() const noexcept { return read_seconds_; }

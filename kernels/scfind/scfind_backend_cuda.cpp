@@ -21,6 +21,7 @@
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
 #include "kernel_timer.hpp"
+#include "mask_offsets_cuda.hpp"
 #include "noise_cuda.hpp"
 #include "scfind_backend_cuda.hpp"
 #include "smooth_and_clip_cuda.hpp"
@@ -33,9 +34,9 @@ namespace {
 constexpr std::size_t align_up(std::size_t n) { return (n + 255) / 256 * 256; }
 
 /// Small results, in 64-bit words of device memory (DeviceLayout::words) and of a pinned mirror:
-/// the number of magnitudes selected, the mask count, the number of values above a bound, the 256
-/// digit counts of a median round.
-constexpr std::size_t selected_word = 0, mask_count_word = 1, above_count_word = 2, digit_words = 3,
+/// the number of magnitudes selected, the mask count, the number of values above a bound, the number
+/// of mask offsets, the 256 digit counts of a median round.
+constexpr std::size_t selected_word = 0, mask_count_word = 1, above_count_word = 2, offsets_word = 3, digit_words = 4,
                       result_words = digit_words + 256;
 
 kernels::Flux device_flux(FluxRange range) {
@@ -354,6 +355,42 @@ class CudaScfindBackend final : public ScfindBackend {
     const std::size_t plane = slab_.cube.plane();
     AS_ASSERT(out.size() == (z1 - z0) * plane);
     download(out.data(), at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane, out.size());
+    kernel_timer_.collect();
+  }
+
+  /// Counted and gathered on the device into the spare working copy (room for an offset per two
+  /// held voxels); only the offsets come down. A fuller mask comes down whole (the seam's default).
+  [[nodiscard]] std::vector<std::uint64_t> mask_offsets(std::size_t z0, std::size_t z1) override {
+    static_assert(kernels::mask_offsets_scratch_words <= kernels::select_scratch_words);
+    AS_ASSERT(loaded_ && slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
+    const cuda::DeviceScope scope(device_.index);
+    const std::size_t plane = slab_.cube.plane();
+    const std::uint8_t* mask = at<std::uint8_t>(layout_.mask) + (z0 - slab_.held_begin) * plane;
+    const std::uint64_t n = (z1 - z0) * plane;
+    std::uint64_t* scratch = at<std::uint64_t>(layout_.select_scratch);
+    kernel_timer_.start(*compute_);
+    kernels::count_mask_offsets(mask, n, scratch, word(offsets_word), compute_->get());
+    kernel_timer_.stop(*compute_);
+    fetch_words(offsets_word, 1);
+    const std::uint64_t count = words_host_.as<std::uint64_t>()[offsets_word];
+    if (count > slab_.held_voxels() * sizeof(float) / sizeof(std::uint64_t)) return ScfindBackend::mask_offsets(z0, z1);
+    ++generation_;  // the spare working copy is overwritten
+    auto* offsets_device = reinterpret_cast<std::uint64_t*>(spare_copy());
+    kernel_timer_.start(*compute_);
+    kernels::write_mask_offsets(mask, n, scratch, offsets_device, compute_->get());
+    kernel_timer_.stop(*compute_);
+    std::vector<std::uint64_t> offsets(count);
+    download(offsets.data(), offsets_device, count * sizeof(std::uint64_t));
+    kernel_timer_.collect();
+    return offsets;
+  }
+
+  void copy_original_channels(std::size_t z0, std::size_t z1, std::span<float> out) override {
+    AS_ASSERT(loaded_ && slab_.held_begin <= z0 && z0 <= z1 && z1 <= slab_.held_end);
+    const cuda::DeviceScope scope(device_.index);
+    const std::size_t plane = slab_.cube.plane();
+    AS_ASSERT(out.size() == (z1 - z0) * plane);
+    download(out.data(), at<float>(layout_.original) + (z0 - slab_.held_begin) * plane, out.size_bytes());
     kernel_timer_.collect();
   }
 

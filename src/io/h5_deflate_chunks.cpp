@@ -4,14 +4,19 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <limits>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "h5.hpp"
+#include "zlib_ones.hpp"
 
 namespace astrosweep::h5 {
 
@@ -62,12 +67,42 @@ struct Compressed {
   std::uint64_t chunks = 0;
 };
 
+/// `data` (one chunk's bytes, padded) compressed as HDF5's deflate filter stores it into `out`; false
+/// when zlib fails (out of memory).
+bool deflate_chunk(const ChannelChunks& c, const std::byte* data, std::vector<unsigned char>& out) {
+  uLongf size = compressBound(static_cast<uLong>(c.chunk_bytes()));
+  out.resize(size);
+  // compress2 writes the zlib stream HDF5's deflate filter writes and reads.
+  if (compress2(out.data(), &size, reinterpret_cast<const Bytef*>(data), static_cast<uLong>(c.chunk_bytes()),
+                c.level) != Z_OK)
+    return false;
+  out.resize(size);
+  return true;
+}
+
+/// The chunks compressed on the threads, each at its chunk index; those left empty were all zeros.
+Compressed collect(std::uint64_t chunks, std::span<const std::uint64_t> index,
+                   std::vector<std::vector<unsigned char>>& out) {
+  Compressed mine;
+  mine.chunks = chunks;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].empty()) continue;
+    mine.index.push_back(index[i]);
+    mine.size.push_back(out[i].size());
+    mine.bytes.insert(mine.bytes.end(), out[i].begin(), out[i].end());
+    std::vector<unsigned char>().swap(out[i]);
+  }
+  return mine;
+}
+
+[[noreturn]] void throw_zlib_failure() { throw RuntimeError("zlib cannot compress a chunk (out of memory?)"); }
+
 Compressed compress_block(const ChannelChunks& c, std::uint64_t z0, std::span<const std::byte> block) {
   const std::uint64_t plane_bytes = c.ny * c.nx * c.element;
   const std::uint64_t channels = plane_bytes == 0 ? 0 : block.size() / plane_bytes;
   const std::uint64_t n = channels * c.per_channel();
   std::vector<std::vector<unsigned char>> out(n);
-  std::exception_ptr failure;
+  bool failed = false;
   const auto count = static_cast<std::int64_t>(n);
 #pragma omp parallel
   {
@@ -86,30 +121,56 @@ Compressed compress_block(const ChannelChunks& c, std::uint64_t z0, std::span<co
         std::memcpy(padded.data(), data, bytes);
         data = padded.data();
       }
-      auto& z_out = out[u];
-      uLongf size = compressBound(static_cast<uLong>(c.chunk_bytes()));
-      z_out.resize(size);
-      // compress2 writes the zlib stream HDF5's deflate filter writes and reads.
-      if (compress2(z_out.data(), &size, reinterpret_cast<const Bytef*>(data), static_cast<uLong>(c.chunk_bytes()),
-                    c.level) != Z_OK) {
-#pragma omp critical(astrosweep_deflate_chunks)
-        if (!failure) failure = std::make_exception_ptr(RuntimeError("zlib cannot compress a chunk (out of memory?)"));
-        continue;
+      if (!deflate_chunk(c, data, out[u])) {
+        out[u].clear();
+#pragma omp atomic write
+        failed = true;
       }
-      z_out.resize(size);
+    }
+  }
+  if (failed) throw_zlib_failure();
+  std::vector<std::uint64_t> index(n);
+  for (std::uint64_t u = 0; u < n; ++u) index[u] = (z0 + u / c.per_channel()) * c.per_channel() + u % c.per_channel();
+  return collect(n, index, out);
+}
+
+/// compress_block for a 0/1 uint8 block given as the ascending offsets of its ones: only the chunks
+/// holding a one are written, each encoded from its ones (zlib_ones.hpp) without a pass over its
+/// zeros. The streams differ from zlib's, the bytes they inflate to do not.
+Compressed compress_offsets(const ChannelChunks& c, std::uint64_t z0, std::uint64_t channels,
+                            std::span<const std::uint64_t> offsets) {
+  AS_ASSERT(c.element == 1);
+  const std::uint64_t plane = c.ny * c.nx, chunk_voxels = c.rows * c.nx;
+  // The runs of offsets in one chunk: run r is offsets [first[r], first[r + 1]), in chunk index[r].
+  std::vector<std::size_t> first;
+  std::vector<std::uint64_t> index;
+  for (std::size_t i = 0; i < offsets.size(); ++i) {
+    AS_ASSERT(offsets[i] < channels * plane && (i == 0 || offsets[i - 1] < offsets[i]));
+    const std::uint64_t z = offsets[i] / plane, k = offsets[i] % plane / chunk_voxels;
+    const std::uint64_t chunk = (z0 + z) * c.per_channel() + k;
+    if (index.empty() || index.back() != chunk) {
+      first.push_back(i);
+      index.push_back(chunk);
+    }
+  }
+  first.push_back(offsets.size());
+  std::vector<std::vector<unsigned char>> out(index.size());
+  std::exception_ptr failure;  // out of memory: thrown after the threads, not out of them
+  const auto runs = static_cast<std::int64_t>(index.size());
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::int64_t r = 0; r < runs; ++r) {
+    const auto u = static_cast<std::size_t>(r);
+    // The chunk's first voxel in the block; a short last chunk is padded with zeros, as HDF5 pads it.
+    const std::uint64_t start = (index[u] / c.per_channel() - z0) * plane + index[u] % c.per_channel() * chunk_voxels;
+    try {
+      io::zlib_stream_of_ones(c.chunk_bytes(), offsets.subspan(first[u], first[u + 1] - first[u]), start, out[u]);
+    } catch (...) {
+#pragma omp critical(astrosweep_deflate_offsets)
+      if (!failure) failure = std::current_exception();
     }
   }
   if (failure) std::rethrow_exception(failure);
-  Compressed mine;
-  mine.chunks = n;
-  for (std::uint64_t u = 0; u < n; ++u) {
-    if (out[u].empty()) continue;
-    mine.index.push_back((z0 + u / c.per_channel()) * c.per_channel() + u % c.per_channel());
-    mine.size.push_back(out[u].size());
-    mine.bytes.insert(mine.bytes.end(), out[u].begin(), out[u].end());
-    std::vector<unsigned char>().swap(out[u]);
-  }
-  return mine;
+  return collect(channels * c.per_channel(), index, out);
 }
 
 /// Collective: every rank's vector, concatenated in rank order, on every rank.
@@ -134,17 +195,14 @@ std::vector<T> all_gathered(const std::vector<T>& mine, MPI_Comm comm) {
   return all;
 }
 
-}  // namespace
-
-DeflatedChannels write_deflated_channels(hid_t dataset, hid_t type, std::uint64_t z0, std::span<const std::byte> block,
-                                         MPI_Comm comm, std::uint64_t share_limit) {
-  const ChannelChunks c = layout_of(dataset, type);
-  const std::uint64_t plane_bytes = c.ny * c.nx * c.element;
-  AS_ASSERT(plane_bytes > 0 && block.size() % plane_bytes == 0 && z0 + block.size() / plane_bytes <= c.nz);
+/// Collective: shares what every rank compressed and writes it, every chunk on every rank in the
+/// same order; above share_limit, `through_hdf5` writes the rank's block by HDF5's collective write.
+DeflatedChannels write_compressed(hid_t dataset, const ChannelChunks& c, const std::function<Compressed()>& compress,
+                                  const std::function<void()>& through_hdf5, MPI_Comm comm, std::uint64_t share_limit) {
   Compressed mine;
   std::exception_ptr failure;
   try {
-    mine = compress_block(c, z0, block);
+    mine = compress();
   } catch (...) {
     failure = std::current_exception();  // thrown once every rank knows, so none waits alone
   }
@@ -159,8 +217,7 @@ DeflatedChannels write_deflated_channels(hid_t dataset, hid_t type, std::uint64_
   if (done.compressed_bytes > share_limit) {
     // Too much to hold on every rank (a mask that is mostly ones): HDF5 compresses it, slowly.
     done.through_hdf5 = true;
-    write_hyperslab(dataset, type, {z0, 0, 0}, {block.size() / plane_bytes, c.ny, c.nx}, block.data(),
-                    Transfer::collective);
+    through_hdf5();
     return done;
   }
   const auto index = all_gathered(mine.index, comm);
@@ -177,6 +234,42 @@ DeflatedChannels write_deflated_channels(hid_t dataset, hid_t type, std::uint64_
     at += size[i];
   }
   return done;
+}
+
+}  // namespace
+
+DeflatedChannels write_deflated_channels(hid_t dataset, hid_t type, std::uint64_t z0, std::span<const std::byte> block,
+                                         MPI_Comm comm, std::uint64_t share_limit) {
+  const ChannelChunks c = layout_of(dataset, type);
+  const std::uint64_t plane_bytes = c.ny * c.nx * c.element;
+  AS_ASSERT(plane_bytes > 0 && block.size() % plane_bytes == 0 && z0 + block.size() / plane_bytes <= c.nz);
+  return write_compressed(
+      dataset, c, [&] { return compress_block(c, z0, block); },
+      [&] {
+        write_hyperslab(dataset, type, {z0, 0, 0}, {block.size() / plane_bytes, c.ny, c.nx}, block.data(),
+                        Transfer::collective);
+      },
+      comm, share_limit);
+}
+
+DeflatedChannels write_deflated_mask_offsets(hid_t dataset, std::uint64_t z0, std::uint64_t channels,
+                                             std::span<const std::uint64_t> offsets, MPI_Comm comm,
+                                             std::uint64_t share_limit) {
+  const ChannelChunks c = layout_of(dataset, H5T_NATIVE_UINT8);
+  const std::uint64_t plane = c.ny * c.nx;
+  AS_ASSERT(plane > 0 && z0 + channels <= c.nz);
+  return write_compressed(
+      dataset, c, [&] { return compress_offsets(c, z0, channels, offsets); },
+      [&] {
+        // The rank's block made dense again for HDF5 (zeroed pages the ones do not touch stay unbacked).
+        std::unique_ptr<std::uint8_t[], decltype(&std::free)> block(
+            static_cast<std::uint8_t*>(std::calloc(std::max<std::uint64_t>(1, channels * plane), 1)), &std::free);
+        if (!block) throw std::bad_alloc();
+        for (const std::uint64_t o : offsets) block[o] = 1;
+        write_hyperslab(dataset, H5T_NATIVE_UINT8, {z0, 0, 0}, {channels, c.ny, c.nx}, block.get(),
+                        Transfer::collective);
+      },
+      comm, share_limit);
 }
 
 }  // namespace astrosweep::h5

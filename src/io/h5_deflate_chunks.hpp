@@ -40,4 +40,14 @@ struct DeflatedChannels {
 DeflatedChannels write_deflated_channels(hid_t dataset, hid_t type, std::uint64_t z0, std::span<const std::byte> block,
                                          MPI_Comm comm, std::uint64_t share_limit = shared_chunk_limit);
 
+/// write_deflated_channels for a uint8 dataset of zeros and ones given only where its ones are:
+/// `offsets`, ascending, of the voxels that are 1 among channels [z0, z0 + channels), counted from
+/// channel z0's first voxel (a rank may pass none, or 0 channels). Only the chunks holding a one
+/// are written, each encoded straight from its ones (zlib_ones.hpp: no zlib pass over the zeros),
+/// so the work is the ones', not the mask's bytes; the dataset reads back as the dense write's. Above
+/// `share_limit` the rank's block is made dense for HDF5's collective write.
+DeflatedChannels write_deflated_mask_offsets(hid_t dataset, std::uint64_t z0, std::uint64_t channels,
+                                             std::span<const std::uint64_t> offsets, MPI_Comm comm,
+                                             std::uint64_t share_limit = shared_chunk_limit);
+
 }  // namespace astrosweep::h5

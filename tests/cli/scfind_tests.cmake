@@ -126,6 +126,29 @@ foreach(run "1;rice;RICE_1" "2;gzip;GZIP_1" "3;rice;RICE_1")
                        scfind_fits_mask_${fits_compression}_np${np}_same_as_plain PROPERTIES
                        FIXTURES_REQUIRED "scfind_run_${name};scfind_run_${plain_case}_np${np}" LABELS "${labels}")
 endforeach()
+# --- the mask written from the offsets of its ones: the same product ---
+# Without a FITS mask and without the linker, each rank hands the product only the offsets of its
+# mask's ones and only the chunks holding one are compressed; the runs above also write a FITS mask,
+# so their /mask goes the dense way. Resident and streamed (3 slabs per rank), on 1 and 3 ranks: the
+# products must be the same, and the rank lines must say the offsets were used.
+foreach(run "1;1" "3;1" "1;3" "3;3")
+  list(GET run 0 np)
+  list(GET run 1 k)
+  set(name scfind_sparse_mask_np${np}_k${k})
+  if(k EQUAL 1)
+    set(reference ${plain_case}_np${np})
+  else()
+    set(reference ${plain_case}_np${np}_k${k})
+  endif()
+  astrosweep_add_mpi_run(${name} NP ${np} LABELS scfind FIXTURES_REQUIRED scfind_par_${plain_case}
+    FIXTURES_SETUP scfind_run_${name}
+    COMMAND ${exe} scfind --par ${scfind_out}/${plain_case}.par -i ${scfind_out}/A.fits -o ${scfind_out}/${name}.h5
+            --overwrite --threads 1 --no-fits-mask --slabs-per-rank ${k})
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "mask fetched [0-9.]+ s \\(the offsets of its ones\\)")
+  add_test(NAME ${name}_same_as_dense COMMAND compare_products ${scfind_out}/${name}.h5 ${scfind_out}/${reference}.h5)
+  set_tests_properties(${name}_same_as_dense PROPERTIES FIXTURES_REQUIRED "scfind_run_${name};scfind_run_${reference}"
+                       LABELS scfind)
+endforeach()
 # SoFiA-2's default: no FITS raw mask unless asked for (--fits-mask, output.writeRawMask = true).
 astrosweep_add_mpi_run(scfind_no_fits_mask_by_default NP 1 LABELS scfind FIXTURES_REQUIRED scfind_cube_A
   FIXTURES_SETUP scfind_run_no_fits_mask_by_default

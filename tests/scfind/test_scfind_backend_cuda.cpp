@@ -10,6 +10,10 @@
 // statistics, the cap's prefix, the noise bit for bit), on sample counts around the warp, block
 // and grid sizes of its kernels; and the device mask count against the downloaded mask.
 //
+// The device's mask offsets (kernels/scfind/mask_offsets.cu) against the OpenMP backend's on the
+// same masks, over one and many blocks, and a full mask that comes down whole; the copied original
+// against what load() took.
+//
 // This file is compiled with -ffp-contract=off (tests/CMakeLists.txt): the reference must round
 // every operation on its own, as SoFiA-2's x86-64 build does.
 #include <gtest/gtest.h>
@@ -29,6 +33,7 @@
 #include "device.hpp"
 #include "noise.hpp"
 #include "scfind_backend.hpp"
+#include "scfind_backend_cpu.hpp"
 #include "scfind_backend_cuda.hpp"
 
 namespace astrosweep::scfind {
@@ -791,6 +796,71 @@ TEST_F(CudaScfind, MaskCountCountsTheOwnedChannelsOnly) {
       }
     }
   }
+}
+
+TEST_F(CudaScfind, MaskOffsetsMatchTheOpenMpBackend) {
+  // Shapes from one block of the count and scatter kernels (4,096 bytes) to more than their 1,024
+  // blocks, with a halo on both sides of the owned channels.
+  for (const CubeShape& c :
+       {CubeShape{33, 32, 7}, CubeShape{257, 3, 6}, CubeShape{300, 200, 12}, CubeShape{1024, 700, 9}}) {
+    SCOPED_TRACE(std::to_string(c.nx) + "x" + std::to_string(c.ny) + "x" + std::to_string(c.nz));
+    const std::size_t plane = c.plane();
+    const std::vector<float> cube = make_cube(c, 61);
+    const Slab s = test_slab(c, 2, c.nz - 2, 1);
+    auto device = make_scfind_backend_cuda(BackendOptions{});
+    auto host = make_scfind_backend_cpu(2);
+    const std::span<const float> held(cube.data() + s.held_begin * plane, s.held_voxels());
+    device->load(s, held);
+    host->load(s, held);
+    const std::size_t first = s.owned_offset(), last = first + s.owned_voxels() - 1;
+    std::vector<std::vector<std::uint8_t>> masks(7, std::vector<std::uint8_t>(s.held_voxels(), 0));
+    masks[1][first + plane + 255] = 1;  // one voxel
+    masks[2][first] = masks[2][last] = 1;
+    std::fill_n(masks[3].begin() + static_cast<std::ptrdiff_t>(first + plane), plane, 1);  // a whole plane
+    std::mt19937 rng(17);
+    for (auto& m : masks[4]) m = rng() % 5000 == 0 ? 1 : 0;  // a mask's sparsity
+    for (auto& m : masks[5]) m = rng() % 3 == 0 ? 1 : 0;
+    masks[6].assign(s.held_voxels(), 1);  // more offsets than the spare copy holds: downloaded whole
+    for (const auto& mask : masks) {
+      device->set_mask_channels(s.held_begin, mask);
+      host->set_mask_channels(s.held_begin, mask);
+      const auto expected = host->mask_offsets(s.own_begin, s.own_end);
+      ASSERT_EQ(device->mask_offsets(s.own_begin, s.own_end), expected);
+      ASSERT_EQ(device->mask_offsets(s.held_begin, s.held_end), host->mask_offsets(s.held_begin, s.held_end));
+      EXPECT_TRUE(device->mask_offsets(s.own_begin, s.own_begin).empty());
+    }
+    std::vector<float> copied(s.owned_voxels());
+    device->copy_original_channels(s.own_begin, s.own_end, copied);
+    EXPECT_EQ(std::memcmp(copied.data(), cube.data() + s.own_begin * plane, copied.size() * sizeof(float)), 0);
+  }
+}
+
+TEST_F(CudaScfind, MaskOffsetsLeaveTheSmoothedDataAndEndTheMagnitudes) {
+  const CubeShape c{45, 38, 9};
+  const std::vector<float> cube = make_cube(c, 67);
+  const Slab s = test_slab(c, 0, c.nz, 0);
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
+  backend->load(s, cube);
+  std::vector<std::vector<float>> planes(1, std::vector<float>(c.plane()));
+  std::vector<std::size_t> sent(1, 0);
+  InProcessCarry carry(planes, sent, 0, s, 8);
+  backend->smooth(make_pair(3, 3), std::nullopt, carry);
+  backend->clip(1.0);
+  const SampleRange all{c.voxels() - 1, c.voxels()};
+  const auto before = backend->samples(all, 1);
+  auto magnitudes = backend->magnitudes(all, 1, FluxRange::full);
+  const auto mask = backend->mask_channels(0, c.nz);
+  std::vector<std::uint64_t> expected;
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (mask[i] != 0) expected.push_back(i);
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(backend->mask_offsets(0, c.nz), expected);
+  EXPECT_THROW((void)magnitudes->count(0, 0, 24), InternalError);  // the spare copy held them
+  const auto after = backend->samples(all, 1);
+  EXPECT_EQ(std::memcmp(before.data(), after.data(), before.size() * sizeof(float)), 0);
+  std::vector<float> copied(c.voxels());
+  backend->copy_original_channels(0, c.nz, copied);
+  EXPECT_EQ(std::memcmp(copied.data(), cube.data(), copied.size() * sizeof(float)), 0);
 }
 
 // values_above: the owned voxels with |x| > bound and their values, the GPU's in no particular
