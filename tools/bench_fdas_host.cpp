@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   for (int H = 1; H <= 8; H *= 2) stages.push_back({H, 1'000'000'000, 0, 0});
 
   double best_spectrum = 1e300, best_deredden = 1e300, best_polish = 1e300;
-  std::uint64_t sum = 0;
+  std::uint64_t sum = 0, spectrum_sum = 0;
   for (int pass = 0; pass < s.repeat; ++pass) {
     auto t = std::chrono::steady_clock::now();
     std::vector<std::complex<float>> spectrum = raw_spectrum(x, n_fft);
@@ -159,6 +159,10 @@ int main(int argc, char** argv) {
     t = std::chrono::steady_clock::now();
     deredden(spectrum, s.threads);
     best_deredden = std::min(best_deredden, seconds_since(t));
+    spectrum_sum = 1469598103934665603ULL;
+    for (const std::complex<float>& f : spectrum)
+      for (const float part : {f.real(), f.imag()})
+        spectrum_sum = (spectrum_sum ^ std::bit_cast<std::uint32_t>(part)) * 1099511628211ULL;
     const std::vector<Candidate> list = drawn_candidates(s, spectrum.size());
     t = std::chrono::steady_clock::now();
     const auto found = polish_candidates(spectrum, list, stages, span_s, Accuracy::low, s.threads);
@@ -170,6 +174,7 @@ int main(int argc, char** argv) {
   std::printf("spectrum %.1f ms, deredden %.1f ms, polish %.1f ms (%.2f ms per candidate), best of %d\n",
               1e3 * best_spectrum, 1e3 * best_deredden, 1e3 * best_polish,
               s.candidates > 0 ? 1e3 * best_polish / s.candidates : 0.0, s.repeat);
-  std::printf("polished checksum %016llx\n", static_cast<unsigned long long>(sum));
+  std::printf("dereddened spectrum checksum %016llx, polished checksum %016llx\n",
+              static_cast<unsigned long long>(spectrum_sum), static_cast<unsigned long long>(sum));
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 #include <cmath>
 #include <exception>
@@ -28,7 +29,7 @@ SeriesFound polished_candidate(std::span<const std::complex<float>> spectrum, co
   const double n_indep = static_cast<double>(stages[stage].n_indep);
   f.sigma = static_cast<float>(candidate_sigma(f.polished.summed_power, c.numharm, n_indep));
   f.physics = to_physical(f.polished.r, f.polished.z, c.numharm, span_s);
-  f.harmonics = harmonic_rows(spectrum, f.polished, c.r, c.z, c.numharm);
+  f.harmonics = harmonic_rows(spectrum, f.polished, c.r, c.z, c.numharm, threads);
   // PRESTO's "Coherent Power" column adds the harmonics' powers relative to their local powers.
   f.polished.coherent_power = coherent_power(f.harmonics);
   return f;
@@ -47,9 +48,19 @@ std::vector<SeriesFound> polish_candidates(std::span<const std::complex<float>> 
   // do not depend on the thread count.
   std::vector<SeriesFound> polished(list.size());
   const bool per_candidate = list.size() >= static_cast<std::size_t>(threads);
+  // One candidate a thread, the costliest first (the widest responses: many harmonics, large
+  // drifts), so that no thread is left with a long one at the end; the results keep list order.
+  std::vector<std::size_t> order(list.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const auto cost = [&](std::size_t i) {
+    const Candidate& c = list[i];
+    return c.numharm * (half_width(0) + 0.55 * std::abs(c.z) * (c.numharm + 1) / 2);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
   std::exception_ptr failure;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (per_candidate)
-  for (std::size_t i = 0; i < list.size(); ++i) {
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    const std::size_t i = order[j];
     try {
       polished[i] = polished_candidate(spectrum, list[i], stages, span_s, accuracy, per_candidate ? 1 : threads);
     } catch (...) {
