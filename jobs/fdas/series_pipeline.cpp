@@ -42,21 +42,23 @@ std::vector<SeriesFound> polish_candidates(std::span<const std::complex<float>> 
                                            double span_s, Accuracy accuracy, int threads) {
   threads = std::max(threads, 1);
   // Polishing evaluates the exact response (Fresnel integrals) for every harmonic at every step:
-  // it costs far more per candidate than the search per cell. With at least as many candidates as
-  // threads they are polished in parallel, one per thread; with fewer (a long series usually has a
-  // handful) one at a time, each step's harmonics in parallel. The results land in list order and
-  // do not depend on the thread count.
+  // it costs far more per candidate than the search per cell, about in proportion to the
+  // harmonics' response widths summed. With at least as many candidates as threads, one candidate
+  // a thread, the costliest first so that no thread is left with a long one at the end; with
+  // fewer (the usual handful of a long series), one at a time with each step's response terms
+  // spread over the threads. (That way starts and joins a team at every step: on a machine whose
+  // cores are taken by others it can wait on a descheduled thread at each step, so it is kept to
+  // the case where one candidate a thread would leave threads idle.) The results land in list
+  // order and their bits depend neither on the way nor on the thread count.
   std::vector<SeriesFound> polished(list.size());
-  const bool per_candidate = list.size() >= static_cast<std::size_t>(threads);
-  // One candidate a thread, the costliest first (the widest responses: many harmonics, large
-  // drifts), so that no thread is left with a long one at the end; the results keep list order.
-  std::vector<std::size_t> order(list.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
   const auto cost = [&](std::size_t i) {
     const Candidate& c = list[i];
     return c.numharm * (half_width(0) + 0.55 * std::abs(c.z) * (c.numharm + 1) / 2);
   };
+  std::vector<std::size_t> order(list.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+  const bool per_candidate = list.size() >= static_cast<std::size_t>(threads);
   std::exception_ptr failure;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (per_candidate)
   for (std::size_t j = 0; j < order.size(); ++j) {
