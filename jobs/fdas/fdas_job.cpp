@@ -224,6 +224,10 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
   const BackendOptions lane_options = run::lane_share(run.backend_options(), lanes);
   std::vector<std::unique_ptr<FdasBackend>> backends;
   for (int lane = 0; lane < lanes; ++lane) backends.push_back(make_fdas_backend(bank, lane_options));
+  // The host phases of a series (dereddening, polishing) run on the lane's share too: on all of
+  // the rank's threads in every lane they would oversubscribe the cores lanes-fold.
+  FdasOptions lane_fdas_options = options;
+  lane_fdas_options.backend = lane_options;
   char line[500];
   std::snprintf(line, sizeof line,
                 "%llu series (%s), zmax %g (%zu templates, segments of %zu), numharm %d, sigma %g, %llu work units on "
@@ -265,7 +269,7 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
         records.push_back(empty_band_record(loaded.index, source, n_fft));
         continue;
       }
-      const SeriesResult result = search_series(loaded.samples, source.info.tsamp, options, backend);
+      const SeriesResult result = search_series(loaded.samples, source.info.tsamp, lane_fdas_options, backend);
       records.push_back(series_record(loaded.index, source, result));
       stats.candidates += static_cast<double>(result.candidates.size());
       stats.spectrum_seconds += result.spectrum_seconds;

@@ -33,9 +33,10 @@ namespace astrosweep::fdas {
 /// harmonic whose power or local power is below 1e-14 cannot be described: PRESTO's calc_props
 /// stops accelsearch there ("data.pow … (out-of-bounds)"). Its row keeps its r, z, predictions,
 /// raw and local power, and has power, sigma, phase, centroid and purity 0. UsageError unless
-/// numharm ≥ 1.
+/// numharm ≥ 1. The rows are independent: on `threads` > 1 they are measured in parallel, with the
+/// same bits.
 std::vector<HarmonicRow> harmonic_rows(std::span<const std::complex<float>> spectrum, const Polished& polished,
-                                       double found_r, double found_z, int numharm);
+                                       double found_r, double found_z, int numharm, int threads = 1);
 
 /// PRESTO's get_localpower3d at (r, z): see above. 0 where all 20 points lie outside the spectrum.
 double local_power(std::span<const std::complex<float>> spectrum, double r, double z);

@@ -3,6 +3,8 @@
 // maximises Σ_{h=1}^{H} |A(h·r, h·z)|², with A evaluated from the spectrum through the exact
 // response, A(r, z) = Σ_k F_k · conj(R(r − k, z)) over the ±m(z) bins around r, in double.
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <span>
 #include <vector>
@@ -15,6 +17,22 @@ namespace astrosweep::fdas {
 /// response (bins outside the spectrum count as zero).
 std::complex<double> interpolate_amplitude(std::span<const std::complex<float>> spectrum, double r, double z,
                                            Accuracy accuracy = Accuracy::low);
+
+/// interpolate_amplitude with the response R(δ) at the template's z taken from `response_at`
+/// (a cache of it): the same bins, terms and order, hence the same bits when response_at(δ)
+/// returns response(δ, z).
+template <class ResponseAt>
+std::complex<double> interpolate_amplitude_with(std::span<const std::complex<float>> spectrum, double r, double z,
+                                                Accuracy accuracy, ResponseAt&& response_at) {
+  const int m = half_width(z, accuracy);
+  const auto first = static_cast<long long>(std::floor(r)) - m;
+  const auto last = static_cast<long long>(std::ceil(r)) + m;
+  std::complex<double> a = 0;
+  for (long long k = std::max(0LL, first); k <= last && k < static_cast<long long>(spectrum.size()); ++k)
+    a += std::complex<double>(spectrum[static_cast<std::size_t>(k)]) *
+         std::conj(response_at(r - static_cast<double>(k)));
+  return a;
+}
 
 struct PolishedHarmonic {
   double power;  ///< |A(h·r, h·z)|²

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 #include <cmath>
 #include <exception>
@@ -18,22 +19,62 @@ namespace astrosweep::fdas {
 namespace {
 
 SeriesFound polished_candidate(std::span<const std::complex<float>> spectrum, const Candidate& c,
-                               const SeriesResult& result, const FdasOptions& options, int threads) {
+                               std::span<const StageTrials> stages, double span_s, Accuracy accuracy, int threads) {
   SeriesFound f;
   f.found = c;
-  f.polished = polish(spectrum, c.r, c.z, c.numharm, options.accuracy, threads);
+  f.polished = polish(spectrum, c.r, c.z, c.numharm, accuracy, threads);
   // The significance of the polished power among the trials of the stage that found it.
   const auto stage = static_cast<std::size_t>(std::log2(c.numharm));
-  const double n_indep = static_cast<double>(result.stages.at(stage).n_indep);
+  AS_EXPECTS(stage < stages.size(), UsageError, "a candidate of a stage the search did not run");
+  const double n_indep = static_cast<double>(stages[stage].n_indep);
   f.sigma = static_cast<float>(candidate_sigma(f.polished.summed_power, c.numharm, n_indep));
-  f.physics = to_physical(f.polished.r, f.polished.z, c.numharm, result.span_s);
-  f.harmonics = harmonic_rows(spectrum, f.polished, c.r, c.z, c.numharm);
+  f.physics = to_physical(f.polished.r, f.polished.z, c.numharm, span_s);
+  f.harmonics = harmonic_rows(spectrum, f.polished, c.r, c.z, c.numharm, threads);
   // PRESTO's "Coherent Power" column adds the harmonics' powers relative to their local powers.
   f.polished.coherent_power = coherent_power(f.harmonics);
   return f;
 }
 
 }  // namespace
+
+std::vector<SeriesFound> polish_candidates(std::span<const std::complex<float>> spectrum,
+                                           std::span<const Candidate> list, std::span<const StageTrials> stages,
+                                           double span_s, Accuracy accuracy, int threads) {
+  threads = std::max(threads, 1);
+  // Polishing evaluates the exact response (Fresnel integrals) for every harmonic at every step:
+  // it costs far more per candidate than the search per cell, about in proportion to the
+  // harmonics' response widths summed. With at least as many candidates as threads, one candidate
+  // a thread, the costliest first so that no thread is left with a long one at the end; with
+  // fewer (the usual handful of a long series), one at a time with each step's response terms
+  // spread over the threads. (That way starts and joins a team at every step: on a machine whose
+  // cores are taken by others it can wait on a descheduled thread at each step, so it is kept to
+  // the case where one candidate a thread would leave threads idle.) The results land in list
+  // order and their bits depend neither on the way nor on the thread count.
+  std::vector<SeriesFound> polished(list.size());
+  const auto cost = [&](std::size_t i) {
+    const Candidate& c = list[i];
+    return c.numharm * (half_width(0) + 0.55 * std::abs(c.z) * (c.numharm + 1) / 2);
+  };
+  std::vector<std::size_t> order(list.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+  const bool per_candidate = list.size() >= static_cast<std::size_t>(threads);
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (per_candidate)
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    const std::size_t i = order[j];
+    try {
+      polished[i] = polished_candidate(spectrum, list[i], stages, span_s, accuracy, per_candidate ? 1 : threads);
+    } catch (...) {
+#pragma omp critical(fdas_polish_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  std::stable_sort(polished.begin(), polished.end(),
+                   [](const SeriesFound& a, const SeriesFound& b) { return a.sigma > b.sigma; });
+  return polished;
+}
 
 SeriesResult search_series(std::span<const float> samples, double tsamp, const FdasOptions& options,
                            FdasBackend& backend) {
@@ -76,26 +117,7 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   std::vector<Candidate> list = found.candidates;
   sort_by_sigma(list);
   if (options.numharm > 1) result.removed_as_harmonics = eliminate_harmonics(list);
-  // Polishing evaluates the exact response (Fresnel integrals) for every harmonic at every step:
-  // it costs far more per candidate than the search per cell. With at least as many candidates as
-  // threads they are polished in parallel, one per thread; with fewer (a long series usually has a
-  // handful) one at a time, each step's harmonics in parallel. The results land in list order and
-  // do not depend on the thread count.
-  result.candidates.resize(list.size());
-  const bool per_candidate = list.size() >= static_cast<std::size_t>(threads);
-  std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (per_candidate)
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    try {
-      result.candidates[i] = polished_candidate(spectrum, list[i], result, options, per_candidate ? 1 : threads);
-    } catch (...) {
-#pragma omp critical(fdas_polish_failure)
-      if (!failure) failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
-  std::stable_sort(result.candidates.begin(), result.candidates.end(),
-                   [](const SeriesFound& a, const SeriesFound& b) { return a.sigma > b.sigma; });
+  result.candidates = polish_candidates(spectrum, list, result.stages, result.span_s, options.accuracy, threads);
   result.polish_seconds = seconds_since(t);
   return result;
 }

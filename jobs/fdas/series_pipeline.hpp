@@ -39,6 +39,14 @@ struct SeriesResult {
   double spectrum_seconds = 0, search_seconds = 0, polish_seconds = 0;
 };
 
+/// Polishes `list` (sifted, sigma descending) on `spectrum`: each candidate's (r, z) optimised, its
+/// sigma recomputed among the trials of the stage that found it (`stages`, indexed by stage), its
+/// physics for a series of `span_s` seconds and its harmonic table. The result is in sigma order
+/// (stable: ties keep the list's order) and bit for bit the same on any number of `threads`.
+std::vector<SeriesFound> polish_candidates(std::span<const std::complex<float>> spectrum,
+                                           std::span<const Candidate> list, std::span<const StageTrials> stages,
+                                           double span_s, Accuracy accuracy, int threads);
+
 /// Searches one series with the rank's backend (built for the run's bank); throws UsageError when
 /// the band is empty for this series.
 SeriesResult search_series(std::span<const float> samples, double tsamp, const FdasOptions& options,

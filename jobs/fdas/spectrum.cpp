@@ -23,8 +23,11 @@ std::size_t block_length_at(std::size_t b) {
   return std::min(l, longest_block);
 }
 
-float level_of(std::span<const float> powers, std::size_t first, std::size_t length) {
-  return static_cast<float>(static_cast<double>(block_median(powers.subspan(first, length))) / std::numbers::ln2);
+float block_median(std::span<const float> powers, std::vector<float>& scratch);
+
+float level_of(std::span<const float> powers, std::size_t first, std::size_t length, std::vector<float>& scratch) {
+  return static_cast<float>(static_cast<double>(block_median(powers.subspan(first, length), scratch)) /
+                            std::numbers::ln2);
 }
 
 }  // namespace
@@ -39,12 +42,17 @@ std::size_t good_fft_length(std::size_t n) noexcept {
   }
 }
 
+double padding_mean(std::span<const float> x, std::size_t n_fft) noexcept {
+  if (x.empty() || n_fft <= x.size()) return 0;
+  double mean = 0;
+  for (const float v : x) mean += static_cast<double>(v);
+  return mean / static_cast<double>(x.size());
+}
+
 std::vector<std::complex<float>> raw_spectrum(std::span<const float> x, std::size_t n_fft) {
   AS_EXPECTS(n_fft >= x.size() && n_fft >= 2, UsageError,
              "FFT length " + std::to_string(n_fft) + " is shorter than the series (" + std::to_string(x.size()) + ")");
-  double mean = 0;
-  for (float v : x) mean += static_cast<double>(v);
-  mean = x.empty() ? 0 : mean / static_cast<double>(x.size());
+  const double mean = padding_mean(x, n_fft);
   double* in = fftw_alloc_real(n_fft);
   fftw_complex* out = fftw_alloc_complex(n_fft / 2 + 1);
   AS_EXPECTS(in != nullptr && out != nullptr, RuntimeError, "out of memory for an FFT of " + std::to_string(n_fft));
@@ -68,12 +76,23 @@ std::vector<std::complex<float>> raw_spectrum(std::span<const float> x, std::siz
   return f;
 }
 
-float block_median(std::span<const float> powers) {
+namespace {
+
+// PRESTO's median of `powers`, with `scratch` as the copy nth_element reorders (a buffer reused
+// across a thread's blocks rather than one allocation per block).
+float block_median(std::span<const float> powers, std::vector<float>& scratch) {
   if (powers.empty()) return 0;
-  std::vector<float> v(powers.begin(), powers.end());
-  const std::size_t k = (v.size() - 1) / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
+  scratch.assign(powers.begin(), powers.end());
+  const std::size_t k = (scratch.size() - 1) / 2;
+  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k), scratch.end());
+  return scratch[k];
+}
+
+}  // namespace
+
+float block_median(std::span<const float> powers) {
+  std::vector<float> scratch;
+  return block_median(powers, scratch);
 }
 
 std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int threads) {
@@ -91,39 +110,75 @@ std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int th
   }
   // The medians, each on its own (tens of thousands for a long series).
   const auto n_blocks = static_cast<std::ptrdiff_t>(blocks.size());
-#pragma omp parallel for schedule(static) num_threads(std::max(threads, 1))
-  for (std::ptrdiff_t j = 0; j < n_blocks; ++j) {
-    DereddenBlock& block = blocks[static_cast<std::size_t>(j)];
-    block.level = level_of(powers, block.first, block.length);
+#pragma omp parallel num_threads(std::max(threads, 1))
+  {
+    std::vector<float> scratch;
+    scratch.reserve(longest_block);
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t j = 0; j < n_blocks; ++j) {
+      DereddenBlock& block = blocks[static_cast<std::size_t>(j)];
+      block.level = level_of(powers, block.first, block.length, scratch);
+    }
   }
   return blocks;
 }
 
-void deredden(std::span<std::complex<float>> spectrum, int threads) {
-  const std::size_t K = spectrum.size();
-  std::vector<float> powers(K);
-  for (std::size_t k = 0; k < K; ++k) powers[k] = std::norm(spectrum[k]);
-  const std::vector<DereddenBlock> blocks = deredden_blocks(powers, threads);
-  if (blocks.empty()) return;  // too short to estimate a level: left as it is
-  auto scale = [&](std::size_t bin, float level) {
-    if (level > 0) spectrum[bin] *= 1.0F / std::sqrt(level);
-  };
-  // The first half block at its own level, without a slope.
+namespace {
+
+// A run of bins [begin, end) scaled by the levels level + slope·i, i = bin − begin, in float.
+struct LevelRamp {
+  std::size_t begin, end;
+  float level, slope;
+};
+
+// PRESTO's walk over the blocks as ramps: the first half block at its own level without a slope,
+// then from each block's middle to the next's the levels interpolated, then the last slope
+// extrapolated to the end. Every bin's level depends only on its ramp, so the ramps can be applied
+// in any order (in parallel) with the same bits as the walk.
+std::vector<LevelRamp> level_ramps(std::span<const DereddenBlock> blocks, std::size_t K) {
+  std::vector<LevelRamp> ramps;
+  ramps.reserve(blocks.size() + 1);
   float m_old = blocks[0].level;
   std::size_t written = 1;
-  for (; written < 1 + blocks[0].length / 2; ++written) scale(written, m_old);
+  const std::size_t first_until = 1 + blocks[0].length / 2;
+  ramps.push_back({written, first_until, m_old, 0.0F});
+  written = first_until;
   float slope = 0;
   for (std::size_t j = 1; j < blocks.size(); ++j) {
     const DereddenBlock& block = blocks[j];
     const float m_new = block.level;
     slope = (m_new - m_old) / (0.5F * static_cast<float>(blocks[j - 1].length + block.length));
     const std::size_t until = block.first + block.length / 2;
-    for (std::size_t i = 0; written + i < until; ++i) scale(written + i, m_old + slope * static_cast<float>(i));
+    if (written < until) ramps.push_back({written, until, m_old, slope});
     written = std::max(written, until);
     m_old = m_new;
   }
-  // The tail: the last slope extrapolated.
-  for (std::size_t i = 0; written + i < K; ++i) scale(written + i, m_old + slope * static_cast<float>(i));
+  if (written < K) ramps.push_back({written, K, m_old, slope});
+  return ramps;
+}
+
+}  // namespace
+
+void deredden(std::span<std::complex<float>> spectrum, int threads) {
+  threads = std::max(threads, 1);
+  const std::size_t K = spectrum.size();
+  std::vector<float> powers(K);
+  const auto n_bins = static_cast<std::ptrdiff_t>(K);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::ptrdiff_t k = 0; k < n_bins; ++k)
+    powers[static_cast<std::size_t>(k)] = std::norm(spectrum[static_cast<std::size_t>(k)]);
+  const std::vector<DereddenBlock> blocks = deredden_blocks(powers, threads);
+  if (blocks.empty()) return;  // too short to estimate a level: left as it is
+  const std::vector<LevelRamp> ramps = level_ramps(blocks, K);
+  const auto n_ramps = static_cast<std::ptrdiff_t>(ramps.size());
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::ptrdiff_t j = 0; j < n_ramps; ++j) {
+    const LevelRamp& ramp = ramps[static_cast<std::size_t>(j)];
+    for (std::size_t i = 0; ramp.begin + i < ramp.end; ++i) {
+      const float level = ramp.level + ramp.slope * static_cast<float>(i);
+      if (level > 0) spectrum[ramp.begin + i] *= 1.0F / std::sqrt(level);
+    }
+  }
 }
 
 void normalise_known_variance(std::span<std::complex<float>> spectrum, std::size_t n_samples, double variance) {

@@ -14,6 +14,11 @@ namespace astrosweep::fdas {
 /// The smallest n' ≥ n whose only prime factors are 2, 3, 5 and 7 (1 for n ≤ 1).
 std::size_t good_fft_length(std::size_t n) noexcept;
 
+/// The value a series is padded with to `n_fft` points: its mean, summed in double in order (the
+/// spectrum's bits depend on it), or 0 without padding (n_fft ≤ x.size(): a 2^23-sample series
+/// then skips a serial pass over its samples).
+double padding_mean(std::span<const float> x, std::size_t n_fft) noexcept;
+
 /// F_k = Σ x_n e^{−2πikn/N_fft}, k = 0 … N_fft/2 − 1, x padded to `n_fft` ≥ x.size() with its mean,
 /// computed in double and rounded to float; F_0 = 1.
 std::vector<std::complex<float>> raw_spectrum(std::span<const float> x, std::size_t n_fft);

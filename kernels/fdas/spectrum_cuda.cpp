@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "cuda_memory.hpp"
 #include "cufft_plan.hpp"
+#include "spectrum.hpp"
 #include "spectrum_launch.hpp"
 
 namespace astrosweep::fdas::kernels {
@@ -43,10 +44,7 @@ std::vector<std::complex<float>> CudaSpectrum::transform(std::span<const float> 
   AS_EXPECTS(n_fft >= x.size() && n_fft >= 2, UsageError,
              "FFT length " + std::to_string(n_fft) + " is shorter than the series (" + std::to_string(x.size()) + ")");
   AS_EXPECTS(n_fft <= (std::size_t{1} << 31) - 1, UsageError, "a series longer than cuFFT's 2^31 - 1 points");
-  // The mean as raw_spectrum takes it: in double, in order.
-  double mean = 0;
-  for (const float v : x) mean += static_cast<double>(v);
-  mean = x.empty() ? 0 : mean / static_cast<double>(x.size());
+  const double mean = padding_mean(x, n_fft);
   Device& d = *device_;
   const cudaStream_t s = d.stream.get();
   const std::size_t n_out = n_fft / 2;

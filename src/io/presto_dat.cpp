@@ -161,9 +161,8 @@ PrestoTimeSeries read_presto_dat(const std::string& dat_or_inf) {
   series.paths = presto_paths(dat_or_inf);
   series.inf = read_presto_inf(series.paths.inf);
   check_presto_dat_size(series.paths, series.inf);
-  const auto bytes = read_file_range(series.paths.dat, 0, series.inf.n_samples * 4);
   series.samples.resize(series.inf.n_samples);
-  std::memcpy(series.samples.data(), bytes.data(), bytes.size());
+  read_file_into(series.paths.dat, 0, std::as_writable_bytes(std::span(series.samples)));
   return series;
 }
 

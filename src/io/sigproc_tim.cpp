@@ -240,14 +240,16 @@ SigprocTimeSeries read_sigproc_tim(const std::string& path) {
   series.info = sigproc_time_series_info(series.header, size, path);
   const auto& info = series.info;
   const std::uint64_t bytes_per_sample = static_cast<std::uint64_t>(info.nbits) / 8;
-  // The size was checked against the file: this allocation is bounded by the file, not the header.
-  const auto bytes = read_file_range(path, info.data_offset, info.n_samples * bytes_per_sample);
+  // The size was checked against the file: these allocations are bounded by the file, not the header.
   series.samples.resize(info.n_samples);
+  if (info.nbits == 32) {  // the samples' own bytes: read straight into them
+    read_file_into(path, info.data_offset, std::as_writable_bytes(std::span(series.samples)));
+    return series;
+  }
+  const auto bytes = read_file_range(path, info.data_offset, info.n_samples * bytes_per_sample);
   const auto* raw = bytes.data();
   for (std::uint64_t i = 0; i < info.n_samples; ++i) {
-    if (info.nbits == 32) {
-      std::memcpy(&series.samples[i], raw + 4 * i, 4);
-    } else if (info.nbits == 16) {
+    if (info.nbits == 16) {
       std::int16_t v;
       std::memcpy(&v, raw + 2 * i, 2);
       series.samples[i] = static_cast<float>(v);

@@ -1,8 +1,10 @@
 #include "io/time_series_inputs.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 
@@ -228,8 +230,23 @@ TimeSeriesInputs list_time_series_inputs(const std::vector<std::string>& inputs,
 }
 
 void require_finite_samples(std::span<const float> samples, const std::string& where, std::uint64_t first_index) {
-  const auto bad = std::find_if(samples.begin(), samples.end(), [](float v) { return !std::isfinite(v); });
-  if (bad == samples.end()) return;
+  // Chunks of samples tested without a branch per sample (a loop the compiler vectorises: a 2^23
+  // series in a millisecond or two), the first bad sample looked for only in a chunk that has one.
+  constexpr std::size_t chunk = 4096;
+  std::size_t from = 0;
+  for (; from < samples.size(); from += chunk) {
+    const std::size_t to = std::min(samples.size(), from + chunk);
+    std::uint32_t any_bad = 0;
+    for (std::size_t i = from; i < to; ++i) {
+      // Exponent bits all set: NaN or infinite.
+      const auto bits = std::bit_cast<std::uint32_t>(samples[i]);
+      any_bad |= static_cast<std::uint32_t>((bits & 0x7f800000U) == 0x7f800000U);
+    }
+    if (any_bad != 0) break;
+  }
+  if (from >= samples.size()) return;
+  const auto bad = std::find_if(samples.begin() + static_cast<std::ptrdiff_t>(from), samples.end(),
+                                [](float v) { return !std::isfinite(v); });
   const auto i = first_index + static_cast<std::uint64_t>(bad - samples.begin());
   throw InputError(where + ": sample " + std::to_string(i) + " is " + (std::isnan(*bad) ? "NaN" : "infinite") +
                        ": fdas needs finite samples (a single NaN makes the whole spectrum NaN)",

@@ -2,8 +2,11 @@
 // give them, white noise normalised to exponential powers of mean 1, red noise flattened.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -91,6 +94,54 @@ Moments moments(const std::vector<std::complex<float>>& f, std::size_t from) {
   }
   const double mean = s / n;
   return {mean, s2 / n - mean * mean, above / n};
+}
+
+// PRESTO's dereddening walk as one loop over the bins (deredden's code before it applied the
+// levels as ramps in parallel): the oracle its every bit is compared with.
+void deredden_walk(std::vector<std::complex<float>>& spectrum) {
+  const std::size_t K = spectrum.size();
+  std::vector<float> powers(K);
+  for (std::size_t k = 0; k < K; ++k) powers[k] = std::norm(spectrum[k]);
+  const std::vector<DereddenBlock> blocks = deredden_blocks(powers);
+  if (blocks.empty()) return;
+  auto scale = [&](std::size_t bin, float level) {
+    if (level > 0) spectrum[bin] *= 1.0F / std::sqrt(level);
+  };
+  float m_old = blocks[0].level;
+  std::size_t written = 1;
+  for (; written < 1 + blocks[0].length / 2; ++written) scale(written, m_old);
+  float slope = 0;
+  for (std::size_t j = 1; j < blocks.size(); ++j) {
+    const float m_new = blocks[j].level;
+    slope = (m_new - m_old) / (0.5F * static_cast<float>(blocks[j - 1].length + blocks[j].length));
+    const std::size_t until = blocks[j].first + blocks[j].length / 2;
+    for (std::size_t i = 0; written + i < until; ++i) scale(written + i, m_old + slope * static_cast<float>(i));
+    written = std::max(written, until);
+    m_old = m_new;
+  }
+  for (std::size_t i = 0; written + i < K; ++i) scale(written + i, m_old + slope * static_cast<float>(i));
+}
+
+TEST(Spectrum, DereddeningIsThePrestoWalkBitForBitOnAnyThreads) {
+  // Red noise (the levels change from block to block) at lengths with and without a tail after
+  // the last block, a spectrum of one block, and one too short for any (left as it is).
+  for (const std::size_t n :
+       {std::size_t{1} << 18, std::size_t{100'002}, std::size_t{40}, std::size_t{14}, std::size_t{12}}) {
+    std::vector<float> x = white(n, 11);
+    for (std::size_t i = 1; i < n; ++i) x[i] += 0.9F * x[i - 1];  // red: powers fall with frequency
+    const std::vector<std::complex<float>> raw = raw_spectrum(x, n);
+    std::vector<std::complex<float>> expected = raw;
+    deredden_walk(expected);
+    for (const int threads : {1, 2, 3, 4}) {
+      std::vector<std::complex<float>> f = raw;
+      deredden(f, threads);
+      ASSERT_EQ(f.size(), expected.size());
+      std::size_t differing = 0;
+      for (std::size_t k = 0; k < f.size(); ++k)
+        differing += std::bit_cast<std::uint64_t>(f[k]) != std::bit_cast<std::uint64_t>(expected[k]) ? 1 : 0;
+      EXPECT_EQ(differing, 0U) << "n = " << n << ", " << threads << " threads";
+    }
+  }
 }
 
 TEST(Spectrum, WhiteNoiseBecomesExponentialWithMeanOne) {

@@ -225,6 +225,28 @@ TEST(TimeSeriesInputs, TheRulesOfOneRun) {
   EXPECT_EQ(what, "x: sample 115 is infinite: fdas needs finite samples (a single NaN makes the whole spectrum NaN)");
 }
 
+TEST(TimeSeriesInputs, FiniteCheckFindsTheFirstBadSampleAroundItsChunks) {
+  // The check tests chunks of 4096 samples without a branch, then looks for the sample: a bad
+  // sample at either edge of a chunk, in the last (short) chunk, and the first of two, are found.
+  std::vector<float> samples(3 * 4096 + 7, 1.0F);
+  EXPECT_NO_THROW(require_finite_samples(samples, "x"));
+  EXPECT_NO_THROW(require_finite_samples(std::span<const float>(), "x"));
+  for (const std::size_t at : {std::size_t{0}, std::size_t{4095}, std::size_t{4096}, std::size_t{8191},
+                               std::size_t{3 * 4096}, samples.size() - 1}) {
+    std::vector<float> bad = samples;
+    bad[at] = std::numeric_limits<float>::quiet_NaN();
+    if (at + 5000 < bad.size()) bad[at + 5000] = std::numeric_limits<float>::infinity();  // a later one
+    const std::string what = error_of([&] { require_finite_samples(bad, "x"); });
+    EXPECT_NE(what.find("x: sample " + std::to_string(at) + " is NaN"), std::string::npos) << what;
+  }
+  // The largest finite float and a denormal pass; -inf fails.
+  samples[5] = std::numeric_limits<float>::max();
+  samples[6] = std::numeric_limits<float>::denorm_min();
+  EXPECT_NO_THROW(require_finite_samples(samples, "x"));
+  samples[9000] = -std::numeric_limits<float>::infinity();
+  EXPECT_NE(error_of([&] { require_finite_samples(samples, "x"); }).find("sample 9000 is infinite"), std::string::npos);
+}
+
 TEST(TimeSeriesInputs, OneBatchAlone) {
   test::TempDir dir;
   Batch().write(dir.path("b.h5"));

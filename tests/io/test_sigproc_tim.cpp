@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
+#include "io/binary_file.hpp"
 #include "io/sigproc_tim.hpp"
 #include "io/time_series_fixtures.hpp"
 #include "test_data.hpp"
@@ -235,6 +239,28 @@ TEST(SigprocTim, MissingEmptyAndDirectory) {
   test::write_file(dir.path("empty.tim"), "");
   EXPECT_NE(input_error([&] { read_sigproc_tim(dir.path("empty.tim")); }).find("is empty"), std::string::npos);
   EXPECT_NE(input_error([&] { read_sigproc_tim(dir.path("")); }).find("is a directory"), std::string::npos);
+}
+
+TEST(SigprocTim, FileRangesAreReadStraightIntoTheCallersMemory) {
+  // read_file_into, which float samples are read with: bytes from an offset into a span, the
+  // whole file, nothing, and a range past the end (named with expected and found bytes).
+  test::TempDir dir;
+  const auto path = dir.path("bytes.bin");
+  std::string text(3 * 4096 + 5, '\0');
+  for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>(i * 7 % 251);
+  test::write_file(path, text);
+  std::vector<std::byte> out(5000);
+  read_file_into(path, 100, out);
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(std::to_integer<char>(out[i]), text[100 + i]) << "byte " << i;
+  EXPECT_EQ(read_file_range(path, 0, text.size()).size(), text.size());
+  EXPECT_NO_THROW(read_file_into(path, text.size(), {}));
+  std::vector<std::byte> beyond(10);
+  const auto what = input_error([&] { read_file_into(path, text.size() - 4, beyond); });
+  EXPECT_NE(what.find("expected 10 bytes from byte " + std::to_string(text.size() - 4) + ", found 4"),
+            std::string::npos)
+      << what;
+  EXPECT_NE(input_error([&] { read_file_into(dir.path("none.bin"), 0, beyond); }).find("cannot read input file"),
+            std::string::npos);
 }
 
 }  // namespace
