@@ -43,6 +43,10 @@ void* pinned_allocate(std::size_t bytes) {
 void pinned_free(void* p) noexcept {
   if (p) (void)cudaFreeHost(p);
 }
+void host_register(void* p, std::size_t bytes) { AS_CUDA_TRY(cudaHostRegister(p, bytes, cudaHostRegisterDefault)); }
+void host_unregister(void* p) noexcept {
+  if (p) (void)cudaHostUnregister(p);
+}
 
 Stream::Stream() { AS_CUDA_TRY(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
 Stream::~Stream() {
