@@ -6,6 +6,7 @@
 
 #include "cuda_memory.hpp"
 #include "mask_offsets_cuda.hpp"
+#include "scan_block_counts.cuh"
 
 namespace astrosweep::scfind::kernels {
 
@@ -45,28 +46,6 @@ __global__ void __launch_bounds__(offsets_threads)
   if (threadIdx.x == 0) block_counts[blockIdx.x] = total;
 }
 
-/// block_counts[b] becomes the ones in blocks before b; *count their total.
-__global__ void __launch_bounds__(scan_threads)
-    scan_counts_kernel(unsigned long long* __restrict__ block_counts, unsigned blocks,
-                       unsigned long long* __restrict__ count) {
-  using Scan = cub::BlockScan<unsigned long long, scan_threads>;
-  __shared__ typename Scan::TempStorage temp;
-  unsigned long long mine[scan_items], before[scan_items];
-#pragma unroll
-  for (int i = 0; i < scan_items; ++i) {
-    const unsigned b = threadIdx.x * scan_items + i;
-    mine[i] = b < blocks ? block_counts[b] : 0;
-  }
-  unsigned long long total = 0;
-  Scan(temp).ExclusiveSum(mine, before, total);
-#pragma unroll
-  for (int i = 0; i < scan_items; ++i) {
-    const unsigned b = threadIdx.x * scan_items + i;
-    if (b < blocks) block_counts[b] = before[i];
-  }
-  if (threadIdx.x == 0) *count = total;
-}
-
 __global__ void __launch_bounds__(offsets_threads)
     scatter_set_kernel(const std::uint8_t* __restrict__ mask, std::uint64_t n, std::uint64_t span,
                        const unsigned long long* __restrict__ block_offsets, std::uint64_t* __restrict__ out) {
@@ -101,7 +80,8 @@ void count_mask_offsets(const std::uint8_t* mask, std::uint64_t n, std::uint64_t
   auto* counts = reinterpret_cast<unsigned long long*>(scratch);
   count_set_kernel<<<p.blocks, offsets_threads, 0, stream>>>(mask, n, p.span, counts);
   AS_CUDA_TRY(cudaGetLastError());
-  scan_counts_kernel<<<1, scan_threads, 0, stream>>>(counts, p.blocks, reinterpret_cast<unsigned long long*>(count));
+  scan_block_counts_kernel<scan_threads, scan_items>
+      <<<1, scan_threads, 0, stream>>>(counts, p.blocks, reinterpret_cast<unsigned long long*>(count));
   AS_CUDA_TRY(cudaGetLastError());
 }
 

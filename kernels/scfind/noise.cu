@@ -6,6 +6,7 @@
 
 #include "cuda_memory.hpp"
 #include "noise_cuda.hpp"
+#include "scan_block_counts.cuh"
 
 namespace astrosweep::scfind::kernels {
 
@@ -73,32 +74,11 @@ __global__ void __launch_bounds__(select_threads)
   if (threadIdx.x == 0) block_counts[blockIdx.x] = total;
 }
 
-/// block_counts[b] becomes the number kept by blocks before b; *selected the total. One block,
-/// each thread scanning four consecutive counts.
+/// The scan of the blocks' counts (scan_block_counts.cuh): one block, each thread scanning four
+/// consecutive counts.
 constexpr int scan_threads = 256;
 constexpr int scan_items = max_select_blocks / scan_threads;
 static_assert(scan_threads * scan_items == max_select_blocks);
-
-__global__ void __launch_bounds__(scan_threads)
-    scan_counts_kernel(unsigned long long* __restrict__ block_counts, unsigned blocks,
-                       unsigned long long* __restrict__ selected) {
-  using Scan = cub::BlockScan<unsigned long long, scan_threads>;
-  __shared__ typename Scan::TempStorage temp;
-  unsigned long long mine[scan_items], before[scan_items];
-#pragma unroll
-  for (int i = 0; i < scan_items; ++i) {
-    const unsigned b = threadIdx.x * scan_items + i;
-    mine[i] = b < blocks ? block_counts[b] : 0;
-  }
-  unsigned long long total = 0;
-  Scan(temp).ExclusiveSum(mine, before, total);
-#pragma unroll
-  for (int i = 0; i < scan_items; ++i) {
-    const unsigned b = threadIdx.x * scan_items + i;
-    if (b < blocks) block_counts[b] = before[i];
-  }
-  if (threadIdx.x == 0) *selected = total;
-}
 
 __global__ void __launch_bounds__(select_threads)
     scatter_kept_kernel(Walk w, std::uint64_t span, const unsigned long long* __restrict__ block_offsets,
@@ -167,7 +147,7 @@ void select_magnitudes(const float* data, std::uint64_t highest, std::uint64_t c
   const Walk w{data, highest, cadence, count, flux};
   count_kept_kernel<<<p.blocks, select_threads, 0, stream>>>(w, p.span, block_counts);
   AS_CUDA_TRY(cudaGetLastError());
-  scan_counts_kernel<<<1, scan_threads, 0, stream>>>(block_counts, p.blocks, total);
+  scan_block_counts_kernel<scan_threads, scan_items><<<1, scan_threads, 0, stream>>>(block_counts, p.blocks, total);
   AS_CUDA_TRY(cudaGetLastError());
   scatter_kept_kernel<<<p.blocks, select_threads, 0, stream>>>(w, p.span, block_counts, out);
   AS_CUDA_TRY(cudaGetLastError());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mask_offsets.hpp"
+#include "random_cube.hpp"
 #include "scfind_backend.hpp"
 #include "scfind_backend_cpu.hpp"
 #include "smooth_and_clip.hpp"
@@ -62,14 +63,7 @@ TEST(MaskOffsets, ManyPartsComeOutInOrder) {
   EXPECT_EQ(mask_offsets(mask), plain_offsets(mask));
 }
 
-std::vector<float> random_cube(const CubeShape& s, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> noise(0.0F, 1.0F);
-  std::vector<float> cube(s.voxels());
-  for (auto& v : cube) v = noise(rng);
-  for (std::size_t i = 0; i < cube.size(); i += 37) cube[i] = std::numeric_limits<float>::quiet_NaN();
-  return cube;
-}
+using test::random_cube;
 
 /// Masks of a slab's held channels: empty, one voxel, the first and the last owned voxel, a whole
 /// owned plane, random ones with the halos set too.

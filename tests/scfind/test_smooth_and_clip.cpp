@@ -11,6 +11,7 @@
 #include <random>
 
 #include "boxcar_lanes.hpp"
+#include "random_cube.hpp"
 #include "scfind_backend_cpu.hpp"
 #include "smooth_and_clip.hpp"
 #include "smooth_and_clip_reference.hpp"
@@ -176,14 +177,7 @@ Smoothed run_slabs(const std::vector<float>& cube, const CubeShape& shape, const
   return result;
 }
 
-std::vector<float> random_cube(const CubeShape& s, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> noise(0.0F, 1.0F);
-  std::vector<float> cube(s.voxels());
-  for (auto& v : cube) v = noise(rng);
-  for (std::size_t i = 0; i < cube.size(); i += 37) cube[i] = std::numeric_limits<float>::quiet_NaN();
-  return cube;
-}
+using test::random_cube;
 
 void expect_bit_identical(const std::vector<float>& a, const std::vector<float>& b, const char* what) {
   ASSERT_EQ(a.size(), b.size());
