@@ -27,7 +27,9 @@ void for_each_set(const std::uint8_t* mask, std::size_t begin, std::size_t end, 
 
 }  // namespace
 
-std::vector<std::uint64_t> mask_offsets(std::span<const std::uint8_t> mask) {
+std::vector<std::uint64_t> mask_offsets(std::span<const std::uint8_t> mask) { return *mask_offsets(mask, mask.size()); }
+
+std::optional<std::vector<std::uint64_t>> mask_offsets(std::span<const std::uint8_t> mask, std::uint64_t limit) {
   // Two passes over the same parts: count, then write from the part's place in the prefix of the
   // counts, so the offsets come out in order without sorting or per-thread copies.
   const std::size_t n = mask.size();
@@ -43,6 +45,7 @@ std::vector<std::uint64_t> mask_offsets(std::span<const std::uint8_t> mask) {
     before[static_cast<std::size_t>(p) + 1] = count;
   }
   for (std::size_t p = 1; p < before.size(); ++p) before[p] += before[p - 1];
+  if (before.back() > limit) return std::nullopt;
   std::vector<std::uint64_t> offsets(before.back());
 #pragma omp parallel for schedule(static)
   for (std::int64_t p = 0; p < parts; ++p) {

@@ -4,6 +4,7 @@
 // offsets rather than the gigabytes of the mask. Twin of kernels/scfind/mask_offsets.cu.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -11,5 +12,9 @@ namespace astrosweep::scfind {
 
 /// The positions i of the non-zero bytes of `mask`, ascending, found on all OpenMP threads.
 [[nodiscard]] std::vector<std::uint64_t> mask_offsets(std::span<const std::uint8_t> mask);
+/// The same, or nullopt when there are more than `limit` of them (known after the counting pass,
+/// before any is listed).
+[[nodiscard]] std::optional<std::vector<std::uint64_t>> mask_offsets(std::span<const std::uint8_t> mask,
+                                                                     std::uint64_t limit);
 
 }  // namespace astrosweep::scfind

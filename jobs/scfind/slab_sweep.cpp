@@ -1,15 +1,13 @@
 #include "slab_sweep.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <memory>
 
 #include "core/error.hpp"
 #include "dist/slab_exchange.hpp"
+#include "mask_offsets.hpp"
 #include "noise.hpp"
 #include "scfind_exchange.hpp"
 
@@ -147,49 +145,15 @@ void SlabSweep::activate(Streamed& s) {
     read(s, values);
     backend_.load(s.slab, values);
   }
-  // The mask as it was before this kernel pair (bit 0); load() cleared the backend's. Handed over
-  // as the list of its voxels (8 bytes each) unless that is longer than its channels (1 byte a
-  // voxel). Host passes over the whole slab: in parallel, or they cost as much as the transfers.
-  const std::uint8_t* store = s.mask.data();
-  const std::size_t n = s.mask.size();
-  const std::size_t most = n / sizeof(std::uint64_t);  // a list longer than this hands over the channels
-  mask_voxels_.resize(static_cast<std::size_t>(omp_get_max_threads()));
-  for (auto& part : mask_voxels_) part.clear();
-  std::uint64_t in_mask = 0;
-  // Eight voxels at a time: a mask of sources in noise is all but empty. A thread whose share alone
-  // passes the list's limit stops listing (the channels go over whole).
-  const std::size_t words = n / 8;
-#pragma omp parallel reduction(+ : in_mask)
-  {
-    std::vector<std::uint64_t>& part = mask_voxels_[static_cast<std::size_t>(omp_get_thread_num())];
-#pragma omp for schedule(static)  // each thread's share is one ascending range, in thread order
-    for (std::size_t w = 0; w < words; ++w) {
-      std::uint64_t eight = 0;
-      std::memcpy(&eight, store + 8 * w, sizeof eight);
-      if (eight == 0 || part.size() > most) continue;
-      for (std::size_t i = 8 * w; i < 8 * w + 8; ++i)
-        if ((store[i] & 1U) != 0) part.push_back(i);
-    }
-    in_mask += part.size();
-  }
-  for (std::size_t i = 8 * words; i < n; ++i)
-    if ((store[i] & 1U) != 0) {
-      mask_voxels_.back().push_back(i);
-      ++in_mask;
-    }
-  if (in_mask == 0) return;
-  if (in_mask <= most) {
-    std::vector<std::uint64_t>& all = mask_voxels_.front();
-    for (std::size_t t = 1; t < mask_voxels_.size(); ++t)
-      all.insert(all.end(), mask_voxels_[t].begin(), mask_voxels_[t].end());
-    backend_.set_mask_voxels(s.slab.held_begin, all);
+  // The mask as it was before this kernel pair; load() cleared the backend's. The store holds 0/1
+  // here (a slab's own clip marks it after its activation). Handed over as the list of its voxels
+  // (8 bytes each) unless that is longer than its channels (1 byte a voxel).
+  const std::span<const std::uint8_t> held(s.mask);
+  if (const auto voxels = mask_offsets(held, held.size() / sizeof(std::uint64_t))) {
+    if (!voxels->empty()) backend_.set_mask_voxels(s.slab.held_begin, *voxels);
     return;
   }
-  mask_buffer_.resize(n);
-  std::uint8_t* out = mask_buffer_.data();
-#pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i < n; ++i) out[i] = store[i] & 1U;
-  backend_.set_mask_channels(s.slab.held_begin, mask_buffer_);
+  backend_.set_mask_channels(s.slab.held_begin, held);
 }
 
 SlabSweep::KeptFrom SlabSweep::kept_from(const std::optional<KernelPair>& pair,

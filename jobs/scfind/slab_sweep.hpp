@@ -160,9 +160,7 @@ class SlabSweep {
   std::vector<Streamed> streamed_;
   std::map<std::size_t, std::vector<std::uint8_t>> labels_;  ///< per slab, owned voxels
   std::vector<float> read_buffer_;
-  std::vector<std::uint8_t> mask_buffer_;
-  std::vector<std::vector<std::uint64_t>> mask_voxels_;  ///< per thread, while activating a slab
-  std::uint64_t mask_version_ = 0;                       ///< advances whenever the mask changes
+  std::uint64_t mask_version_ = 0;  ///< advances whenever the mask changes
   bool keep_values_ = false;
   KeptFrom kept_from_;
   bool kept_valid_ = false;

@@ -61,6 +61,10 @@ TEST(MaskOffsets, ManyPartsComeOutInOrder) {
   std::fill(mask.begin() + (n / 2 - 300), mask.begin() + (n / 2 + 300), 1);
   mask.front() = mask.back() = 1;
   EXPECT_EQ(mask_offsets(mask), plain_offsets(mask));
+  // With a limit: the list when it holds at most that many, nullopt past it.
+  const std::uint64_t ones = plain_offsets(mask).size();
+  EXPECT_EQ(mask_offsets(mask, ones), plain_offsets(mask));
+  EXPECT_FALSE(mask_offsets(mask, ones - 1).has_value());
 }
 
 using test::random_cube;
