@@ -3,7 +3,8 @@
 // radio WCS. tests/data/scfind/cases.txt lists the command lines whose SoFiA-2 masks are committed.
 //
 //   make_scfind_cube --nx N --ny N --nz N [--seed S] [--noise SIGMA] [--sources N] [--blanks]
-//                    [--infinities] [--bitpix -32|-64|16] [--naxis4] [--noisy-channels Z0:Z1:F] -o cube.fits
+//                    [--infinities] [--bitpix -32|-64|16] [--naxis4] [--noisy-channels Z0:Z1:F]
+//                    [--channel-streams] -o cube.fits
 //
 // The output is bit-for-bit the same on every machine and compiler, so tests regenerate the cubes
 // instead of storing them (cases.txt keeps a checksum of each):
@@ -28,12 +29,17 @@
 //   in every channel, x = 0 in the first half of the channels and x = nx-1 in the second half.
 // - --noisy-channels Z0:Z1:F: the noise of channels Z0..Z1-1 times F (a band of a worse receiver
 //   or of interference: slabs whose own noise differs from the cube's). The sources are unchanged.
+// - --channel-streams: the noise of each channel from its own stream (seeded from the seed and the
+//   channel), so that the channels are made on all threads: a different cube from the default
+//   single stream's, for benchmark cubes of tens of gigabytes. Its checksum, channel_fnv1a64, is
+//   FNV-1a over the channels' own FNV-1a values (big-endian, 8 bytes each).
 // - --infinities: six voxels at ±inf, three at corners or slab boundaries, three at random.
 // - --bitpix 16: BSCALE = the power of two at or below noise/1024, BZERO = BSCALE/2, BLANK = -32768
 //   for NaN and ±inf; values rounded to the nearest integer (ties away from zero) and clipped to
 //   ±32767. --bitpix -64 writes the double values before rounding to float.
 
 #include <fitsio.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <bit>
@@ -59,6 +65,7 @@ struct Options {
   bool infinities = false;
   int bitpix = -32;
   bool naxis4 = false;
+  bool channel_streams = false;         ///< --channel-streams
   long noisy_begin = 0, noisy_end = 0;  ///< --noisy-channels
   double noisy_factor = 1.0;
   std::string out;
@@ -69,7 +76,7 @@ struct Options {
                "make_scfind_cube: %s\n"
                "usage: make_scfind_cube --nx N --ny N --nz N [--seed S] [--noise SIGMA] [--sources N]\n"
                "                        [--blanks] [--infinities] [--bitpix -32|-64|16] [--naxis4]\n"
-               "                        [--noisy-channels Z0:Z1:FACTOR] -o cube.fits\n",
+               "                        [--noisy-channels Z0:Z1:FACTOR] [--channel-streams] -o cube.fits\n",
                why.c_str());
   std::exit(2);
 }
@@ -116,6 +123,8 @@ Options parse(int argc, char** argv) {
       if (o.bitpix != -32 && o.bitpix != -64 && o.bitpix != 16) usage("--bitpix must be -32, -64 or 16");
     } else if (a == "--naxis4") {
       o.naxis4 = true;
+    } else if (a == "--channel-streams") {
+      o.channel_streams = true;
     } else if (a == "--noisy-channels") {
       const char* t = value();
       char* end = nullptr;
@@ -477,13 +486,15 @@ int main(int argc, char** argv) {
   f.check("cannot write the header");
   if (o.bitpix == 16) fits_set_bscale(f.get(), 1.0, 0.0, f.status());  // write stored integers as given
 
-  Xoshiro256 noise(o.seed ^ kNoiseStream);
-  std::vector<double> plane(plane_size);
-  std::vector<float> out32(o.bitpix == -32 ? plane_size : 0);
-  std::vector<short> out16(o.bitpix == 16 ? plane_size : 0);
-  Fnv1a sum;
-  std::uint64_t n_nan = 0, n_inf = 0, n_clipped = 0;
-  for (long z = 0; z < nz; ++z) {
+  // One channel: its noise from `noise`, the sources, the blanks and infinities; then rounded to
+  // the output type into `out` (bytes of one channel), counting NaN, infinite and clipped values,
+  // and each output value's big-endian bytes handed to `hash`.
+  struct Counts {
+    std::uint64_t nan = 0, inf = 0, clipped = 0;
+  };
+  const std::size_t value_bytes = o.bitpix == -32 ? 4 : (o.bitpix == -64 ? 8 : 2);
+  auto make_channel = [&](long z, Xoshiro256& noise, std::vector<double>& plane, unsigned char* out, Fnv1a& hash,
+                          Counts& counts) {
     const double sigma = z >= o.noisy_begin && z < o.noisy_end ? o.noise * o.noisy_factor : o.noise;
     for (auto& v : plane) v = sigma * noise.gauss12();
     add_sources(sources, z, nx, plane);
@@ -496,43 +507,88 @@ int main(int argc, char** argv) {
           blank = true;
         if (blank) plane[i] = std::numeric_limits<double>::quiet_NaN();
       }
-    for (const Special& s : defects.infinities)
-      if (s.z == z) plane[static_cast<std::size_t>(s.y * nx + s.x)] = s.value;
-
-    const auto first = static_cast<LONGLONG>(z) * static_cast<LONGLONG>(plane_size) + 1;
+    for (const Special& sp : defects.infinities)
+      if (sp.z == z) plane[static_cast<std::size_t>(sp.y * nx + sp.x)] = sp.value;
     for (double v : plane) {
       if (std::isnan(v))
-        ++n_nan;
+        ++counts.nan;
       else if (std::isinf(v))
-        ++n_inf;
+        ++counts.inf;
     }
     if (o.bitpix == -32) {
+      auto* out32 = reinterpret_cast<float*>(out);
       for (std::size_t i = 0; i < plane_size; ++i) {
         out32[i] = static_cast<float>(plane[i]);
-        sum.add_be(std::bit_cast<std::uint32_t>(out32[i]), 4);
+        hash.add_be(std::bit_cast<std::uint32_t>(out32[i]), 4);
       }
-      fits_write_img(f.get(), TFLOAT, first, static_cast<LONGLONG>(plane_size), out32.data(), f.status());
     } else if (o.bitpix == -64) {
-      for (double v : plane) sum.add_be(std::bit_cast<std::uint64_t>(v), 8);
-      fits_write_img(f.get(), TDOUBLE, first, static_cast<LONGLONG>(plane_size), plane.data(), f.status());
+      auto* out64 = reinterpret_cast<double*>(out);
+      for (std::size_t i = 0; i < plane_size; ++i) {
+        out64[i] = plane[i];
+        hash.add_be(std::bit_cast<std::uint64_t>(plane[i]), 8);
+      }
     } else {
+      auto* out16 = reinterpret_cast<short*>(out);
       for (std::size_t i = 0; i < plane_size; ++i) {
         const double v = plane[i];
         long q = kBlank;
         if (std::isfinite(v)) {
           double t = (v - bzero) / bscale;
           if (t > 32767.0 || t < -32767.0) {
-            ++n_clipped;
+            ++counts.clipped;
             t = t > 0 ? 32767.0 : -32767.0;
           }
           q = round_half_away(t);
         }
         out16[i] = static_cast<short>(q);
-        sum.add_be(static_cast<std::uint16_t>(out16[i]), 2);
+        hash.add_be(static_cast<std::uint16_t>(out16[i]), 2);
       }
-      fits_write_img(f.get(), TSHORT, first, static_cast<LONGLONG>(plane_size), out16.data(), f.status());
     }
+  };
+  const int datatype = o.bitpix == -32 ? TFLOAT : (o.bitpix == -64 ? TDOUBLE : TSHORT);
+  auto write_channel = [&](long z, unsigned char* out) {
+    const auto first = static_cast<LONGLONG>(z) * static_cast<LONGLONG>(plane_size) + 1;
+    fits_write_img(f.get(), datatype, first, static_cast<LONGLONG>(plane_size), out, f.status());
     f.check("cannot write channel " + std::to_string(z));
+  };
+
+  Fnv1a sum;
+  Counts total;
+  if (!o.channel_streams) {
+    Xoshiro256 noise(o.seed ^ kNoiseStream);
+    std::vector<double> plane(plane_size);
+    std::vector<unsigned char> out(plane_size * value_bytes);
+    for (long z = 0; z < nz; ++z) {
+      make_channel(z, noise, plane, out.data(), sum, total);
+      write_channel(z, out.data());
+    }
+  } else {
+    // A batch of channels made at once, one per thread, each from its own stream; written in order.
+    const long batch = std::max(1, omp_get_max_threads());
+    std::vector<std::vector<double>> planes(static_cast<std::size_t>(batch), std::vector<double>(plane_size));
+    std::vector<std::vector<unsigned char>> outs(static_cast<std::size_t>(batch),
+                                                 std::vector<unsigned char>(plane_size * value_bytes));
+    std::vector<Fnv1a> hashes(static_cast<std::size_t>(batch));
+    std::vector<Counts> counts(static_cast<std::size_t>(batch));
+    for (long z0 = 0; z0 < nz; z0 += batch) {
+      const long n = std::min(batch, nz - z0);
+#pragma omp parallel for schedule(static, 1)
+      for (long k = 0; k < n; ++k) {
+        const auto slot = static_cast<std::size_t>(k);
+        Xoshiro256 noise(hash64(o.seed ^ kNoiseStream, static_cast<std::uint64_t>(z0 + k)));
+        hashes[slot] = Fnv1a{};
+        counts[slot] = Counts{};
+        make_channel(z0 + k, noise, planes[slot], outs[slot].data(), hashes[slot], counts[slot]);
+      }
+      for (long k = 0; k < n; ++k) {
+        const auto slot = static_cast<std::size_t>(k);
+        write_channel(z0 + k, outs[slot].data());
+        sum.add_be(hashes[slot].value(), 8);
+        total.nan += counts[slot].nan;
+        total.inf += counts[slot].inf;
+        total.clipped += counts[slot].clipped;
+      }
+    }
   }
   f.close();
 
@@ -540,9 +596,10 @@ int main(int argc, char** argv) {
   for (const Source& s : sources) n_neg += s.amplitude < 0 ? 1 : 0;
   std::printf(
       "make_scfind_cube: %s %ldx%ldx%ld%s bitpix %d seed %llu noise %.17g sources %ld (%ld negative) "
-      "nan %llu inf %llu clipped %llu data_fnv1a64 %016llx\n",
+      "nan %llu inf %llu clipped %llu %s %016llx\n",
       o.out.c_str(), nx, ny, nz, o.naxis4 ? "x1" : "", o.bitpix, static_cast<unsigned long long>(o.seed), o.noise,
-      o.sources, n_neg, static_cast<unsigned long long>(n_nan), static_cast<unsigned long long>(n_inf),
-      static_cast<unsigned long long>(n_clipped), static_cast<unsigned long long>(sum.value()));
+      o.sources, n_neg, static_cast<unsigned long long>(total.nan), static_cast<unsigned long long>(total.inf),
+      static_cast<unsigned long long>(total.clipped), o.channel_streams ? "channel_fnv1a64" : "data_fnv1a64",
+      static_cast<unsigned long long>(sum.value()));
   return 0;
 }

@@ -93,6 +93,15 @@ class ScfindBackend {
     load(slab, values);
   }
 
+  /// Streamed slabs: from now on the backend keeps each slab's original where it computes (a GPU's
+  /// memory) after its first load, so that load_held() activates it again without a transfer. The
+  /// job asks for it only when every slab's original fits beside one slab's working memory
+  /// (scfind_original_bytes). A backend without such memory ignores it.
+  virtual void hold_originals() {}
+  /// Activates `slab` from the original an earlier load() or load_from() kept (hold_originals()),
+  /// clearing the mask as load() does; false, with nothing changed, when the backend holds none.
+  virtual bool load_held(const Slab& /*slab*/) { return false; }
+
   /// Steps 2-5 of a kernel pair (spec "For each kernel pair"): a fresh copy of the original; masked
   /// voxels set to (float)copysign(replacement, x) when `replacement` is given; spatial boxcar
   /// passes on every held channel (blanks and the outside as 0); the spectral running sum over the
@@ -184,6 +193,9 @@ class ScfindBackend {
 
 /// Bytes a backend of this kind needs to hold `slab` (host for cpu, device for cuda).
 std::uint64_t scfind_memory_needed(BackendKind kind, const Slab& slab);
+/// Of those, the bytes of the slab's original, which a backend holding originals
+/// (ScfindBackend::hold_originals) keeps apart for every slab: 0 for a backend that cannot.
+std::uint64_t scfind_original_bytes(BackendKind kind, const Slab& slab);
 
 std::unique_ptr<ScfindBackend> make_scfind_backend(const BackendOptions& options);
 

@@ -28,6 +28,15 @@ std::uint64_t scfind_memory_needed(BackendKind kind, const Slab& slab) {
   return scfind_backend_cpu_memory_needed(slab);
 }
 
+std::uint64_t scfind_original_bytes(BackendKind kind, const Slab& slab) {
+#ifdef ASTROSWEEP_WITH_CUDA
+  if (kind == BackendKind::cuda) return scfind_backend_cuda_original_bytes(slab);
+#endif
+  (void)kind;
+  (void)slab;
+  return 0;
+}
+
 std::unique_ptr<ScfindBackend> make_scfind_backend(const BackendOptions& options) {
   if (resolve_backend(options.kind) != BackendKind::cuda) return make_scfind_backend_cpu(options.threads);
 #ifdef ASTROSWEEP_WITH_CUDA

@@ -295,8 +295,10 @@ std::string mib(std::uint64_t bytes) {
 }
 
 /// The slabs each rank owns: one when it fits the memory budgets (host, and GPU on GPU ranks),
-/// else the fewest thinner ones that do; originals kept in host memory when the host budget
-/// allows. Stops every rank with exit code 5 when even slabs of one channel do not fit.
+/// else the fewest thinner ones that do, or, on GPU ranks, the fewest (up to four times as many)
+/// whose originals all fit beside one slab's working memory, so that the GPU holds them and a
+/// sweep uploads nothing; else originals kept in host memory when the host budget allows. Stops
+/// every rank with exit code 5 when even slabs of one channel do not fit.
 struct SlabPlan {
   std::size_t slabs_per_rank = 1;
   SlabKeeping keeping;
@@ -307,16 +309,23 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
   const std::uint64_t host_budget = options.backend.host_memory_budget;
   const std::uint64_t device_budget = backend.memory_budget();
   struct Need {
-    std::uint64_t device = 0, host = 0, host_keeping = 0, host_keeping_all = 0;
+    std::uint64_t device = 0, device_holding = 0, host = 0, host_keeping = 0, host_keeping_all = 0;
   };
   auto need = [&](const SlabLayout& layout) {
     Need n;
     const auto slabs = layout.slabs_of(rank);
-    std::uint64_t backend_bytes = 0;
-    for (std::size_t j : slabs) backend_bytes = std::max(backend_bytes, scfind_memory_needed(kind, layout.slab(j)));
-    if (kind == BackendKind::cuda)
+    std::uint64_t backend_bytes = 0, working = 0, originals = 0;
+    for (std::size_t j : slabs) {
+      const std::uint64_t slab_bytes = scfind_memory_needed(kind, layout.slab(j));
+      const std::uint64_t original = scfind_original_bytes(kind, layout.slab(j));
+      backend_bytes = std::max(backend_bytes, slab_bytes);
+      working = std::max(working, slab_bytes - original);
+      originals += original;
+    }
+    if (kind == BackendKind::cuda) {
       n.device = backend_bytes;
-    else
+      n.device_holding = working + originals;
+    } else
       n.host = n.host_keeping = n.host_keeping_all = backend_bytes;
     n.host += slab_sweep_host_bytes(layout, slabs, {});
     n.host_keeping += slab_sweep_host_bytes(layout, slabs, {.originals = true});
@@ -370,6 +379,23 @@ SlabPlan plan_slabs(const ScfindOptions& options, const CubeShape& cube, std::si
                                   : "raise --memory-budget-mb, or run more ranks (thinner slabs)"),
         comm);
   SlabPlan plan;
+  if (on_gpu && k > 1) {
+    // Thinner slabs shrink the working memory but not the originals: the fewest slabs from k on
+    // whose originals the GPU can hold (only k itself when --slabs-per-rank fixed it).
+    const std::size_t last = options.slabs_per_rank != 0 ? k : std::min(most, 4 * k);
+    for (std::size_t c = k; c <= last; ++c) {
+      const SlabLayout thinner(cube, halo, size, c);
+      int ok = (device_budget == 0 || need(thinner).device_holding <= device_budget) && fits(thinner) ? 1 : 0;
+      AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
+      if (ok == 0) continue;
+      plan.slabs_per_rank = c;
+      plan.keeping.backend_originals = true;
+      const Need held = need(thinner);
+      const std::uint64_t kept_values = held.host_keeping_all - held.host_keeping;
+      plan.keeping.values = host_budget == 0 || held.host + kept_values <= host_budget;
+      return plan;
+    }
+  }
   plan.slabs_per_rank = k;
   // Keeping the originals saves a read per sweep, keeping values a load and smoothing: both when
   // the budget allows, else the originals alone.
@@ -507,8 +533,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     else
       run.log(format_text("%zu slabs of %zu channels per rank streamed through the backend, halo %zu; %s%s",
                           layout.slabs_per_rank(), layout.slab(0).owned_channels(), halo,
-                          plan.keeping.originals ? "the original kept in host memory"
-                                                 : "the original re-read from the file in every sweep",
+                          plan.keeping.backend_originals
+                              ? "the originals held on the GPU after their first upload"
+                              : (plan.keeping.originals ? "the original kept in host memory"
+                                                        : "the original re-read from the file in every sweep"),
                           plan.keeping.values ? ", values a clip may take kept between the sweeps" : ""));
   }
 

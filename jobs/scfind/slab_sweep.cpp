@@ -64,7 +64,12 @@ std::uint64_t slab_sweep_host_bytes(const SlabLayout& layout, const std::vector<
 
 SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, SlabKeeping keeping,
                      MPI_Comm comm)
-    : layout_(layout), backend_(backend), info_(info), comm_(comm), keep_values_(keeping.values) {
+    : layout_(layout),
+      backend_(backend),
+      info_(info),
+      comm_(comm),
+      keep_values_(keeping.values),
+      keep_in_backend_(keeping.backend_originals) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   mine_ = layout.slabs_of(rank);
@@ -75,6 +80,7 @@ SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io:
         s.slab, [&](std::size_t z0, std::size_t z1, std::span<float> out) { read_channels(s.slab, z0, z1, out); });
     return;
   }
+  if (keep_in_backend_) backend_.hold_originals();
   for (std::size_t j : mine_) {
     Streamed s;
     s.index = j;
@@ -101,6 +107,14 @@ void SlabSweep::read(Streamed& s, std::span<float> out) {
   }
   read_channels(slab, slab.held_begin, slab.held_end, out);
   s.counted = true;
+}
+
+void SlabSweep::read_part(Streamed& s, std::size_t z0, std::size_t z1, std::span<float> out) {
+  if (!s.counted) return read_channels(s.slab, z0, z1, out);
+  const auto t0 = std::chrono::steady_clock::now();
+  io::read_cube_channels(info_, z0, z1, out);
+  read_bytes_ += out.size_bytes();
+  read_seconds_ += seconds_since(t0);
 }
 
 void SlabSweep::read_channels(const Slab& slab, std::size_t z0, std::size_t z1, std::span<float> out) {
@@ -137,8 +151,14 @@ void SlabSweep::activate(Streamed& s) {
     std::chrono::steady_clock::time_point t0;
     ~Count() { total += seconds_since(t0); }
   } const count{stream_seconds_.load, t0};
-  if (!s.original.empty()) {
+  if (backend_.load_held(s.slab)) {
+    // the backend's own copy of the original: no transfer
+  } else if (!s.original.empty()) {
     backend_.load(s.slab, s.original.span());
+  } else if (keep_in_backend_) {  // the first load: read in blocks the backend uploads as they come
+    backend_.load_from(s.slab,
+                       [&](std::size_t z0, std::size_t z1, std::span<float> out) { read_part(s, z0, z1, out); });
+    s.counted = true;
   } else {
     if (read_buffer_.size() < s.slab.held_voxels()) read_buffer_.resize(s.slab.held_voxels());
     const std::span<float> values(read_buffer_.data(), s.slab.held_voxels());

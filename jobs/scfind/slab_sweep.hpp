@@ -33,6 +33,9 @@ namespace astrosweep::scfind {
 struct SlabKeeping {
   bool originals = false;  ///< the slabs' original data (else re-read in every sweep)
   bool values = false;     ///< the values a clip may take (else the clip smooths again)
+  /// The backend holds every slab's original after its first load (a GPU's memory), so neither
+  /// host copy nor re-reading is needed (ScfindBackend::hold_originals).
+  bool backend_originals = false;
 };
 
 /// Bytes of host memory a rank holds for `slabs` of `layout` beyond its backend's own: the mask
@@ -146,6 +149,8 @@ class SlabSweep {
   bool clip_from_kept(Streamed& s, double threshold);
 
   void read(Streamed& s, std::span<float> out);
+  /// Channels [z0, z1) of slab s, counting its blanks only while it has not been read whole once.
+  void read_part(Streamed& s, std::size_t z0, std::size_t z1, std::span<float> out);
   /// Channels [z0, z1) of `slab` into `out`, counting the blanks of its owned channels.
   void read_channels(const Slab& slab, std::size_t z0, std::size_t z1, std::span<float> out);
   void activate(Streamed& s);
@@ -162,6 +167,7 @@ class SlabSweep {
   std::vector<float> read_buffer_;
   std::uint64_t mask_version_ = 0;  ///< advances whenever the mask changes
   bool keep_values_ = false;
+  bool keep_in_backend_ = false;  ///< SlabKeeping::backend_originals
   KeptFrom kept_from_;
   bool kept_valid_ = false;
   std::uint64_t clips_from_kept_ = 0, clips_smoothed_ = 0;

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <new>
 #include <vector>
@@ -54,9 +55,10 @@ kernels::Flux device_flux(FluxRange range) {
 /// Byte offsets of a slab's device arrays in one allocation, each 256-byte aligned; its size is
 /// what scfind_backend_cuda_memory_needed reports and what the backend allocates.
 struct DeviceLayout {
-  explicit DeviceLayout(const Slab& slab) {
+  /// Without the original when the backend holds originals apart (hold_originals()).
+  explicit DeviceLayout(const Slab& slab, bool with_original = true) {
     const std::size_t held = slab.held_voxels(), plane = slab.cube.plane();
-    original = add(held * sizeof(float));
+    if (with_original) original = add(held * sizeof(float));
     work[0] = add(held * sizeof(float));
     work[1] = add(held * sizeof(float));
     mask = add(held);
@@ -109,10 +111,13 @@ class CudaScfindBackend final : public ScfindBackend {
     // const: waits for queued kernels so their time counts (mutable bookkeeping only)
     compute_->synchronize();
     kernel_timer_.collect();
-    char line[320];
+    char line[448];
     int n = std::snprintf(line, sizeof line, "GPU %d: %s device memory, %s pinned, kernels %.3f s", device_.index,
-                          mib(memory_.bytes()).c_str(), mib(staging_.bytes() + carry_host_.bytes()).c_str(),
-                          kernel_timer_.seconds());
+                          mib(memory_.bytes() + held_bytes_).c_str(),
+                          mib(staging_.bytes() + carry_host_.bytes()).c_str(), kernel_timer_.seconds());
+    if (!held_.empty() && n > 0 && static_cast<std::size_t>(n) < sizeof line)
+      n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ", %zu slab originals held (%s)",
+                         held_.size(), mib(held_bytes_).c_str());
     if (direct_.bytes > 0 && n > 0 && static_cast<std::size_t>(n) < sizeof line)
       n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n),
                          ", slabs loaded from page-locked memory %.1f GB in %.2f s", direct_.bytes / 1e9,
@@ -130,14 +135,24 @@ class CudaScfindBackend final : public ScfindBackend {
     const auto t0 = std::chrono::steady_clock::now();
     const bool direct = page_locked(original.data());
     if (direct)
-      upload_direct(at<float>(layout_.original), original.data(), original.size_bytes());
+      upload_direct(original_, original.data(), original.size_bytes());
     else
-      upload(at<float>(layout_.original), original.data(), original.size_bytes());
+      upload(original_, original.data(), original.size_bytes());
     Transfers& t = direct ? direct_ : staged_loads_;
     t.bytes += static_cast<double>(original.size_bytes());
     t.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    smoothed_ = at<float>(layout_.original);
+    finish_load();
+  }
+
+  void hold_originals() override { hold_ = true; }
+
+  bool load_held(const Slab& slab) override {
+    const auto it = held_.find({slab.held_begin, slab.held_end});
+    if (it == held_.end() || !it->second.filled) return false;
+    begin_load(slab);
+    smoothed_ = original_;
     loaded_ = true;
+    return true;
   }
 
   /// 2 MiB-aligned memory asked to live on huge pages, its pages faulted in on all threads, then
@@ -185,7 +200,7 @@ class CudaScfindBackend final : public ScfindBackend {
     } const uploads_done{upload_->get()};
     staged_.record(*compute_);  // the mask's clearing is queued there
     AS_CUDA_TRY(cudaStreamWaitEvent(upload_->get(), staged_.get(), 0));
-    float* device = at<float>(layout_.original);
+    float* device = original_;
     for (std::size_t z = slab.held_begin, k = 0; z < slab.held_end; z += channels, ++k) {
       const std::size_t z1 = std::min(slab.held_end, z + channels), n = (z1 - z) * plane;
       float* host = reinterpret_cast<float*>(blocks.as<char>() + (k % 2) * slot);
@@ -198,8 +213,14 @@ class CudaScfindBackend final : public ScfindBackend {
     staged_.record(*upload_);
     AS_CUDA_TRY(cudaStreamWaitEvent(compute_->get(), staged_.get(), 0));
     upload_->synchronize();  // errors reported here; uploads_done then finds nothing to wait for
-    smoothed_ = device;
+    finish_load();
+  }
+
+  /// A load's last step: the original is the smoothed data, and a held original is complete.
+  void finish_load() {
+    smoothed_ = original_;
     loaded_ = true;
+    if (hold_) held_.at({slab_.held_begin, slab_.held_end}).filled = true;
   }
 
   /// load()'s first steps: the slab checked against the budget, the device memory sized, the
@@ -207,11 +228,16 @@ class CudaScfindBackend final : public ScfindBackend {
   void begin_load(const Slab& slab) {
     AS_ASSERT(slab.held_begin <= slab.own_begin && slab.own_begin < slab.own_end && slab.own_end <= slab.held_end &&
               slab.held_end <= slab.cube.nz);
-    const DeviceLayout layout(slab);
-    AS_EXPECTS(layout.bytes <= device_.memory_budget, RuntimeError,
+    const DeviceLayout layout(slab, !hold_);
+    const std::pair<std::size_t, std::size_t> key{slab.held_begin, slab.held_end};
+    const bool new_original = hold_ && !held_.contains(key);
+    const std::uint64_t originals = held_bytes_ + (new_original ? slab.held_voxels() * sizeof(float) : 0);
+    const std::uint64_t needed = std::max<std::uint64_t>(layout.bytes, memory_.bytes()) + originals;
+    AS_EXPECTS(needed <= device_.memory_budget, RuntimeError,
                "a slab of " + std::to_string(slab.held_channels()) + " channels of " + std::to_string(slab.cube.nx) +
-                   " x " + std::to_string(slab.cube.ny) + " pixels needs " + mib(layout.bytes) +
-                   " of GPU memory, more than this rank's budget of " + mib(device_.memory_budget) + " on GPU " +
+                   " x " + std::to_string(slab.cube.ny) + " pixels needs " + mib(needed) +
+                   (hold_ ? " of GPU memory with the originals held, " : " of GPU memory, ") +
+                   "more than this rank's budget of " + mib(device_.memory_budget) + " on GPU " +
                    std::to_string(device_.index),
                "raise the GPU memory budget (--gpu-memory-mb), run more ranks so that each holds fewer channels, "
                "or use --backend cpu");
@@ -221,6 +247,18 @@ class CudaScfindBackend final : public ScfindBackend {
     slab_ = slab;
     layout_ = layout;
     memory_.reserve(layout.bytes);
+    if (hold_) {
+      auto it = held_.find(key);
+      if (it == held_.end()) {
+        HeldOriginal held;
+        held.memory.reserve(slab.held_voxels() * sizeof(float));
+        it = held_.emplace(key, std::move(held)).first;
+        held_bytes_ = originals;
+      }
+      original_ = it->second.memory.as<float>();
+    } else {
+      original_ = at<float>(layout_.original);
+    }
     carry_host_.reserve(2 * slab.cube.plane() * sizeof(float));
     AS_CUDA_TRY(cudaMemsetAsync(at<std::uint8_t>(layout_.mask), 0, slab.held_voxels(), compute_->get()));
     loaded_ = false;
@@ -241,7 +279,7 @@ class CudaScfindBackend final : public ScfindBackend {
     const std::size_t z0 = spectral ? s.held_begin : s.own_begin, z1 = spectral ? s.held_end : s.own_end;
     const std::size_t offset = (z0 - s.held_begin) * plane, n = (z1 - z0) * plane;
     const cudaStream_t stream = compute_->get();
-    const float* original = at<float>(layout_.original);
+    const float* original = original_;
     std::array<float*, 2> work{at<float>(layout_.work[0]), at<float>(layout_.work[1])};
 
     kernel_timer_.start(*compute_);
@@ -269,7 +307,7 @@ class CudaScfindBackend final : public ScfindBackend {
 
   void use_original() override {
     AS_ASSERT(loaded_);
-    smoothed_ = at<float>(layout_.original);
+    smoothed_ = original_;
   }
 
   [[nodiscard]] std::vector<float> samples(const SampleRange& range, std::size_t cadence) override {
@@ -415,7 +453,7 @@ class CudaScfindBackend final : public ScfindBackend {
     const cuda::DeviceScope scope(device_.index);
     const std::size_t plane = slab_.cube.plane();
     AS_ASSERT(out.size() == (z1 - z0) * plane);
-    download(out.data(), at<float>(layout_.original) + (z0 - slab_.held_begin) * plane, out.size_bytes());
+    download(out.data(), original_ + (z0 - slab_.held_begin) * plane, out.size_bytes());
     kernel_timer_.collect();
   }
 
@@ -523,7 +561,7 @@ class CudaScfindBackend final : public ScfindBackend {
     const std::size_t nx = s.cube.nx, plane = s.cube.plane();
     kernels::SpectralPass pass;
     pass.in = in;
-    pass.original = at<float>(layout_.original);
+    pass.original = original_;
     pass.out = out;
     pass.plane = plane;
     pass.nz = s.cube.nz;
@@ -689,6 +727,16 @@ class CudaScfindBackend final : public ScfindBackend {
   cuda::PinnedMemory staging_, carry_host_, words_host_;
   Slab slab_;
   DeviceLayout layout_{Slab{}};
+  /// The loaded slab's original: in memory_ (layout_.original), or its held copy.
+  float* original_ = nullptr;
+  /// Originals held apart (hold_originals()), by held channels: filled once a load completed.
+  struct HeldOriginal {
+    cuda::DeviceMemory memory;
+    bool filled = false;
+  };
+  bool hold_ = false;
+  std::map<std::pair<std::size_t, std::size_t>, HeldOriginal> held_;
+  std::uint64_t held_bytes_ = 0;
   bool loaded_ = false;
   const float* smoothed_ = nullptr;
   std::uint64_t generation_ = 0;  ///< advances whenever the spare working copy may be overwritten
@@ -703,6 +751,10 @@ class CudaScfindBackend final : public ScfindBackend {
 }  // namespace
 
 std::uint64_t scfind_backend_cuda_memory_needed(const Slab& slab) { return DeviceLayout(slab).bytes; }
+
+std::uint64_t scfind_backend_cuda_original_bytes(const Slab& slab) {
+  return DeviceLayout(slab).bytes - DeviceLayout(slab, false).bytes;
+}
 
 std::unique_ptr<ScfindBackend> make_scfind_backend_cuda(const BackendOptions& options) {
   return std::make_unique<CudaScfindBackend>(options);

@@ -12,6 +12,8 @@ namespace astrosweep::scfind {
 /// copies (float) and the mask (uint8) of the held channels, two planes for the spectral hand-over
 /// and small scratch for reductions and the mad's median (a few KiB).
 std::uint64_t scfind_backend_cuda_memory_needed(const Slab& slab);
+/// The part of it that is the slab's original (held apart for every slab by hold_originals()).
+std::uint64_t scfind_backend_cuda_original_bytes(const Slab& slab);
 
 /// The backend on device node_local_rank mod cuda_device_count() (device.hpp); throws RuntimeError
 /// without one. load() throws RuntimeError when the slab does not fit the device memory budget

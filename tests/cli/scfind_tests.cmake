@@ -296,6 +296,22 @@ foreach(run "1;3;0;2" "2;2;0;1" "3;2;2;1")
                        FIXTURES_REQUIRED "scfind_run_${name};scfind_noisy_resident")
 endforeach()
 
+# --- benchmark cubes made on all threads (make_scfind_cube --channel-streams): one noise stream per
+# channel, so the cube and its checksum are the same for any thread count ---
+foreach(threads 1 2)
+  add_test(NAME scfind_make_channel_streams_t${threads}
+           COMMAND make_scfind_cube --nx 40 --ny 33 --nz 17 --seed 9 --sources 5 --blanks --channel-streams
+                   -o ${scfind_out}/channel_streams_t${threads}.fits)
+  set_tests_properties(scfind_make_channel_streams_t${threads} PROPERTIES ENVIRONMENT OMP_NUM_THREADS=${threads}
+    FIXTURES_SETUP scfind_channel_streams LABELS scfind
+    PASS_REGULAR_EXPRESSION "nan 3800 inf 0 clipped 0 channel_fnv1a64 de65d03897ce260e")
+endforeach()
+add_test(NAME scfind_channel_streams_thread_independent
+         COMMAND ${CMAKE_COMMAND} -E compare_files ${scfind_out}/channel_streams_t1.fits
+                 ${scfind_out}/channel_streams_t2.fits)
+set_tests_properties(scfind_channel_streams_thread_independent PROPERTIES FIXTURES_REQUIRED scfind_channel_streams
+                     LABELS scfind)
+
 astrosweep_add_failure_test(scfind_too_many_slabs_per_rank NP 2 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad
   COMMAND scfind -i ${cubeA} -o ${scfind_bad}/scfind_too_many_slabs_per_rank.h5 --overwrite --slabs-per-rank 21)
 astrosweep_add_failure_test(scfind_negative_slabs_per_rank NP 1 CODE 2 MATCH "slabs-per-rank" FIXTURES_REQUIRED scfind_bad

@@ -915,6 +915,82 @@ TEST_F(CudaScfind, ValuesAboveAndMaskVoxelsMatchAPlainLoop) {
   }
 }
 
+// Streamed slabs with the originals held on the GPU (hold_originals): a slab loaded once is
+// activated again by load_held() without a transfer, with its mask cleared, and smooths and clips
+// as after a fresh load; nothing is held before the first load or without hold_originals(); the
+// budget counts every held original beside the working memory.
+TEST_F(CudaScfind, HeldOriginalsActivateWithoutAnUpload) {
+  const CubeShape c{96, 70, 30};
+  const std::vector<float> cube = make_cube(c, 53);
+  const Slab lower = test_slab(c, 0, 13, 4), upper = test_slab(c, 13, 30, 4);
+  auto held_of = [&](const Slab& s) {
+    return std::span<const float>(cube.data() + s.held_begin * c.plane(), s.held_voxels());
+  };
+  EXPECT_EQ(scfind_backend_cuda_original_bytes(lower) % 256, 0U);
+  EXPECT_GE(scfind_backend_cuda_original_bytes(lower), lower.held_voxels() * sizeof(float));
+  EXPECT_LT(scfind_backend_cuda_original_bytes(lower), scfind_backend_cuda_memory_needed(lower));
+
+  auto plain = make_scfind_backend_cuda(BackendOptions{});
+  plain->load(lower, held_of(lower));
+  EXPECT_FALSE(plain->load_held(lower));  // not asked to hold
+
+  auto backend = make_scfind_backend_cuda(BackendOptions{});
+  backend->hold_originals();
+  EXPECT_FALSE(backend->load_held(lower));  // nothing loaded yet
+  backend->load(lower, held_of(lower));
+  backend->use_original();
+  backend->clip(0.7);
+  const auto first_mask = backend->mask_channels(lower.held_begin, lower.held_end);
+  EXPECT_GT(std::count(first_mask.begin(), first_mask.end(), std::uint8_t{1}), 0);
+  backend->load_from(upper, [&](std::size_t z0, std::size_t z1, std::span<float> out) {
+    std::copy_n(cube.data() + z0 * c.plane(), (z1 - z0) * c.plane(), out.begin());
+  });
+  for (int round = 0; round < 2; ++round) {
+    for (const Slab* s : {&lower, &upper}) {
+      ASSERT_TRUE(backend->load_held(*s));
+      const auto cleared = backend->mask_channels(s->held_begin, s->held_end);
+      EXPECT_TRUE(std::all_of(cleared.begin(), cleared.end(), [](std::uint8_t m) { return m == 0; }));
+      auto fresh = make_scfind_backend_cuda(BackendOptions{});
+      fresh->load(*s, held_of(*s));
+      for (auto* b : {backend.get(), fresh.get()}) {
+        b->use_original();
+        b->clip(0.7);
+      }
+      EXPECT_EQ(backend->mask_channels(s->held_begin, s->held_end), fresh->mask_channels(s->held_begin, s->held_end));
+      // Smoothing reads the held original (a spatial pair: no spectral hand-over).
+      if (s == &lower) {
+        std::vector<std::vector<float>> planes(1, std::vector<float>(c.plane(), 0.0f));
+        std::vector<std::size_t> sent(1, 0);
+        const KernelPair pair = make_pair(6, 0);
+        std::vector<std::vector<float>> got;
+        for (auto* b : {backend.get(), fresh.get()}) {
+          InProcessCarry carry(planes, sent, 0, *s, 16);
+          b->smooth(pair, 0.5f, carry);
+          const std::uint64_t last = s->own_end * c.plane() - 1, count = s->owned_voxels();
+          got.push_back(b->samples({last, count}, 1));
+        }
+        EXPECT_EQ(std::memcmp(got[0].data(), got[1].data(), got[0].size() * sizeof(float)), 0)
+            << first_difference(got[1].data(), got[0].data(), got[0].size(), 0);
+      }
+    }
+  }
+  EXPECT_NE(backend->usage().find("2 slab originals held"), std::string::npos) << backend->usage();
+
+  // A budget for one slab's working memory and the lower slab's original only: the second refused.
+  BackendOptions tight;
+  tight.device_memory_budget = scfind_backend_cuda_memory_needed(upper) - scfind_backend_cuda_original_bytes(upper) +
+                               scfind_backend_cuda_original_bytes(lower);
+  auto small = make_scfind_backend_cuda(tight);
+  small->hold_originals();
+  small->load(lower, held_of(lower));
+  try {
+    small->load(upper, held_of(upper));
+    FAIL() << "a second original beyond the budget was held";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("originals held"), std::string::npos) << e.what();
+  }
+}
+
 // A slab loaded from the backend's page-locked host floats (one DMA, no staging) is the slab
 // load() takes from plain memory: the same values (clip and range) on the device.
 TEST_F(CudaScfind, LoadFromHostFloatsEqualsLoad) {
