@@ -890,8 +890,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const std::string clips =
       sweep.resident() ? std::string()
                        : format_text(", slab clips %" PRIu64 " from kept values and %" PRIu64
-                                     " smoothed again, loading slabs %.2f s, keeping values %.2f s, halos %.2f s",
-                                     clips_kept, clips_smoothed, streamed.load, streamed.keep, streamed.halos);
+                                     " smoothed again, loading slabs %.2f s, keeping values %.2f s (%.1f million), "
+                                     "halos %.2f s",
+                                     clips_kept, clips_smoothed, streamed.load, streamed.keep,
+                                     static_cast<double>(sweep.kept_values()) / 1e6, streamed.halos);
   run.print_summary(
       "",
       format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s (%.2f GB/s)%s, mask fetched "

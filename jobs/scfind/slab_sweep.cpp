@@ -202,6 +202,7 @@ void SlabSweep::keep_values_above(Streamed& s, std::span<const float> samples, c
   if (!(std::isfinite(noise) && noise > 0)) return;  // a blank or constant slab: clip() smooths it again
   s.kept_bound = keep.factor * noise;
   s.kept = backend_.values_above(s.kept_bound, kept_limit(s.slab));
+  if (s.kept) kept_values_ += s.kept->offsets.size();
   stream_seconds_.keep += seconds_since(t0);
 }
 

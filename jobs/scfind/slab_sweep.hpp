@@ -120,6 +120,8 @@ class SlabSweep {
     double load = 0, keep = 0, halos = 0;
   };
   [[nodiscard]] StreamSeconds stream_seconds() const noexcept { return stream_seconds_; }
+  /// Streamed: values kept over all first sweeps (each slab's, each pair's).
+  [[nodiscard]] std::uint64_t kept_values() const noexcept { return kept_values_; }
 
  private:
   struct Streamed {
@@ -172,6 +174,7 @@ class SlabSweep {
   bool kept_valid_ = false;
   std::uint64_t clips_from_kept_ = 0, clips_smoothed_ = 0;
   StreamSeconds stream_seconds_;
+  std::uint64_t kept_values_ = 0;
   io::ChannelReadCounts counts_{};
   double read_seconds_ = 0;
   std::uint64_t read_bytes_ = 0;

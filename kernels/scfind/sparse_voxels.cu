@@ -15,16 +15,25 @@ unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > max_blocks ? max_blocks : blocks));
 }
 
-// Few voxels pass (those far in the noise's tail), so one atomic per hit costs nothing next to
-// reading the slab.
+// Few voxels pass (those far in the noise's tail), but millions of them in a slab of gigabytes:
+// each warp takes its hits' places with one atomic (their order is of no matter to the clip).
+// Every thread of a block walks the same bases, so the ballots see whole warps.
 __global__ void values_above_kernel(const float* __restrict__ data, std::size_t n, double bound,
                                     unsigned long long limit, unsigned long long* __restrict__ offsets,
                                     float* __restrict__ values, unsigned long long* __restrict__ count) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const float x = data[i];
-    if (fabs(static_cast<double>(x)) > bound) {
-      const unsigned long long k = atomicAdd(count, 1ULL);
+  const unsigned lane = threadIdx.x % 32;
+  for (std::size_t base = blockIdx.x * std::size_t{blockDim.x}; base < n; base += std::size_t{gridDim.x} * blockDim.x) {
+    const std::size_t i = base + threadIdx.x;
+    const float x = i < n ? data[i] : 0.0f;
+    const bool hit = i < n && fabs(static_cast<double>(x)) > bound;
+    const unsigned hits = __ballot_sync(0xFFFFFFFFU, hit);
+    if (hits == 0) continue;
+    const unsigned leader = __ffs(hits) - 1;
+    unsigned long long first = 0;
+    if (lane == leader) first = atomicAdd(count, static_cast<unsigned long long>(__popc(hits)));
+    first = __shfl_sync(0xFFFFFFFFU, first, leader);
+    if (hit) {
+      const unsigned long long k = first + __popc(hits & ((1U << lane) - 1U));
       if (k < limit) {
         offsets[k] = i;
         values[k] = x;

@@ -154,7 +154,7 @@ void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm 
       for (const std::size_t q : near(i)) {
         const bool outgoing = layout.owner(i) == rank && layout.owner(q) == q_rank;
         const bool incoming = layout.owner(i) == q_rank && layout.owner(q) == rank;
-        if (!outgoing && !incoming) continue;
+        if ((!outgoing && !incoming) || q_rank == rank) continue;  // a rank's own pairs: copied below
         const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
         if (p0 == p1) continue;
         if (outgoing) {
@@ -173,6 +173,7 @@ void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm 
                            recv_counts.data(), recv_displs.data(), MPI_BYTE, comm));
   for (int p_rank = 0; p_rank < size; ++p_rank) {
     std::size_t at = static_cast<std::size_t>(recv_displs[static_cast<std::size_t>(p_rank)]);
+    if (p_rank == rank) continue;
     for (std::size_t i = 0; i < layout.count(); ++i) {
       if (layout.owner(i) != p_rank) continue;
       for (const std::size_t q : near(i)) {
@@ -183,6 +184,16 @@ void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm 
         halos.set(q, p0, std::span<const std::uint8_t>(recv_buffer).subspan(at, n));
         at += n;
       }
+    }
+  }
+  // Pairs within this rank (streamed slabs): straight from the source's owned positions into the
+  // holder's halo, without packing them for MPI and receiving them from itself.
+  for (std::size_t i = 0; i < layout.count(); ++i) {
+    if (layout.owner(i) != rank) continue;
+    for (const std::size_t q : near(i)) {
+      if (layout.owner(q) != rank) continue;
+      const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
+      if (p0 != p1) halos.set(q, p0, halos.get(i, p0, p1));
     }
   }
 }

@@ -96,7 +96,7 @@ struct HaloAccess {
 };
 
 /// Brings the halo positions of every slab up to date from the slabs that own them, whether on
-/// other ranks or this one (one MPI_Alltoallv). Collective over comm.
+/// other ranks (one MPI_Alltoallv) or this one (copied directly). Collective over comm.
 void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm comm);
 
 }  // namespace astrosweep::dist
