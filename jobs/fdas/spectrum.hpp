@@ -33,6 +33,23 @@ struct DereddenBlock {
   float level;
 };
 
+/// A run of the dereddening's levels: bins [begin, end), the i-th of them at the level of block
+/// `level_block` plus i times the slope from block slope_block − 1's middle to slope_block's (no
+/// slope when slope_block is 0).
+struct LevelRampPlan {
+  std::size_t begin, end;
+  std::size_t level_block, slope_block;
+};
+
+/// Where a spectrum of K bins is dereddened: its blocks (levels 0) and the ramps that cover bins
+/// 1 … K − 1 (both empty when K is too short for a block). They depend on K alone, so a device
+/// takes them once per length; deredden applies them on the host.
+struct DereddenLayout {
+  std::vector<DereddenBlock> blocks;
+  std::vector<LevelRampPlan> ramps;
+};
+DereddenLayout deredden_layout(std::size_t K);
+
 /// The dereddening blocks of a spectrum of `powers.size()` bins, in order (spec §2 steps 2–4):
 /// the first at bin 1 with length 6, then lengths ⌊6·ln b⌋ capped at 200, while b + L < K. The
 /// blocks' medians on `threads` threads (the same levels for any count).
@@ -52,5 +69,12 @@ struct Birdie {
   double width;
 };
 void zap_birdies(std::span<std::complex<float>> spectrum, std::span<const Birdie> birdies, double span_seconds);
+
+/// The bins [first, end) that zap_birdies zeroes in a spectrum of K bins, one range per birdie
+/// that reaches a bin (UsageError for a negative frequency or width).
+struct BinRange {
+  std::size_t first, end;
+};
+std::vector<BinRange> birdie_bins(std::span<const Birdie> birdies, double span_seconds, std::size_t K);
 
 }  // namespace astrosweep::fdas
