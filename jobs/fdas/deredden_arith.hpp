@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <cstddef>
-#include <numbers>
 
 #ifndef AS_HOST_DEVICE
 #if defined(__CUDACC__)
@@ -20,6 +19,10 @@
 #endif
 
 namespace astrosweep::fdas::arith {
+
+/// ln 2 rounded to double, as std::numbers::ln2 (spectrum.cpp checks they agree; .cu files are not
+/// compiled as C++20, so <numbers> is not theirs).
+inline constexpr double ln2 = 0x1.62e42fefa39efp-1;
 
 AS_HOST_DEVICE inline float add(float a, float b) {
 #if defined(__CUDA_ARCH__)
@@ -75,9 +78,9 @@ AS_HOST_DEVICE inline bool is_kth_smallest(const float* values, std::size_t n, s
 /// The dereddening level of a block of median `median`: median / ln 2 in double, rounded to float.
 AS_HOST_DEVICE inline float level_from_median(float median) {
 #if defined(__CUDA_ARCH__)
-  return __double2float_rn(__ddiv_rn(static_cast<double>(median), std::numbers::ln2));
+  return __double2float_rn(__ddiv_rn(static_cast<double>(median), ln2));
 #else
-  return static_cast<float>(static_cast<double>(median) / std::numbers::ln2);
+  return static_cast<float>(static_cast<double>(median) / ln2);
 #endif
 }
 
@@ -105,9 +108,9 @@ AS_HOST_DEVICE inline float dereddening_factor(float level) {
 AS_HOST_DEVICE inline float segment_norm_from_median(float median) {
   if (!(median > 0)) return 1.0F;
 #if defined(__CUDA_ARCH__)
-  return __double2float_rn(__ddiv_rn(1.0, __dsqrt_rn(__ddiv_rn(static_cast<double>(median), std::numbers::ln2))));
+  return __double2float_rn(__ddiv_rn(1.0, __dsqrt_rn(__ddiv_rn(static_cast<double>(median), ln2))));
 #else
-  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(median) / std::numbers::ln2));
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(median) / ln2));
 #endif
 }
 

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <numbers>
 
 #include "core/error.hpp"
 #include "core/fftw_planner.hpp"
 #include "deredden_arith.hpp"
 
 namespace astrosweep::fdas {
+
+static_assert(arith::ln2 == std::numbers::ln2, "the device's ln 2 is the host's");
 
 namespace {
 
@@ -174,12 +177,19 @@ void deredden(std::span<std::complex<float>> spectrum, int threads) {
   }
 }
 
-void normalise_known_variance(std::span<std::complex<float>> spectrum, std::size_t n_samples, double variance) {
+float known_variance_factor(std::size_t n_samples, double variance) {
   AS_EXPECTS(variance > 0 && std::isfinite(variance), UsageError,
              "the known noise variance must be positive, not " + std::to_string(variance));
-  const auto factor = static_cast<float>(1.0 / std::sqrt(static_cast<double>(n_samples) * variance));
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(n_samples) * variance));
+}
+
+void scale_bins(std::span<std::complex<float>> spectrum, float factor) {
   for (std::size_t k = 1; k < spectrum.size(); ++k)
     spectrum[k] = {arith::mul(spectrum[k].real(), factor), arith::mul(spectrum[k].imag(), factor)};
+}
+
+void normalise_known_variance(std::span<std::complex<float>> spectrum, std::size_t n_samples, double variance) {
+  scale_bins(spectrum, known_variance_factor(n_samples, variance));
 }
 
 std::vector<BinRange> birdie_bins(std::span<const Birdie> birdies, double span_seconds, std::size_t K) {
@@ -197,10 +207,15 @@ std::vector<BinRange> birdie_bins(std::span<const Birdie> birdies, double span_s
   return ranges;
 }
 
+void zero_bins(std::span<std::complex<float>> spectrum, std::span<const BinRange> ranges) {
+  for (const BinRange& range : ranges) {
+    const std::size_t end = std::min(range.end, spectrum.size());
+    for (std::size_t k = range.first; k < end; ++k) spectrum[k] = {};
+  }
+}
+
 void zap_birdies(std::span<std::complex<float>> spectrum, std::span<const Birdie> birdies, double span_seconds) {
-  for (const BinRange& range : birdie_bins(birdies, span_seconds, spectrum.size()))
-    std::fill(spectrum.begin() + static_cast<std::ptrdiff_t>(range.first),
-              spectrum.begin() + static_cast<std::ptrdiff_t>(range.end), std::complex<float>{});
+  zero_bins(spectrum, birdie_bins(birdies, span_seconds, spectrum.size()));
 }
 
 }  // namespace astrosweep::fdas

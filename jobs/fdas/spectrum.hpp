@@ -62,6 +62,10 @@ void deredden(std::span<std::complex<float>> spectrum, int threads = 1);
 /// Divides every bin but DC by √(N σ²): the normalisation for white noise of known variance σ²
 /// over N samples (spec §2's --norm known-variance).
 void normalise_known_variance(std::span<std::complex<float>> spectrum, std::size_t n_samples, double variance);
+/// Both parts of every bin but DC multiplied by `factor`, each on its own.
+void scale_bins(std::span<std::complex<float>> spectrum, float factor);
+/// That division's factor, 1 / √(N σ²) in double rounded to float (UsageError unless σ² > 0).
+float known_variance_factor(std::size_t n_samples, double variance);
 
 /// Zeroes the bins of each (frequency Hz, width Hz) birdie, with T = N_fft · tsamp seconds.
 struct Birdie {
@@ -76,5 +80,7 @@ struct BinRange {
   std::size_t first, end;
 };
 std::vector<BinRange> birdie_bins(std::span<const Birdie> birdies, double span_seconds, std::size_t K);
+/// The bins of `ranges` (below spectrum.size()) set to 0.
+void zero_bins(std::span<std::complex<float>> spectrum, std::span<const BinRange> ranges);
 
 }  // namespace astrosweep::fdas
