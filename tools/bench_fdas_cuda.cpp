@@ -85,12 +85,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string arg = argv[i];
     const char* value = argv[i + 1];
-    if (arg == "--n") s.n = std::strtoull(value, nullptr, 10);
-    else if (arg == "--zmax") s.z_max = std::strtod(value, nullptr);
-    else if (arg == "--numharm") s.numharm = std::atoi(value);
-    else if (arg == "--repeat") s.repeat = std::max(1, std::atoi(value));
-    else if (arg == "--seed") s.seed = static_cast<unsigned>(std::strtoul(value, nullptr, 10));
-    else if (arg == "--threads") s.threads = std::max(1, std::atoi(value));
+    if (arg == "--n")
+      s.n = std::strtoull(value, nullptr, 10);
+    else if (arg == "--zmax")
+      s.z_max = std::strtod(value, nullptr);
+    else if (arg == "--numharm")
+      s.numharm = std::atoi(value);
+    else if (arg == "--repeat")
+      s.repeat = std::max(1, std::atoi(value));
+    else if (arg == "--seed")
+      s.seed = static_cast<unsigned>(std::strtoul(value, nullptr, 10));
+    else if (arg == "--threads")
+      s.threads = std::max(1, std::atoi(value));
     else {
       std::fprintf(stderr, "unknown option %s\n", arg.c_str());
       return 2;
@@ -103,8 +109,8 @@ int main(int argc, char** argv) {
   options.kind = BackendKind::cuda;
   options.threads = s.threads;
   const auto backend = make_fdas_backend_cuda(bank, options);
-  std::printf("astrosweep_bench_fdas_cuda --n %zu --zmax %g --numharm %d --repeat %d --seed %u --threads %d\n%s\n",
-              s.n, s.z_max, s.numharm, s.repeat, s.seed, s.threads, backend->describe().c_str());
+  std::printf("astrosweep_bench_fdas_cuda --n %zu --zmax %g --numharm %d --repeat %d --seed %u --threads %d\n%s\n", s.n,
+              s.z_max, s.numharm, s.repeat, s.seed, s.threads, backend->describe().c_str());
 
   SpectrumRequest request;
   request.n_fft = good_fft_length(s.n);

@@ -25,10 +25,10 @@ namespace astrosweep::fdas {
 /// PRESTO's dereddening or a known variance's factor (or neither), then the birdies' bins zeroed.
 struct SpectrumRequest {
   std::size_t n_fft = 0;
-  bool deredden = true;                ///< deredden (spectrum.hpp)
-  float known_variance_factor = 0;     ///< without deredden, > 0: normalise_known_variance's factor
-  std::vector<BinRange> birdies;       ///< birdie_bins for a spectrum of n_fft / 2 bins
-  int threads = 1;                     ///< host threads for host normalisations
+  bool deredden = true;             ///< deredden (spectrum.hpp)
+  float known_variance_factor = 0;  ///< without deredden, > 0: normalise_known_variance's factor
+  std::vector<BinRange> birdies;    ///< birdie_bins for a spectrum of n_fft / 2 bins
+  int threads = 1;                  ///< host threads for host normalisations
 };
 
 /// One series' normalised spectrum and its candidates.

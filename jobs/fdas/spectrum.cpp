@@ -126,9 +126,10 @@ DereddenLayout deredden_layout(std::size_t K) {
   return layout;
 }
 
-std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int threads) {
-  std::vector<DereddenBlock> blocks = deredden_layout(powers.size()).blocks;
-  // The medians, each on its own (tens of thousands for a long series).
+namespace {
+
+// The blocks' levels from their medians, each on its own (tens of thousands for a long series).
+void fill_levels(std::span<const float> powers, std::vector<DereddenBlock>& blocks, int threads) {
   const auto n_blocks = static_cast<std::ptrdiff_t>(blocks.size());
 #pragma omp parallel num_threads(std::max(threads, 1))
   {
@@ -140,13 +141,20 @@ std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int th
       block.level = arith::level_from_median(block_median(powers.subspan(block.first, block.length), scratch));
     }
   }
+}
+
+}  // namespace
+
+std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int threads) {
+  std::vector<DereddenBlock> blocks = deredden_layout(powers.size()).blocks;
+  fill_levels(powers, blocks, threads);
   return blocks;
 }
 
 void deredden(std::span<std::complex<float>> spectrum, int threads) {
   threads = std::max(threads, 1);
   const std::size_t K = spectrum.size();
-  const DereddenLayout layout = deredden_layout(K);
+  DereddenLayout layout = deredden_layout(K);
   if (layout.blocks.empty()) return;  // too short to estimate a level: left as it is
   std::vector<float> powers(K);
   const auto n_bins = static_cast<std::ptrdiff_t>(K);
@@ -155,7 +163,8 @@ void deredden(std::span<std::complex<float>> spectrum, int threads) {
     const std::complex<float> f = spectrum[static_cast<std::size_t>(k)];
     powers[static_cast<std::size_t>(k)] = arith::bin_power(f.real(), f.imag());
   }
-  const std::vector<DereddenBlock> blocks = deredden_blocks(powers, threads);
+  fill_levels(powers, layout.blocks, threads);
+  const std::vector<DereddenBlock>& blocks = layout.blocks;
   const auto n_ramps = static_cast<std::ptrdiff_t>(layout.ramps.size());
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::ptrdiff_t j = 0; j < n_ramps; ++j) {

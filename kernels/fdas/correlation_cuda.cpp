@@ -111,10 +111,10 @@ PowerPlane CudaCorrelator::correlate(std::span<const std::complex<float>> spectr
 struct CudaCorrelator::Geometry {
   SegmentGeometry segment;
   std::size_t segments = 0;
-  std::size_t n_bins = 0;       ///< bins the segments read, from `first`
-  std::ptrdiff_t first = 0;     ///< spectrum bin of the first (negative: zeros before bin 0)
-  std::size_t chunk = 0;        ///< templates per inverse cuFFT batch
-  std::size_t per_template = 0; ///< bytes of one template's products (and of the spread inputs)
+  std::size_t n_bins = 0;        ///< bins the segments read, from `first`
+  std::ptrdiff_t first = 0;      ///< spectrum bin of the first (negative: zeros before bin 0)
+  std::size_t chunk = 0;         ///< templates per inverse cuFFT batch
+  std::size_t per_template = 0;  ///< bytes of one template's products (and of the spread inputs)
 };
 
 CudaCorrelator::Geometry CudaCorrelator::geometry(std::size_t r_lo, std::size_t r_hi, DevicePlane& plane) const {
@@ -193,7 +193,8 @@ std::vector<float> host_segment_norms(std::span<const std::complex<float>> bins,
   const auto n_segments = static_cast<std::ptrdiff_t>(segments);
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t seg = 0; seg < n_segments; ++seg)
-    norm[static_cast<std::size_t>(seg)] = block_normalisation(bins.subspan(static_cast<std::size_t>(seg) * g.step, g.in_bins));
+    norm[static_cast<std::size_t>(seg)] =
+        block_normalisation(bins.subspan(static_cast<std::size_t>(seg) * g.step, g.in_bins));
   return norm;
 }
 
@@ -246,19 +247,21 @@ CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(const CudaSpectr
   launch_gather_bins(reinterpret_cast<const float2*>(spectrum.data), spectrum.size, g.first, s.bins.as<float2>(),
                      g.n_bins, stream);
   if (!block_normalise || segment_norms_support(g.segment.in_bins)) {
-    s.powers.reserve(g.n_bins * sizeof(float));
-    if (block_normalise) launch_bin_powers(s.bins.as<float2>(), s.powers.as<float>(), g.n_bins, stream);
+    if (block_normalise) {
+      s.powers.reserve(g.n_bins * sizeof(float));
+      launch_bin_powers(s.bins.as<float2>(), s.powers.as<float>(), g.n_bins, stream);
+    }
     launch_segment_norms(s.powers.as<float>(), g.segments, g.segment.step, g.segment.in_bins, block_normalise,
                          s.norm.as<float>(), stream);
   } else {
-    // Segments too long for a thread block's shared memory (cuFFT segments beyond 24,576 points
-    // at numbetween 2): their medians on the host, from the gathered bins brought down.
+    // Segments too long for a thread block's shared memory (cuFFT segments beyond about 24,500
+    // points at numbetween 2): their medians on the host, from the gathered bins brought down.
     s.staging.reserve(g.n_bins * sizeof(float2));
     AS_CUDA_TRY(cudaMemcpyAsync(s.staging.as<float2>(), s.bins.as<float2>(), g.n_bins * sizeof(float2),
                                 cudaMemcpyDeviceToHost, stream));
     s.stream.synchronize();
-    const std::span<const std::complex<float>> bins(reinterpret_cast<const std::complex<float>*>(s.staging.as<float2>()),
-                                                    g.n_bins);
+    const std::span<const std::complex<float>> bins(
+        reinterpret_cast<const std::complex<float>*>(s.staging.as<float2>()), g.n_bins);
     const std::vector<float> norm = host_segment_norms(bins, g.segments, g.segment, block_normalise);
     AS_CUDA_TRY(
         cudaMemcpyAsync(s.norm.as<float>(), norm.data(), g.segments * sizeof(float), cudaMemcpyHostToDevice, stream));

@@ -16,8 +16,9 @@ namespace {
 
 constexpr int block = 256;
 constexpr int median_threads = 128;
-/// Shared memory a block's powers may take without opting into more (48 KiB).
-constexpr std::size_t max_shared_powers = 48 * 1024 / sizeof(float);
+/// Powers a segment may hold in shared memory: 48 KiB (what a block may take without opting
+/// into more) less room for the kernel's static `winner`.
+constexpr std::size_t max_shared_powers = (48 * 1024 - 64) / sizeof(float);
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + block - 1) / block); }
 
@@ -53,11 +54,10 @@ __global__ void apply_ramps(float2* __restrict__ spectrum, const DeviceRamp* __r
                             const DeviceBlock* __restrict__ blocks, const float* __restrict__ levels) {
   const DeviceRamp r = ramps[blockIdx.x];
   const float level = levels[r.level_block];
-  const float slope =
-      r.slope_block == 0
-          ? 0.0F
-          : arith::ramp_slope(levels[r.slope_block - 1], levels[r.slope_block], blocks[r.slope_block - 1].length,
-                              blocks[r.slope_block].length);
+  const float slope = r.slope_block == 0
+                          ? 0.0F
+                          : arith::ramp_slope(levels[r.slope_block - 1], levels[r.slope_block],
+                                              blocks[r.slope_block - 1].length, blocks[r.slope_block].length);
   for (std::uint32_t i = threadIdx.x; r.begin + i < r.end; i += blockDim.x) {
     const float local = arith::ramp_level(level, slope, i);
     if (!(local > 0)) continue;

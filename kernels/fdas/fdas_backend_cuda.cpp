@@ -53,7 +53,7 @@ DeviceNeed device_need(const TemplateBank& bank, const SearchGeometry& g, std::s
   // Every cell of every stage, when that is fewer (a narrow band at a low threshold keeps them all).
   need.cells = std::min(max_kept_cells, std::max<std::size_t>(1, g.stages.size() * n_z * n_cols));
   need.fixed = n_z * L * 8                                               // kernel spectra
-               + n_bins * 8 + segments * 4 + need.per_template           // bins, norms, spread inputs
+               + n_bins * 12 + segments * 4 + need.per_template          // bins, their powers, norms, inputs
                + n_z * n_r * 4                                           // the plane
                + kernels::CudaSpectrum::device_bytes(2 * spectrum_bins)  // the spectrum's buffers, kept
                + kernels::CudaHarmonicDetector::device_bytes(static_cast<int>(n_z), g.stages.back().numharm,

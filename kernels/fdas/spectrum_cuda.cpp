@@ -57,8 +57,8 @@ CudaSpectrum::~CudaSpectrum() = default;
 std::size_t CudaSpectrum::device_bytes(std::size_t n_fft) {
   const std::size_t K = n_fft / 2;
   // samples, padded, transformed, the spectrum, its powers; the layout's tables are ~K / 40 entries.
-  return n_fft * (sizeof(float) + sizeof(double)) + (K + 1) * sizeof(double2) + K * sizeof(float2) +
-         K * sizeof(float) + K / 8;
+  return n_fft * (sizeof(float) + sizeof(double)) + (K + 1) * sizeof(double2) + K * sizeof(float2) + K * sizeof(float) +
+         K / 8;
 }
 
 void CudaSpectrum::transform_on_device(std::span<const float> x, std::size_t n_fft) {
@@ -149,8 +149,8 @@ void CudaSpectrum::zero(std::span<const BinRange> ranges) {
   for (const BinRange& r : ranges) {
     AS_EXPECTS(r.first <= r.end && r.end <= d.size, UsageError, "birdie bins outside the spectrum");
     // All bits zero: +0 in both parts, as the host's std::complex<float>{}.
-    AS_CUDA_TRY(cudaMemsetAsync(d.spectrum.as<float2>() + r.first, 0, (r.end - r.first) * sizeof(float2),
-                                d.stream.get()));
+    AS_CUDA_TRY(
+        cudaMemsetAsync(d.spectrum.as<float2>() + r.first, 0, (r.end - r.first) * sizeof(float2), d.stream.get()));
   }
 }
 

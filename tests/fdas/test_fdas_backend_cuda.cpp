@@ -12,8 +12,8 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
 #include <complex>
+#include <cstdint>
 #include <cstdio>
 #include <numbers>
 #include <random>

@@ -64,9 +64,9 @@ class SpectrumCuda : public ::testing::Test {
 };
 
 TEST_F(SpectrumCuda, DereddeningIsTheHostsBitForBit) {
-  for (const std::size_t n : {std::size_t{1} << 21, std::size_t{1} << 16, std::size_t{3 * 5 * 7 * 1024},
-                              std::size_t{100'000}, std::size_t{2 * 3 * 3 * 5 * 7 * 7}, std::size_t{128},
-                              std::size_t{14}, std::size_t{4}}) {
+  for (const std::size_t n :
+       {std::size_t{1} << 21, std::size_t{1} << 16, std::size_t{3 * 5 * 7 * 1024}, std::size_t{100'000},
+        std::size_t{2 * 3 * 3 * 5 * 7 * 7}, std::size_t{128}, std::size_t{14}, std::size_t{4}}) {
     const Spectrum raw = raw_spectrum(red_series(n, 3), n);
     EXPECT_EQ(differing_bins(kernels::deredden_cuda(raw), dereddened_on_host(raw)), 0U) << n / 2 << " bins";
   }
