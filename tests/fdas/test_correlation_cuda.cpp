@@ -83,7 +83,9 @@ TEST_P(CudaCorrelation, MatchesTheFp64Pipeline) {
 // the medians are the host's (deredden_arith.hpp). Ties and zeros in the medians (a quantised
 // spectrum), ranges reaching past both ends, both methods, and the host path for segments too long
 // for shared memory (cuFFT, L = 32768).
-TEST_P(CudaCorrelation, FromTheDeviceSpectrumIsTheHostPathBitForBit) {
+class CudaCorrelationFromDevice : public CudaCorrelation {};
+
+TEST_P(CudaCorrelationFromDevice, IsTheHostPathBitForBit) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Case c = GetParam();
   std::mt19937_64 rng(12);
@@ -121,8 +123,14 @@ INSTANTIATE_TEST_SUITE_P(Layouts, CudaCorrelation,
                                            Case{1024, 68, 1, 97, 5000, 0}, Case{256, 20, 2, 1, 3000, 0},
                                            Case{512, 40, 2, 8, 4000, 0}, Case{4096, 300, 2, 17, 30000, 0},
                                            // one segment's worth of bins
-                                           Case{2048, 126, 2, 7, 600, 0},
-                                           // segments of 16,384 bins: medians on the host
+                                           Case{2048, 126, 2, 7, 600, 0}));
+
+INSTANTIATE_TEST_SUITE_P(Layouts, CudaCorrelationFromDevice,
+                         ::testing::Values(Case{64, 5, 2, 3, 1000, 0}, Case{64, 5, 1, 4, 777, 0},
+                                           Case{2048, 126, 2, 9, 20000, 0},
+                                           Case{2048, 126, 2, 5, 20000, 2 * 26 * 2048 * 8},
+                                           Case{4096, 300, 2, 17, 30000, 0}, Case{2048, 126, 2, 7, 600, 0},
+                                           // segments of 16,384 bins: their medians on the host
                                            Case{32768, 126, 2, 2, 40000, 0}));
 
 }  // namespace
