@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <numbers>
 #include <random>
 #include <string>
@@ -78,9 +79,7 @@ bool same_candidates(const SeriesCandidates& a, const SeriesCandidates& b) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Settings s;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string arg = argv[i];
@@ -155,4 +154,15 @@ int main(int argc, char** argv) {
               via_host.candidates.size(), same_candidates(on_device, via_host) ? "the same" : "DIFFERENT");
   std::printf("%s\n", backend->usage().c_str());
   return same_candidates(on_device, via_host) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "astrosweep_bench_fdas_cuda: %s\n", e.what());
+    return 1;
+  }
 }
