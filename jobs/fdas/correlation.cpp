@@ -6,11 +6,11 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
-#include <numbers>
 
 #include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "core/fftw_planner.hpp"
+#include "deredden_arith.hpp"
 #include "spectrum.hpp"
 
 namespace astrosweep::fdas {
@@ -112,10 +112,8 @@ void CorrelationLayout::check() const {
 
 float block_normalisation(std::span<const std::complex<float>> bins) {
   std::vector<float> power(bins.size());
-  for (std::size_t i = 0; i < bins.size(); ++i) power[i] = std::norm(bins[i]);
-  const double median = static_cast<double>(block_median(power));
-  if (!(median > 0)) return 1.0F;
-  return static_cast<float>(1.0 / std::sqrt(median / std::numbers::ln2));
+  for (std::size_t i = 0; i < bins.size(); ++i) power[i] = arith::bin_power(bins[i].real(), bins[i].imag());
+  return arith::segment_norm_from_median(block_median(power));
 }
 
 template <class Real>

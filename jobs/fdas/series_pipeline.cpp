@@ -83,34 +83,35 @@ SeriesResult search_series(std::span<const float> samples, double tsamp, const F
   const auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
-  auto t = Clock::now();
   SeriesResult result;
   result.n_fft = good_fft_length(samples.size());
   result.span_s = static_cast<double>(result.n_fft) * tsamp;
   const int threads = options.backend.threads > 0 ? options.backend.threads : affinity::default_threads();
-  auto spectrum = backend.spectrum(samples, result.n_fft);
-  switch (options.normalisation) {
-    case Normalisation::deredden: deredden(spectrum, threads); break;
-    case Normalisation::known_variance:
-      normalise_known_variance(spectrum, samples.size(), options.known_variance);
-      break;
-    case Normalisation::none: break;
-  }
-  zap_birdies(spectrum, options.birdies, result.span_s);
+  const std::size_t bins = result.n_fft / 2;
+  SpectrumRequest request;
+  request.n_fft = result.n_fft;
+  request.deredden = options.normalisation == Normalisation::deredden;
+  if (options.normalisation == Normalisation::known_variance)
+    request.known_variance_factor = known_variance_factor(samples.size(), options.known_variance);
+  request.birdies = birdie_bins(options.birdies, result.span_s, bins);
+  request.threads = threads;
 
   SearchSettings settings;
   settings.numharm = options.numharm;
   settings.sigma_min = options.sigma_min;
   settings.r_lo = std::max(1.0, options.f_lo * result.span_s);
-  settings.r_hi = std::min(options.f_hi * result.span_s, static_cast<double>(spectrum.size()));
+  settings.r_hi = std::min(options.f_hi * result.span_s, static_cast<double>(bins));
   settings.block_normalise = options.normalisation == Normalisation::deredden;
   settings.max_candidates = options.max_candidates;
   settings.threads = options.backend.threads;
-  result.spectrum_seconds = seconds_since(t);
-  t = Clock::now();
-  SeriesCandidates found = backend.search(spectrum, settings);
-  result.search_seconds = seconds_since(t);
-  t = Clock::now();
+  // The spectrum (made, normalised, birdies zeroed) and the search, by the backend: on a GPU the
+  // spectrum stays on the device between them, its host copy (for polishing) coming down meanwhile.
+  const SpectrumSearch searched = backend.search_samples(samples, request, settings);
+  const std::span<const std::complex<float>> spectrum = searched.spectrum;
+  const SeriesCandidates& found = searched.found;
+  result.spectrum_seconds = searched.spectrum_seconds;
+  result.search_seconds = searched.search_seconds;
+  auto t = Clock::now();
   result.overflowed = found.overflowed;
   result.stages = found.stages;
 

@@ -2,8 +2,8 @@
 // One time series from samples to its polished candidates on the CPU (docs/fdas.md): the spectrum
 // at a smooth FFT length, its normalisation and birdies, the search over [f_lo, f_hi), PRESTO's
 // within-series harmonic elimination (numharm > 1), then every survivor polished and put in
-// physical units. The per-series step the job's CPU backend runs; the GPU backend replaces the
-// search with its device chain and keeps the rest.
+// physical units. The spectrum and the search are the backend's (FdasBackend::search_samples: on
+// a GPU both on the device); the rest runs here, on the host, for either backend.
 
 #include <span>
 #include <vector>

@@ -9,8 +9,11 @@
 
 #include "core/error.hpp"
 #include "core/fftw_planner.hpp"
+#include "deredden_arith.hpp"
 
 namespace astrosweep::fdas {
+
+static_assert(arith::ln2 == std::numbers::ln2, "the device's ln 2 is the host's");
 
 namespace {
 
@@ -24,11 +27,6 @@ std::size_t block_length_at(std::size_t b) {
 }
 
 float block_median(std::span<const float> powers, std::vector<float>& scratch);
-
-float level_of(std::span<const float> powers, std::size_t first, std::size_t length, std::vector<float>& scratch) {
-  return static_cast<float>(static_cast<double>(block_median(powers.subspan(first, length), scratch)) /
-                            std::numbers::ln2);
-}
 
 }  // namespace
 
@@ -95,11 +93,11 @@ float block_median(std::span<const float> powers) {
   return block_median(powers, scratch);
 }
 
-std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int threads) {
-  const std::size_t K = powers.size();
-  std::vector<DereddenBlock> blocks;
+DereddenLayout deredden_layout(std::size_t K) {
+  DereddenLayout layout;
+  std::vector<DereddenBlock>& blocks = layout.blocks;
   std::size_t b = 1, L = first_block_length;
-  if (b + L > K) return blocks;
+  if (b + L > K) return layout;
   blocks.push_back({b, L, 0});
   b += L;
   L = block_length_at(b);
@@ -108,7 +106,30 @@ std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int th
     b += L;
     L = block_length_at(b);
   }
-  // The medians, each on its own (tens of thousands for a long series).
+  // PRESTO's walk over the blocks as ramps: the first half block at its own level without a
+  // slope, then from each block's middle to the next's the levels interpolated, then the last
+  // slope extrapolated to the end. Every bin's level depends only on its ramp, so the ramps can
+  // be applied in any order (in parallel) with the same bits as the walk.
+  std::vector<LevelRampPlan>& ramps = layout.ramps;
+  ramps.reserve(blocks.size() + 1);
+  const std::size_t first_until = 1 + blocks[0].length / 2;
+  ramps.push_back({1, first_until, 0, 0});
+  std::size_t written = first_until;
+  std::size_t slope_block = 0;
+  for (std::size_t j = 1; j < blocks.size(); ++j) {
+    slope_block = j;
+    const std::size_t until = blocks[j].first + blocks[j].length / 2;
+    if (written < until) ramps.push_back({written, until, j - 1, j});
+    written = std::max(written, until);
+  }
+  if (written < K) ramps.push_back({written, K, blocks.size() - 1, slope_block});
+  return layout;
+}
+
+namespace {
+
+// The blocks' levels from their medians, each on its own (tens of thousands for a long series).
+void fill_levels(std::span<const float> powers, std::vector<DereddenBlock>& blocks, int threads) {
   const auto n_blocks = static_cast<std::ptrdiff_t>(blocks.size());
 #pragma omp parallel num_threads(std::max(threads, 1))
   {
@@ -117,85 +138,93 @@ std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int th
 #pragma omp for schedule(static)
     for (std::ptrdiff_t j = 0; j < n_blocks; ++j) {
       DereddenBlock& block = blocks[static_cast<std::size_t>(j)];
-      block.level = level_of(powers, block.first, block.length, scratch);
+      block.level = arith::level_from_median(block_median(powers.subspan(block.first, block.length), scratch));
     }
   }
-  return blocks;
-}
-
-namespace {
-
-// A run of bins [begin, end) scaled by the levels level + slope·i, i = bin − begin, in float.
-struct LevelRamp {
-  std::size_t begin, end;
-  float level, slope;
-};
-
-// PRESTO's walk over the blocks as ramps: the first half block at its own level without a slope,
-// then from each block's middle to the next's the levels interpolated, then the last slope
-// extrapolated to the end. Every bin's level depends only on its ramp, so the ramps can be applied
-// in any order (in parallel) with the same bits as the walk.
-std::vector<LevelRamp> level_ramps(std::span<const DereddenBlock> blocks, std::size_t K) {
-  std::vector<LevelRamp> ramps;
-  ramps.reserve(blocks.size() + 1);
-  float m_old = blocks[0].level;
-  std::size_t written = 1;
-  const std::size_t first_until = 1 + blocks[0].length / 2;
-  ramps.push_back({written, first_until, m_old, 0.0F});
-  written = first_until;
-  float slope = 0;
-  for (std::size_t j = 1; j < blocks.size(); ++j) {
-    const DereddenBlock& block = blocks[j];
-    const float m_new = block.level;
-    slope = (m_new - m_old) / (0.5F * static_cast<float>(blocks[j - 1].length + block.length));
-    const std::size_t until = block.first + block.length / 2;
-    if (written < until) ramps.push_back({written, until, m_old, slope});
-    written = std::max(written, until);
-    m_old = m_new;
-  }
-  if (written < K) ramps.push_back({written, K, m_old, slope});
-  return ramps;
 }
 
 }  // namespace
 
+std::vector<DereddenBlock> deredden_blocks(std::span<const float> powers, int threads) {
+  std::vector<DereddenBlock> blocks = deredden_layout(powers.size()).blocks;
+  fill_levels(powers, blocks, threads);
+  return blocks;
+}
+
 void deredden(std::span<std::complex<float>> spectrum, int threads) {
   threads = std::max(threads, 1);
   const std::size_t K = spectrum.size();
+  DereddenLayout layout = deredden_layout(K);
+  if (layout.blocks.empty()) return;  // too short to estimate a level: left as it is
   std::vector<float> powers(K);
   const auto n_bins = static_cast<std::ptrdiff_t>(K);
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (std::ptrdiff_t k = 0; k < n_bins; ++k)
-    powers[static_cast<std::size_t>(k)] = std::norm(spectrum[static_cast<std::size_t>(k)]);
-  const std::vector<DereddenBlock> blocks = deredden_blocks(powers, threads);
-  if (blocks.empty()) return;  // too short to estimate a level: left as it is
-  const std::vector<LevelRamp> ramps = level_ramps(blocks, K);
-  const auto n_ramps = static_cast<std::ptrdiff_t>(ramps.size());
+  for (std::ptrdiff_t k = 0; k < n_bins; ++k) {
+    const std::complex<float> f = spectrum[static_cast<std::size_t>(k)];
+    powers[static_cast<std::size_t>(k)] = arith::bin_power(f.real(), f.imag());
+  }
+  fill_levels(powers, layout.blocks, threads);
+  const std::vector<DereddenBlock>& blocks = layout.blocks;
+  const auto n_ramps = static_cast<std::ptrdiff_t>(layout.ramps.size());
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::ptrdiff_t j = 0; j < n_ramps; ++j) {
-    const LevelRamp& ramp = ramps[static_cast<std::size_t>(j)];
+    const LevelRampPlan& ramp = layout.ramps[static_cast<std::size_t>(j)];
+    const float level = blocks[ramp.level_block].level;
+    const float slope = ramp.slope_block == 0
+                            ? 0.0F
+                            : arith::ramp_slope(blocks[ramp.slope_block - 1].level, blocks[ramp.slope_block].level,
+                                                blocks[ramp.slope_block - 1].length, blocks[ramp.slope_block].length);
     for (std::size_t i = 0; ramp.begin + i < ramp.end; ++i) {
-      const float level = ramp.level + ramp.slope * static_cast<float>(i);
-      if (level > 0) spectrum[ramp.begin + i] *= 1.0F / std::sqrt(level);
+      const float local = arith::ramp_level(level, slope, i);
+      if (!(local > 0)) continue;
+      // Each part scaled on its own (as PRESTO does), not a complex product by (factor, 0), whose
+      // signs of zero differ.
+      const float factor = arith::dereddening_factor(local);
+      std::complex<float>& f = spectrum[ramp.begin + i];
+      f = {arith::mul(f.real(), factor), arith::mul(f.imag(), factor)};
     }
   }
 }
 
-void normalise_known_variance(std::span<std::complex<float>> spectrum, std::size_t n_samples, double variance) {
+float known_variance_factor(std::size_t n_samples, double variance) {
   AS_EXPECTS(variance > 0 && std::isfinite(variance), UsageError,
              "the known noise variance must be positive, not " + std::to_string(variance));
-  const auto factor = static_cast<float>(1.0 / std::sqrt(static_cast<double>(n_samples) * variance));
-  for (std::size_t k = 1; k < spectrum.size(); ++k) spectrum[k] *= factor;
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(n_samples) * variance));
+}
+
+void scale_bins(std::span<std::complex<float>> spectrum, float factor) {
+  for (std::size_t k = 1; k < spectrum.size(); ++k)
+    spectrum[k] = {arith::mul(spectrum[k].real(), factor), arith::mul(spectrum[k].imag(), factor)};
+}
+
+void normalise_known_variance(std::span<std::complex<float>> spectrum, std::size_t n_samples, double variance) {
+  scale_bins(spectrum, known_variance_factor(n_samples, variance));
+}
+
+std::vector<BinRange> birdie_bins(std::span<const Birdie> birdies, double span_seconds, std::size_t K) {
+  std::vector<BinRange> ranges;
+  for (const Birdie& b : birdies) {
+    AS_EXPECTS(b.frequency >= 0 && b.width >= 0, UsageError, "a birdie needs a frequency and width >= 0 Hz");
+    const double lo = std::max(std::floor((b.frequency - b.width / 2) * span_seconds), 1.0);
+    const double hi = std::ceil((b.frequency + b.width / 2) * span_seconds);
+    // Bins lo … hi, those below K.
+    if (!(lo <= hi) || !(lo < static_cast<double>(K))) continue;
+    const auto first = static_cast<std::size_t>(lo);
+    const std::size_t end = hi < static_cast<double>(K) ? static_cast<std::size_t>(hi) + 1 : K;
+    ranges.push_back({first, end});
+  }
+  return ranges;
+}
+
+void zero_bins(std::span<std::complex<float>> spectrum, std::span<const BinRange> ranges) {
+  for (const BinRange& range : ranges) {
+    const std::size_t end = std::min(range.end, spectrum.size());
+    for (std::size_t k = range.first; k < end; ++k) spectrum[k] = {};
+  }
 }
 
 void zap_birdies(std::span<std::complex<float>> spectrum, std::span<const Birdie> birdies, double span_seconds) {
-  for (const Birdie& b : birdies) {
-    AS_EXPECTS(b.frequency >= 0 && b.width >= 0, UsageError, "a birdie needs a frequency and width >= 0 Hz");
-    const double lo = std::floor((b.frequency - b.width / 2) * span_seconds);
-    const double hi = std::ceil((b.frequency + b.width / 2) * span_seconds);
-    for (double k = std::max(lo, 1.0); k <= hi && k < static_cast<double>(spectrum.size()); ++k)
-      spectrum[static_cast<std::size_t>(k)] = 0;
-  }
+  zero_bins(spectrum, birdie_bins(birdies, span_seconds, spectrum.size()));
 }
 
 }  // namespace astrosweep::fdas

@@ -33,6 +33,23 @@ struct DereddenBlock {
   float level;
 };
 
+/// A run of the dereddening's levels: bins [begin, end), the i-th of them at the level of block
+/// `level_block` plus i times the slope from block slope_block − 1's middle to slope_block's (no
+/// slope when slope_block is 0).
+struct LevelRampPlan {
+  std::size_t begin, end;
+  std::size_t level_block, slope_block;
+};
+
+/// Where a spectrum of K bins is dereddened: its blocks (levels 0) and the ramps that cover bins
+/// 1 … K − 1 (both empty when K is too short for a block). They depend on K alone, so a device
+/// takes them once per length; deredden applies them on the host.
+struct DereddenLayout {
+  std::vector<DereddenBlock> blocks;
+  std::vector<LevelRampPlan> ramps;
+};
+DereddenLayout deredden_layout(std::size_t K);
+
 /// The dereddening blocks of a spectrum of `powers.size()` bins, in order (spec §2 steps 2–4):
 /// the first at bin 1 with length 6, then lengths ⌊6·ln b⌋ capped at 200, while b + L < K. The
 /// blocks' medians on `threads` threads (the same levels for any count).
@@ -45,6 +62,10 @@ void deredden(std::span<std::complex<float>> spectrum, int threads = 1);
 /// Divides every bin but DC by √(N σ²): the normalisation for white noise of known variance σ²
 /// over N samples (spec §2's --norm known-variance).
 void normalise_known_variance(std::span<std::complex<float>> spectrum, std::size_t n_samples, double variance);
+/// Both parts of every bin but DC multiplied by `factor`, each on its own.
+void scale_bins(std::span<std::complex<float>> spectrum, float factor);
+/// That division's factor, 1 / √(N σ²) in double rounded to float (UsageError unless σ² > 0).
+float known_variance_factor(std::size_t n_samples, double variance);
 
 /// Zeroes the bins of each (frequency Hz, width Hz) birdie, with T = N_fft · tsamp seconds.
 struct Birdie {
@@ -52,5 +73,14 @@ struct Birdie {
   double width;
 };
 void zap_birdies(std::span<std::complex<float>> spectrum, std::span<const Birdie> birdies, double span_seconds);
+
+/// The bins [first, end) that zap_birdies zeroes in a spectrum of K bins, one range per birdie
+/// that reaches a bin (UsageError for a negative frequency or width).
+struct BinRange {
+  std::size_t first, end;
+};
+std::vector<BinRange> birdie_bins(std::span<const Birdie> birdies, double span_seconds, std::size_t K);
+/// The bins of `ranges` (below spectrum.size()) set to 0.
+void zero_bins(std::span<std::complex<float>> spectrum, std::span<const BinRange> ranges);
 
 }  // namespace astrosweep::fdas

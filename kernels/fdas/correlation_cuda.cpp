@@ -12,6 +12,7 @@
 #include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
 #include "cufft_plan.hpp"
+#include "deredden_launch.hpp"
 
 namespace astrosweep::fdas::kernels {
 
@@ -40,7 +41,7 @@ struct CudaCorrelator::State {
   cuda::Stream stream;
   cuda::Event start, stop;
   cuda::DeviceMemory kernels;  // n_templates × L spectra
-  cuda::DeviceMemory bins, norm, inputs, products, plane;
+  cuda::DeviceMemory bins, norm, inputs, products, plane, powers;
   cuda::PinnedMemory staging;  // the bins, gathered on the host
   cuda::DeviceMemory twiddle;  // the shared-memory FFTs' table, e^{+2πi m/L} for m < L
   std::unique_ptr<CufftPlan> forward, inverse;
@@ -106,92 +107,167 @@ PowerPlane CudaCorrelator::correlate(std::span<const std::complex<float>> spectr
   return plane;
 }
 
-CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const std::complex<float>> spectrum,
-                                                                std::size_t r_lo, std::size_t r_hi,
-                                                                bool block_normalise) {
-  State& s = *state_;
+/// A call's segments: the layout's geometry, the number of segments and the bins they read.
+struct CudaCorrelator::Geometry {
+  SegmentGeometry segment;
+  std::size_t segments = 0;
+  std::size_t n_bins = 0;        ///< bins the segments read, from `first`
+  std::ptrdiff_t first = 0;      ///< spectrum bin of the first (negative: zeros before bin 0)
+  std::size_t chunk = 0;         ///< templates per inverse cuFFT batch
+  std::size_t per_template = 0;  ///< bytes of one template's products (and of the spread inputs)
+};
+
+CudaCorrelator::Geometry CudaCorrelator::geometry(std::size_t r_lo, std::size_t r_hi, DevicePlane& plane) const {
+  const State& s = *state_;
   const CorrelationLayout& layout = s.layout;
   AS_EXPECTS(r_lo <= r_hi, UsageError, "empty or reversed bin range for the correlation");
-  SegmentGeometry g{layout.fft_length,  static_cast<std::size_t>(layout.numbetween),
-                    layout.half_width,  layout.useful_outputs(),
-                    layout.step_bins(), (layout.fft_length - 1) / static_cast<std::size_t>(layout.numbetween) + 1};
-  DevicePlane plane;
+  Geometry g;
+  g.segment = {layout.fft_length,  static_cast<std::size_t>(layout.numbetween),
+               layout.half_width,  layout.useful_outputs(),
+               layout.step_bins(), (layout.fft_length - 1) / static_cast<std::size_t>(layout.numbetween) + 1};
   plane.n_z = s.n_templates;
-  plane.n_r = (r_hi - r_lo) * g.numbetween;
+  plane.n_r = (r_hi - r_lo) * g.segment.numbetween;
   plane.first_bin = r_lo;
   plane.numbetween = layout.numbetween;
-  if (plane.n_r == 0 || plane.n_z == 0) return plane;
-  const std::size_t segments = (plane.n_r + g.useful - 1) / g.useful;
-
-  // The bins every segment reads, zero outside the spectrum, and each segment's normalisation.
-  const std::size_t n_bins = (segments - 1) * g.step + g.in_bins;
-  const auto first = static_cast<std::ptrdiff_t>(r_lo) - static_cast<std::ptrdiff_t>(g.half_width);
-  // Gathered straight into pinned memory: the upload then runs at the bus's speed (a pageable
-  // copy of a 2^23-point series' bins costs ~4 ms of the correlation's device time).
-  s.stream.synchronize();  // the previous call's upload from this buffer is done
-  s.staging.reserve(n_bins * sizeof(float2));
-  std::span<std::complex<float>> bins(reinterpret_cast<std::complex<float>*>(s.staging.as<float2>()), n_bins);
-  const auto n_gathered = static_cast<std::ptrdiff_t>(n_bins);
-#pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t k = 0; k < n_gathered; ++k) {
-    const std::ptrdiff_t bin = first + k;
-    bins[static_cast<std::size_t>(k)] = bin >= 0 && static_cast<std::size_t>(bin) < spectrum.size()
-                                            ? spectrum[static_cast<std::size_t>(bin)]
-                                            : std::complex<float>{};
-  }
-  std::vector<float> norm(segments, 1.0F);
-  // Each segment's median on its own (a few thousand of them per long series): on the rank's cores.
-  if (block_normalise) {
-    const auto n_segments = static_cast<std::ptrdiff_t>(segments);
-#pragma omp parallel for schedule(static)
-    for (std::ptrdiff_t seg = 0; seg < n_segments; ++seg)
-      norm[static_cast<std::size_t>(seg)] = block_normalisation(
-          std::span<const std::complex<float>>(bins).subspan(static_cast<std::size_t>(seg) * g.step, g.in_bins));
-  }
-
+  if (plane.n_r == 0 || plane.n_z == 0) return g;
+  g.segments = (plane.n_r + g.segment.useful - 1) / g.segment.useful;
+  g.n_bins = (g.segments - 1) * g.segment.step + g.segment.in_bins;
+  g.first = static_cast<std::ptrdiff_t>(r_lo) - static_cast<std::ptrdiff_t>(g.segment.half_width);
   // cuFFT: templates per inverse batch, as many as the budget holds beside the inputs.
-  const std::size_t per_template = segments * g.fft_length * sizeof(float2);
-  const std::size_t chunk =
-      std::clamp<std::size_t>(s.budget / std::max<std::size_t>(per_template, 1), 1, s.n_templates);
+  g.per_template = g.segments * g.segment.fft_length * sizeof(float2);
+  g.chunk = std::clamp<std::size_t>(s.budget / std::max<std::size_t>(g.per_template, 1), 1, s.n_templates);
+  return g;
+}
+
+void CudaCorrelator::reserve(const Geometry& g, const DevicePlane& plane) {
+  State& s = *state_;
   const bool fused = s.method == Method::shared_memory;
   const cudaStream_t stream = s.stream.get();
-  s.bins.reserve(n_bins * sizeof(float2));
-  s.norm.reserve(segments * sizeof(float));
-  s.inputs.reserve(per_template);
-  if (!fused) s.products.reserve(chunk * per_template);
+  s.bins.reserve(g.n_bins * sizeof(float2));
+  s.norm.reserve(g.segments * sizeof(float));
+  s.inputs.reserve(g.per_template);
+  if (!fused) s.products.reserve(g.chunk * g.per_template);
   s.plane.reserve(plane.n_z * plane.n_r * sizeof(float));
-  if (!s.forward || !s.forward->fits(g.fft_length, segments))
-    s.forward = std::make_unique<CufftPlan>(g.fft_length, segments, stream);
-  if (!fused && (!s.inverse || !s.inverse->fits(g.fft_length, segments * chunk)))
-    s.inverse = std::make_unique<CufftPlan>(g.fft_length, segments * chunk, stream);
+  if (!s.forward || !s.forward->fits(g.segment.fft_length, g.segments))
+    s.forward = std::make_unique<CufftPlan>(g.segment.fft_length, g.segments, stream);
+  if (!fused && (!s.inverse || !s.inverse->fits(g.segment.fft_length, g.segments * g.chunk)))
+    s.inverse = std::make_unique<CufftPlan>(g.segment.fft_length, g.segments * g.chunk, stream);
+}
 
-  s.start.record(s.stream);
-  AS_CUDA_TRY(
-      cudaMemcpyAsync(s.bins.as<float2>(), bins.data(), n_bins * sizeof(float2), cudaMemcpyHostToDevice, stream));
-  AS_CUDA_TRY(
-      cudaMemcpyAsync(s.norm.as<float>(), norm.data(), segments * sizeof(float), cudaMemcpyHostToDevice, stream));
-  launch_spread(s.bins.as<float2>(), s.norm.as<float>(), s.inputs.as<float2>(), segments, g, stream);
+// The bins and the segments' norms are in s.bins and s.norm (queued): the plane from them.
+void CudaCorrelator::correlate_bins(const Geometry& geometry, DevicePlane& plane) {
+  State& s = *state_;
+  const SegmentGeometry& g = geometry.segment;
+  const cudaStream_t stream = s.stream.get();
+  launch_spread(s.bins.as<float2>(), s.norm.as<float>(), s.inputs.as<float2>(), geometry.segments, g, stream);
   s.forward->run(s.inputs.as<float2>(), s.inputs.as<float2>(), CUFFT_FORWARD);
   const float scale = 1.0F / (static_cast<float>(g.fft_length) * static_cast<float>(g.fft_length));
-  if (fused) {
+  if (s.method == Method::shared_memory) {
     launch_correlate_fused(s.inputs.as<float2>(), s.kernels.as<float2>(), s.twiddle.as<float2>(), s.plane.as<float>(),
-                           s.n_templates, segments, plane.n_r, scale, g, stream);
+                           s.n_templates, geometry.segments, plane.n_r, scale, g, stream);
   } else {
-    for (std::size_t t0 = 0; t0 < s.n_templates; t0 += chunk) {
-      const std::size_t n_t = std::min(chunk, s.n_templates - t0);
+    for (std::size_t t0 = 0; t0 < s.n_templates; t0 += geometry.chunk) {
+      const std::size_t n_t = std::min(geometry.chunk, s.n_templates - t0);
       launch_multiply(s.inputs.as<float2>(), s.kernels.as<float2>() + t0 * g.fft_length, s.products.as<float2>(), n_t,
-                      segments, g.fft_length, stream);
+                      geometry.segments, g.fft_length, stream);
       // A short last chunk runs through the full-size plan: the extra transforms read stale
       // products and their output is never extracted.
       s.inverse->run(s.products.as<float2>(), s.products.as<float2>(), CUFFT_INVERSE);
-      launch_extract_power(s.products.as<float2>(), s.plane.as<float>() + t0 * plane.n_r, n_t, segments, plane.n_r,
-                           scale, g, stream);
+      launch_extract_power(s.products.as<float2>(), s.plane.as<float>() + t0 * plane.n_r, n_t, geometry.segments,
+                           plane.n_r, scale, g, stream);
     }
   }
   s.stop.record(s.stream);
   s.stream.synchronize();
   last_ms_ = s.stop.since(s.start);
   plane.data = s.plane.as<float>();
+}
+
+namespace {
+
+// Each segment's normalisation from the bins on the host (block_normalisation), on the rank's cores.
+std::vector<float> host_segment_norms(std::span<const std::complex<float>> bins, std::size_t segments,
+                                      const SegmentGeometry& g, bool block_normalise) {
+  std::vector<float> norm(segments, 1.0F);
+  if (!block_normalise) return norm;
+  const auto n_segments = static_cast<std::ptrdiff_t>(segments);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t seg = 0; seg < n_segments; ++seg)
+    norm[static_cast<std::size_t>(seg)] =
+        block_normalisation(bins.subspan(static_cast<std::size_t>(seg) * g.step, g.in_bins));
+  return norm;
+}
+
+}  // namespace
+
+CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const std::complex<float>> spectrum,
+                                                                std::size_t r_lo, std::size_t r_hi,
+                                                                bool block_normalise) {
+  State& s = *state_;
+  DevicePlane plane;
+  const Geometry g = geometry(r_lo, r_hi, plane);
+  if (plane.n_r == 0 || plane.n_z == 0) return plane;
+  // The bins every segment reads, zero outside the spectrum, gathered straight into pinned
+  // memory: the upload then runs at the bus's speed (a pageable copy of a 2^23-point series'
+  // bins costs ~4 ms of the correlation's device time).
+  s.stream.synchronize();  // the previous call's upload from this buffer is done
+  s.staging.reserve(g.n_bins * sizeof(float2));
+  std::span<std::complex<float>> bins(reinterpret_cast<std::complex<float>*>(s.staging.as<float2>()), g.n_bins);
+  const auto n_gathered = static_cast<std::ptrdiff_t>(g.n_bins);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < n_gathered; ++k) {
+    const std::ptrdiff_t bin = g.first + k;
+    bins[static_cast<std::size_t>(k)] = bin >= 0 && static_cast<std::size_t>(bin) < spectrum.size()
+                                            ? spectrum[static_cast<std::size_t>(bin)]
+                                            : std::complex<float>{};
+  }
+  const std::vector<float> norm = host_segment_norms(bins, g.segments, g.segment, block_normalise);
+  reserve(g, plane);
+  const cudaStream_t stream = s.stream.get();
+  s.start.record(s.stream);
+  AS_CUDA_TRY(
+      cudaMemcpyAsync(s.bins.as<float2>(), bins.data(), g.n_bins * sizeof(float2), cudaMemcpyHostToDevice, stream));
+  AS_CUDA_TRY(
+      cudaMemcpyAsync(s.norm.as<float>(), norm.data(), g.segments * sizeof(float), cudaMemcpyHostToDevice, stream));
+  correlate_bins(g, plane);
+  return plane;
+}
+
+CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(const CudaSpectrum::OnDevice& spectrum,
+                                                                std::size_t r_lo, std::size_t r_hi,
+                                                                bool block_normalise) {
+  State& s = *state_;
+  DevicePlane plane;
+  const Geometry g = geometry(r_lo, r_hi, plane);
+  if (plane.n_r == 0 || plane.n_z == 0) return plane;
+  reserve(g, plane);
+  const cudaStream_t stream = s.stream.get();
+  if (spectrum.ready != nullptr) AS_CUDA_TRY(cudaStreamWaitEvent(stream, spectrum.ready->get(), 0));
+  s.start.record(s.stream);  // after the wait: the correlation's own device time
+  launch_gather_bins(reinterpret_cast<const float2*>(spectrum.data), spectrum.size, g.first, s.bins.as<float2>(),
+                     g.n_bins, stream);
+  if (!block_normalise || segment_norms_support(g.segment.in_bins)) {
+    if (block_normalise) {
+      s.powers.reserve(g.n_bins * sizeof(float));
+      launch_bin_powers(s.bins.as<float2>(), s.powers.as<float>(), g.n_bins, stream);
+    }
+    launch_segment_norms(s.powers.as<float>(), g.segments, g.segment.step, g.segment.in_bins, block_normalise,
+                         s.norm.as<float>(), stream);
+  } else {
+    // Segments too long for a thread block's shared memory (cuFFT segments beyond about 24,500
+    // points at numbetween 2): their medians on the host, from the gathered bins brought down.
+    s.staging.reserve(g.n_bins * sizeof(float2));
+    AS_CUDA_TRY(cudaMemcpyAsync(s.staging.as<float2>(), s.bins.as<float2>(), g.n_bins * sizeof(float2),
+                                cudaMemcpyDeviceToHost, stream));
+    s.stream.synchronize();
+    const std::span<const std::complex<float>> bins(
+        reinterpret_cast<const std::complex<float>*>(s.staging.as<float2>()), g.n_bins);
+    const std::vector<float> norm = host_segment_norms(bins, g.segments, g.segment, block_normalise);
+    AS_CUDA_TRY(
+        cudaMemcpyAsync(s.norm.as<float>(), norm.data(), g.segments * sizeof(float), cudaMemcpyHostToDevice, stream));
+    s.stream.synchronize();  // `norm` goes out of scope
+  }
+  correlate_bins(g, plane);
   return plane;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "correlation.hpp"
+#include "spectrum_cuda.hpp"
 
 namespace astrosweep::fdas::kernels {
 
@@ -48,6 +49,13 @@ class CudaCorrelator {
   DevicePlane correlate_on_device(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
                                   bool block_normalise = true);
 
+  /// The same plane from a spectrum left in device memory (CudaSpectrum::on_device; this stream
+  /// waits for its `ready` event): the bins gathered and each segment's normalisation (its median)
+  /// taken on the device, so the spectrum neither comes down nor goes up again. The same plane,
+  /// bit for bit, as the overload above on a host copy of that spectrum.
+  DevicePlane correlate_on_device(const CudaSpectrum::OnDevice& spectrum, std::size_t r_lo, std::size_t r_hi,
+                                  bool block_normalise = true);
+
   /// The method in use.
   [[nodiscard]] Method method() const noexcept;
 
@@ -56,6 +64,10 @@ class CudaCorrelator {
 
  private:
   struct State;
+  struct Geometry;
+  Geometry geometry(std::size_t r_lo, std::size_t r_hi, DevicePlane& plane) const;
+  void reserve(const Geometry& g, const DevicePlane& plane);
+  void correlate_bins(const Geometry& g, DevicePlane& plane);
   std::unique_ptr<State> state_;
   float last_ms_ = 0;
 };

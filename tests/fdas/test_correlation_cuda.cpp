@@ -5,7 +5,11 @@
 // of 8, many; one segment and thousands. Skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include <cuda_runtime_api.h>
+
+#include <bit>
 #include <complex>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -74,6 +78,43 @@ TEST_P(CudaCorrelation, MatchesTheFp64Pipeline) {
   }
 }
 
+// From a spectrum left on the device (the bins gathered and the segments' medians taken there) the
+// plane is the one made from the same spectrum's host copy, bit for bit: the gather is a copy and
+// the medians are the host's (deredden_arith.hpp). Ties and zeros in the medians (a quantised
+// spectrum), ranges reaching past both ends, both methods, and the host path for segments too long
+// for shared memory (cuFFT, L = 32768).
+class CudaCorrelationFromDevice : public CudaCorrelation {};
+
+TEST_P(CudaCorrelationFromDevice, IsTheHostPathBitForBit) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const Case c = GetParam();
+  std::mt19937_64 rng(12);
+  const Taps taps = random_taps(c.L, static_cast<std::size_t>(c.b) * c.m, c.templates, rng);
+  std::uniform_int_distribution<int> part(-3, 3);
+  std::vector<std::complex<float>> spectrum(c.bins);
+  for (auto& v : spectrum) v = {0.5F * static_cast<float>(part(rng)), static_cast<float>(part(rng))};
+  kernels::CudaSpectrum on_device;
+  on_device.load(spectrum);
+  const CorrelationLayout layout{c.L, c.m, c.b};
+  for (const auto method : {kernels::CudaCorrelator::Method::shared_memory, kernels::CudaCorrelator::Method::cufft}) {
+    kernels::CudaCorrelator gpu(layout, taps, c.budget, method);
+    for (const auto& [lo, hi] : {std::pair<std::size_t, std::size_t>{0, c.bins}, {c.bins - 3, c.bins + 9}}) {
+      for (bool normalise : {false, true}) {
+        const PowerPlane want = gpu.correlate(spectrum, lo, hi, normalise);
+        const auto got = gpu.correlate_on_device(on_device.on_device(), lo, hi, normalise);
+        ASSERT_EQ(got.n_r, want.n_r);
+        std::vector<float> power(got.n_z * got.n_r);
+        ASSERT_EQ(cudaMemcpy(power.data(), got.data, power.size() * sizeof(float), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        std::size_t differing = 0;
+        for (std::size_t i = 0; i < power.size(); ++i)
+          differing += std::bit_cast<std::uint32_t>(power[i]) != std::bit_cast<std::uint32_t>(want.power[i]) ? 1 : 0;
+        EXPECT_EQ(differing, 0U) << "L " << c.L << ", bins " << lo << " … " << hi << ", normalise " << normalise;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, CudaCorrelation,
                          ::testing::Values(Case{64, 5, 2, 3, 1000, 0}, Case{64, 5, 1, 4, 777, 0},
                                            Case{2048, 126, 2, 9, 20000, 0},
@@ -83,6 +124,14 @@ INSTANTIATE_TEST_SUITE_P(Layouts, CudaCorrelation,
                                            Case{512, 40, 2, 8, 4000, 0}, Case{4096, 300, 2, 17, 30000, 0},
                                            // one segment's worth of bins
                                            Case{2048, 126, 2, 7, 600, 0}));
+
+INSTANTIATE_TEST_SUITE_P(Layouts, CudaCorrelationFromDevice,
+                         ::testing::Values(Case{64, 5, 2, 3, 1000, 0}, Case{64, 5, 1, 4, 777, 0},
+                                           Case{2048, 126, 2, 9, 20000, 0},
+                                           Case{2048, 126, 2, 5, 20000, 2 * 26 * 2048 * 8},
+                                           Case{4096, 300, 2, 17, 30000, 0}, Case{2048, 126, 2, 7, 600, 0},
+                                           // segments of 16,384 bins: their medians on the host
+                                           Case{32768, 126, 2, 2, 40000, 0}));
 
 }  // namespace
 }  // namespace astrosweep::fdas

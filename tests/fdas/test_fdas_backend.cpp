@@ -5,6 +5,7 @@
 // message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <random>
@@ -17,6 +18,7 @@
 #include "device.hpp"
 #include "fdas_backend.hpp"
 #include "series_search.hpp"
+#include "spectrum.hpp"
 
 namespace astrosweep::fdas {
 namespace {
@@ -110,6 +112,48 @@ TEST(SharedSearchPieces, SearchSpectrumIsPrestosComposition) {
       EXPECT_EQ(want.overflowed, cap == 50);
       expect_identical(got, want);
     }
+  }
+}
+
+TEST(SharedSearchPieces, SearchSamplesIsTheSpectrumNormalisedThenSearched) {
+  // The default search_samples (the CPU backend's): raw_spectrum, then normalise_spectrum (the
+  // dereddening, or the known variance's factor as normalise_known_variance, then the birdies as
+  // zap_birdies), then search(); the spectrum it returns is that one.
+  const TemplateBank bank = make_template_bank(20, 2, Accuracy::low);
+  const auto backend = make_fdas_backend_cpu(bank, BackendOptions{BackendKind::cpu, 2});
+  std::mt19937_64 rng(6);
+  std::normal_distribution<float> g;
+  const std::size_t n = 30'000;
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = g(rng) + 0.4F * (i > 0 ? x[i - 1] : 0.0F);
+  const double span = static_cast<double>(n) * 1e-3;
+  const std::vector<Birdie> birdies = {{60.0, 0.5}, {400.0, 2.0}};
+  SearchSettings s;
+  s.numharm = 4;
+  s.sigma_min = 2.0;
+  s.r_lo = 20;
+  s.r_hi = static_cast<double>(n / 2);
+  s.threads = 2;
+  for (const int kind : {0, 1}) {
+    SpectrumRequest request;
+    request.n_fft = n;
+    request.deredden = kind == 0;
+    request.known_variance_factor = kind == 1 ? known_variance_factor(n, 1.2) : 0.0F;
+    request.birdies = birdie_bins(birdies, span, n / 2);
+    request.threads = 2;
+    s.block_normalise = kind == 0;
+    std::vector<std::complex<float>> expected = raw_spectrum(x, n);
+    if (kind == 0)
+      deredden(expected, 2);
+    else
+      normalise_known_variance(expected, n, 1.2);
+    zap_birdies(expected, birdies, span);
+    const SeriesCandidates want = backend->search(expected, s);
+    const SpectrumSearch got = backend->search_samples(x, request, s);
+    ASSERT_EQ(got.spectrum.size(), expected.size());
+    EXPECT_TRUE(std::equal(got.spectrum.begin(), got.spectrum.end(), expected.begin())) << "normalisation " << kind;
+    EXPECT_FALSE(want.candidates.empty());
+    expect_identical(got.found, want);
   }
 }
 

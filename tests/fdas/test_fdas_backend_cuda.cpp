@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstdio>
 #include <numbers>
 #include <random>
@@ -24,6 +26,7 @@
 #include "fdas_backend.hpp"
 #include "fdas_backend_cuda.hpp"
 #include "series_search.hpp"
+#include "spectrum.hpp"
 
 namespace astrosweep::fdas {
 namespace {
@@ -287,6 +290,48 @@ TEST_F(CudaFdasBackend, RawSpectrumAsFftw) {
     EXPECT_LE(worst, tolerance) << "n = " << n << ", n_fft = " << n_fft;
   }
   EXPECT_THROW(gpu->spectrum(std::vector<float>(10), 8), UsageError);
+}
+
+TEST_F(CudaFdasBackend, SamplesSearchedOnTheDeviceAsThroughTheHostCopy) {
+  // search_samples keeps the spectrum on the device from the samples to the plane; through the host
+  // (spectrum(), normalise_spectrum, search()) the same raw spectrum gives the same normalised
+  // spectrum and candidates, bit for bit, for each normalisation, with birdies, series after series
+  // on one backend, and a series of a smooth non-power-of-two length.
+  const TemplateBank bank = make_template_bank(30, 2, Accuracy::low);
+  const auto backend = make_fdas_backend_cuda(bank, BackendOptions{});
+  std::mt19937_64 rng(4);
+  std::normal_distribution<float> g;
+  for (const std::size_t n : {std::size_t{1} << 17, std::size_t{100'000}, std::size_t{1} << 17}) {
+    std::vector<float> x(n);
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] = g(rng) + (i > 0 ? 0.5F * x[i - 1] : 0.0F) +
+             2.0F * static_cast<float>(std::cos(0.31 * static_cast<double>(i) + 1e-7 * static_cast<double>(i * i)));
+    // Without a normalisation the samples are scaled so that the noise powers are about 1.
+    std::vector<float> scaled(x);
+    for (auto& v : scaled) v /= std::sqrt(1.5F * static_cast<float>(n));
+    for (const int kind : {0, 1, 2}) {
+      const std::vector<float>& samples = kind == 2 ? scaled : x;
+      SpectrumRequest request;
+      request.n_fft = good_fft_length(n);
+      request.deredden = kind == 0;
+      request.known_variance_factor = kind == 1 ? known_variance_factor(n, 2.0) : 0.0F;
+      request.birdies = birdie_bins(std::vector<Birdie>{{100.0, 2.0}, {3000.0, 0.5}}, 64e-6 * n, request.n_fft / 2);
+      request.threads = 2;
+      const SearchSettings s = settings(4, 3.0, 50, static_cast<double>(request.n_fft / 2), kind == 0);
+      Spectrum expected = backend->spectrum(samples, request.n_fft);
+      normalise_spectrum(expected, request);
+      const SeriesCandidates via_host = backend->search(expected, s);
+      const SpectrumSearch on_device = backend->search_samples(samples, request, s);
+      ASSERT_EQ(on_device.spectrum.size(), expected.size());
+      std::size_t differing = 0;
+      for (std::size_t k = 0; k < expected.size(); ++k)
+        differing +=
+            std::bit_cast<std::uint64_t>(on_device.spectrum[k]) != std::bit_cast<std::uint64_t>(expected[k]) ? 1 : 0;
+      EXPECT_EQ(differing, 0U) << n << " samples, normalisation " << kind;
+      ASSERT_FALSE(on_device.found.candidates.empty()) << n << " samples, normalisation " << kind;
+      expect_identical(on_device.found, via_host);
+    }
+  }
 }
 
 TEST_F(CudaFdasBackend, BudgetTooSmallIsARuntimeError) {

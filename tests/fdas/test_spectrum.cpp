@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "deredden_arith.hpp"
 #include "spectrum.hpp"
 
 namespace astrosweep::fdas {
@@ -104,8 +105,11 @@ void deredden_walk(std::vector<std::complex<float>>& spectrum) {
   for (std::size_t k = 0; k < K; ++k) powers[k] = std::norm(spectrum[k]);
   const std::vector<DereddenBlock> blocks = deredden_blocks(powers);
   if (blocks.empty()) return;
+  // PRESTO scales the real and imaginary parts on their own (`amp.r *= scale; amp.i *= scale`).
   auto scale = [&](std::size_t bin, float level) {
-    if (level > 0) spectrum[bin] *= 1.0F / std::sqrt(level);
+    if (!(level > 0)) return;
+    const float factor = 1.0F / std::sqrt(level);
+    spectrum[bin] = {spectrum[bin].real() * factor, spectrum[bin].imag() * factor};
   };
   float m_old = blocks[0].level;
   std::size_t written = 1;
@@ -217,6 +221,64 @@ TEST(Spectrum, BirdiesAreZeroed) {
   EXPECT_EQ(f[505], std::complex<float>{});
   EXPECT_NE(f[494], std::complex<float>{});
   EXPECT_NE(f[506], std::complex<float>{});
+}
+
+TEST(Spectrum, BirdieBinsAreTheZeroedOnesClippedToTheSpectrum) {
+  const Birdie birdies[] = {{50.0, 1.0}, {0.0, 0.5}, {99.95, 0.2}, {500.0, 1.0}};  // T = 10 s, K = 1000
+  const auto ranges = birdie_bins(birdies, 10.0, 1000);
+  ASSERT_EQ(ranges.size(), 3U);  // the last lies above the spectrum
+  EXPECT_EQ(ranges[0].first, 495U);
+  EXPECT_EQ(ranges[0].end, 506U);
+  EXPECT_EQ(ranges[1].first, 1U);  // never DC
+  EXPECT_EQ(ranges[1].end, 4U);
+  EXPECT_EQ(ranges[2].first, 998U);
+  EXPECT_EQ(ranges[2].end, 1000U);  // clipped at K
+  const Birdie bad[] = {{-1.0, 1.0}};
+  EXPECT_THROW(birdie_bins(bad, 10.0, 1000), UsageError);
+}
+
+TEST(Spectrum, DereddenLayoutRampsCoverEveryBinButDcOnce) {
+  for (const std::size_t K : {std::size_t{6}, std::size_t{7}, std::size_t{8}, std::size_t{20}, std::size_t{64},
+                              std::size_t{100'001}, std::size_t{1} << 18}) {
+    const DereddenLayout layout = deredden_layout(K);
+    if (K <= 6) {  // bins 1 … 6 make the first block: none fits
+      EXPECT_TRUE(layout.blocks.empty() && layout.ramps.empty()) << K;
+      continue;
+    }
+    ASSERT_FALSE(layout.ramps.empty()) << K;
+    std::size_t next = 1;
+    for (const LevelRampPlan& r : layout.ramps) {
+      EXPECT_EQ(r.begin, next) << K;
+      EXPECT_LT(r.begin, r.end) << K;
+      EXPECT_LT(r.level_block, layout.blocks.size());
+      EXPECT_TRUE(r.slope_block == 0 || r.slope_block == r.level_block + 1 || r.slope_block == r.level_block) << K;
+      next = r.end;
+    }
+    EXPECT_EQ(next, K);
+  }
+}
+
+TEST(Spectrum, CountingSelectionIsNthElementWithTies) {
+  // The device's median (arith::is_kth_smallest, one test per value) against std::nth_element, on
+  // blocks of the dereddening's lengths and the correlator's, with repeated values and zeros.
+  std::mt19937_64 rng(5);
+  std::exponential_distribution<float> e;
+  for (const std::size_t n : {1U, 2U, 3U, 6U, 7U, 32U, 33U, 91U, 200U, 1024U}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<float> v(n);
+      for (auto& x : v) x = trial % 3 == 0 ? std::floor(4 * e(rng)) : e(rng);  // ties every third trial
+      const std::size_t k = arith::median_rank(n);
+      std::size_t winners = 0;
+      float selected = -1;
+      for (std::size_t i = 0; i < n; ++i)
+        if (arith::is_kth_smallest(v.data(), n, i, k)) {
+          ++winners;
+          selected = v[i];
+        }
+      EXPECT_GE(winners, 1U) << n;
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(selected), std::bit_cast<std::uint32_t>(block_median(v))) << n;
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,117 @@
+#pragma once
+// The float arithmetic of the dereddening (spectrum.cpp) and of the correlator's segment
+// normalisation (correlation.cpp), one operation at a time, shared by the CPU code and (through
+// AS_HOST_DEVICE) the CUDA kernels (kernels/fdas/deredden.cu), so that a spectrum dereddened on
+// either is the same bit for bit. On the device every product, sum and quotient is an explicitly
+// rounded intrinsic: nvcc would otherwise contract a product and a sum into one FMA (one rounding
+// instead of two). On the host the plain operators are those roundings: x86-64 without -mfma (the
+// builds here) has no FMA instruction to contract into.
+
+#include <cmath>
+#include <cstddef>
+
+#ifndef AS_HOST_DEVICE
+#if defined(__CUDACC__)
+#define AS_HOST_DEVICE __host__ __device__
+#else
+#define AS_HOST_DEVICE
+#endif
+#endif
+
+namespace astrosweep::fdas::arith {
+
+/// ln 2 rounded to double, as std::numbers::ln2 (spectrum.cpp checks they agree; .cu files are not
+/// compiled as C++20, so <numbers> is not theirs).
+inline constexpr double ln2 = 0x1.62e42fefa39efp-1;
+
+AS_HOST_DEVICE inline float add(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+AS_HOST_DEVICE inline float sub(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+
+AS_HOST_DEVICE inline float mul(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+AS_HOST_DEVICE inline float div(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+/// |F|² as std::norm computes it: re·re + im·im, each product rounded.
+AS_HOST_DEVICE inline float bin_power(float re, float im) { return add(mul(re, re), mul(im, im)); }
+
+/// The rank of PRESTO's median among n values: the lower middle one for even n.
+AS_HOST_DEVICE inline std::size_t median_rank(std::size_t n) { return n == 0 ? 0 : (n - 1) / 2; }
+
+/// Whether values[i] is the k-th smallest of values[0, n) (what std::nth_element puts at k): fewer
+/// than k + 1 values below it, and at least k + 1 at or below it. The device's selection: every
+/// value of a block tested against all the others, with no data-dependent control flow.
+AS_HOST_DEVICE inline bool is_kth_smallest(const float* values, std::size_t n, std::size_t i, std::size_t k) {
+  const float x = values[i];
+  std::size_t less = 0, equal = 0;
+  for (std::size_t m = 0; m < n; ++m) {
+    less += values[m] < x ? 1 : 0;
+    equal += values[m] == x ? 1 : 0;
+  }
+  return less <= k && k < less + equal;
+}
+
+/// The dereddening level of a block of median `median`: median / ln 2 in double, rounded to float.
+AS_HOST_DEVICE inline float level_from_median(float median) {
+#if defined(__CUDA_ARCH__)
+  return __double2float_rn(__ddiv_rn(static_cast<double>(median), ln2));
+#else
+  return static_cast<float>(static_cast<double>(median) / ln2);
+#endif
+}
+
+/// The slope between the middles of blocks of levels m_old, m_new and lengths previous, current.
+AS_HOST_DEVICE inline float ramp_slope(float m_old, float m_new, std::size_t previous, std::size_t current) {
+  return div(sub(m_new, m_old), mul(0.5F, static_cast<float>(previous + current)));
+}
+
+/// The level i bins into a ramp that starts at `level` with `slope`.
+AS_HOST_DEVICE inline float ramp_level(float level, float slope, std::size_t i) {
+  return add(level, mul(slope, static_cast<float>(i)));
+}
+
+/// What a bin of local level `level` (> 0) is multiplied by: 1 / √level in float.
+AS_HOST_DEVICE inline float dereddening_factor(float level) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(1.0F, __fsqrt_rn(level));
+#else
+  return 1.0F / std::sqrt(level);
+#endif
+}
+
+/// A segment's normalisation from the median of its powers: 1 / √(median / ln 2) in double,
+/// rounded to float; 1 for a median that is not positive.
+AS_HOST_DEVICE inline float segment_norm_from_median(float median) {
+  if (!(median > 0)) return 1.0F;
+#if defined(__CUDA_ARCH__)
+  return __double2float_rn(__ddiv_rn(1.0, __dsqrt_rn(__ddiv_rn(static_cast<double>(median), ln2))));
+#else
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(median) / ln2));
+#endif
+}
+
+}  // namespace astrosweep::fdas::arith
