@@ -21,10 +21,8 @@
 // first maximum when `before` < F (every earlier pixel is ≤ before); otherwise (a near-tie inside
 // the thread, rare with three detectors) a scan of its pixels up to that one. The block's minimum
 // is the CPU's pixel.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -207,24 +205,21 @@ AS_HOST_DEVICE inline int first_reaching(const Tables<Real>& k, int ref, int fir
   return best.at;
 }
 
-/// Tiles of a batch: the tasks grouped by (reference detector, first searched pixel), in order,
-/// `per_tile` per tile; a tile's unused places hold −1. Returns per_tile entries per tile.
+/// Tiles of a batch: the tasks grouped by (reference detector, first searched pixel), in order
+/// within a group, `per_tile` per tile; a tile's unused places hold −1. Returns per_tile entries
+/// per tile. ref[t] < n_det and first[t] < stride (the caller checks).
 inline std::vector<std::int32_t> plan_tiles(const std::int32_t* ref, const std::int32_t* first, std::size_t n_tasks,
-                                            int per_tile) {
-  std::vector<std::int32_t> order(n_tasks);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
-    return ref[a] != ref[b] ? ref[a] < ref[b] : first[a] < first[b];
-  });
-  std::vector<std::int32_t> out;
-  const auto pad = [&] {
-    while (out.size() % static_cast<std::size_t>(per_tile) != 0) out.push_back(-1);
+                                            int n_det, int stride, int per_tile) {
+  // A counting sort by group: groups are few (n_det · stride), tasks many.
+  const auto group = [&](std::size_t t) {
+    return static_cast<std::size_t>(ref[t]) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(first[t]);
   };
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (i > 0 && (ref[order[i]] != ref[order[i - 1]] || first[order[i]] != first[order[i - 1]])) pad();
-    out.push_back(order[i]);
-  }
-  pad();
+  const auto tile = static_cast<std::size_t>(per_tile);
+  std::vector<std::size_t> at(static_cast<std::size_t>(n_det) * static_cast<std::size_t>(stride) + 1, 0);
+  for (std::size_t t = 0; t < n_tasks; ++t) ++at[group(t) + 1];
+  for (std::size_t g = 1; g < at.size(); ++g) at[g] = at[g - 1] + (at[g] + tile - 1) / tile * tile;  // padded
+  std::vector<std::int32_t> out(at.back(), -1);
+  for (std::size_t t = 0; t < n_tasks; ++t) out[at[group(t)]++] = static_cast<std::int32_t>(t);
   return out;
 }
 

@@ -136,7 +136,11 @@ class SkySearchCuda final : public SkySearchEngine {
                "a sky search window of " + std::to_string(b.window_length) +
                    " samples per detector does not fit the GPU's shared memory",
                "use a lower sample rate for the coherent stage, or --backend cpu");
-    const std::vector<std::int32_t> tiles = sky_tile::plan_tiles(b.ref.data(), b.first.data(), n, per_tile);
+    const std::vector<std::int32_t> tiles =
+        sky_tile::plan_tiles(b.ref.data(), b.first.data(), n, n_det_, b.stride, per_tile);
+    AS_EXPECTS(tiles.size() / static_cast<std::size_t>(per_tile) <=
+                   static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
+               UsageError, "a sky search batch makes more than 2^31 - 1 tiles");
     Staging staging;
     const std::size_t samples_at = staging.add(b.samples);
     const std::size_t window_at = staging.add(b.window);

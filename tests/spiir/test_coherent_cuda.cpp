@@ -200,7 +200,8 @@ class TileTwin final : public SkySearchEngine {
   void run(const HostTables<Real>& k, const SkySearchBatch<Real>& b, std::span<SkyPick> out) {
     ++batches;
     ASSERT_EQ(b.window.size(), b.n_tasks * k.n_det);
-    const auto tiles = sky_tile::plan_tiles(b.ref.data(), b.first.data(), b.n_tasks, per_tile_);
+    const auto tiles =
+        sky_tile::plan_tiles(b.ref.data(), b.first.data(), b.n_tasks, static_cast<int>(k.n_det), b.stride, per_tile_);
     ASSERT_EQ(tiles.size() % static_cast<std::size_t>(per_tile_), 0U);
     std::vector<int> seen(b.n_tasks, 0);
     for (std::size_t at = 0; at < tiles.size(); at += static_cast<std::size_t>(per_tile_)) {
@@ -408,6 +409,16 @@ std::vector<Synthetic> synthetic_cases() {
         out.push_back(synthetic(n_det, n_pix, 3, 2, sub, Synthetic::Values::zeros, seed++));
       }
   return out;
+}
+
+// Tiles group tasks by (reference, first pixel), in task order, padding each group's last tile.
+TEST(CoherentEngine, TilesGroupTasksByReferenceAndFirstPixel) {
+  const std::vector<std::int32_t> ref{1, 0, 1, 1, 0, 2, 0}, first{0, 0, 0, 1, 0, 0, 1};
+  const std::vector<std::int32_t> want{1, 4, 6, -1, 0, 2, 3, -1, 5, -1};
+  EXPECT_EQ(sky_tile::plan_tiles(ref.data(), first.data(), ref.size(), 3, 2, 2), want);
+  EXPECT_EQ(sky_tile::plan_tiles(ref.data(), first.data(), ref.size(), 3, 2, 1),
+            (std::vector<std::int32_t>{1, 4, 6, 0, 2, 3, 5}));
+  EXPECT_TRUE(sky_tile::plan_tiles(ref.data(), first.data(), 0, 3, 2, 8).empty());
 }
 
 // The kernel's code on the host against the plain loop, tiles of 8 and of 1, bit for bit.
