@@ -507,6 +507,31 @@ TEST(CoherentEngine, GpuLongWindowsTakeTilesOfOne) {
   expect_same(picks<double>(loop, s), picks<double>(*engine, s), "2000-sample windows");
 }
 
+// The claim itself: the GPU's picks are the CPU loop's bit for bit in every field, FP32 included
+// (GpuMatchesTheCpuLoop below keeps the tolerances it had before the kernel claimed it).
+TEST(CoherentEngine, GpuEqualsTheCpuLoopBitForBit) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto engine = gpu();
+  for (const auto& c : cases()) {
+    const auto snr = network_of(c);
+    const auto ac = autocorrelations_of(c);
+    const auto map = map_of(c, snr);
+    const auto cands = candidates_of(c, 24);
+    for (auto precision : {Precision::fp64, Precision::fp32}) {
+      const auto cpu = coherent_search(map, snr, ac, cands, c.settings, precision, 2);
+      const auto dev = coherent_search(map, snr, ac, cands, c.settings, precision, 2, engine.get());
+      ASSERT_EQ(cpu.size(), dev.size());
+      const std::string what = describe(c) + (precision == Precision::fp64 ? " fp64" : " fp32");
+      for (std::size_t t = 0; t < cpu.size(); ++t) {
+        EXPECT_EQ(dev[t].pixel, cpu[t].pixel) << what << " task " << t;
+        EXPECT_EQ(dev[t].coh_snr2, cpu[t].coh_snr2) << what << " task " << t;
+        EXPECT_EQ(dev[t].null_snr2, cpu[t].null_snr2) << what << " task " << t;
+        EXPECT_EQ(dev[t].network_chisq, cpu[t].network_chisq) << what << " task " << t;
+      }
+    }
+  }
+}
+
 TEST(CoherentEngine, GpuMatchesTheCpuLoop) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const auto engine = gpu();
