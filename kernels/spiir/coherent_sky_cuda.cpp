@@ -70,10 +70,10 @@ class SkySearchCuda final : public SkySearchEngine {
 
   [[nodiscard]] std::size_t max_batch(std::size_t bytes_per_task) const override {
     // The samples at most bytes_per_task (windows shared between tasks take less), the window
-    // offsets, reference, first pixel, tile place (a tile's padding at most one place per task)
-    // and the picks.
+    // offsets, reference and first pixel, the tiles' places (a task alone in its group takes a
+    // whole tile) and the picks.
     const std::size_t per_task = bytes_per_task + static_cast<std::size_t>(n_det_) * sizeof(std::int64_t) +
-                                 4 * sizeof(std::int32_t) + 2 * sizeof(double);
+                                 (2 + sky_tile::tile_tasks + 1) * sizeof(std::int32_t) + 2 * sizeof(double);
     const std::size_t budget = device_.memory_budget > table_bytes_ ? device_.memory_budget - table_bytes_ : 0;
     const std::size_t n = std::min(budget, batch_bytes_cap) / std::max<std::size_t>(1, per_task);
     return std::clamp<std::size_t>(n, 1, std::numeric_limits<std::int32_t>::max());
