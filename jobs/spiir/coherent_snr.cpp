@@ -207,30 +207,81 @@ void finish_one(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorr
   }
 }
 
+// What a device reads for a batch of tasks: SkySearchBatch's samples, windows, references and
+// first pixels.
+template <typename Real>
+struct DeviceWindows {
+  std::vector<Real> samples;
+  std::vector<std::int64_t> window;
+  std::vector<std::int32_t> ref, first;
+};
+
 // The windows of tasks [begin, begin + n) for a device: every detector's samples within the read
 // margin of the task's base, in Real (the CPU's loop converts each sample it reads the same way).
+// Windows that overlap or touch in a detector's series (a candidate's reference window in each of
+// its trials, neighbouring candidates, slides shorter than a window) are stored once, as one run.
 template <typename Real>
 void fill_windows(const SkyMap& map, const NetworkSnr& snr, std::span<const Candidate> candidates,
-                  const CoherentSettings& settings, std::int64_t begin, std::size_t n, std::int64_t margin,
-                  std::vector<Real>& windows, std::vector<std::int32_t>& ref, std::vector<std::int32_t>& first) {
+                  const CoherentSettings& settings, std::int64_t begin, std::size_t n, std::int64_t margin, int threads,
+                  DeviceWindows<Real>& out) {
   const int trials = settings.n_slides + 1;
-  const std::size_t n_det = map.n_det(), length = static_cast<std::size_t>(2 * margin + 1);
-  windows.resize(n * n_det * length * 2);
-  ref.resize(n);
-  first.resize(n);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-    const std::int64_t task = begin + i;
+  const std::size_t n_det = map.n_det();
+  const std::int64_t length = 2 * margin + 1;
+  struct Window {
+    std::int64_t start;  // in snr.z[d]
+    std::size_t slot;    // t · n_det + d
+  };
+  std::vector<std::vector<Window>> windows(n_det, std::vector<Window>(n));  // per detector
+  out.ref.resize(n);
+  out.first.resize(n);
+  out.window.resize(n * n_det);
+  for (std::size_t t = 0; t < n; ++t) {
+    const std::int64_t task = begin + static_cast<std::int64_t>(t);
     const Candidate& c = candidates[static_cast<std::size_t>(task / trials)];
     const int trial = static_cast<int>(task % trials);
     const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
-    const auto t = static_cast<std::size_t>(i);
-    ref[t] = static_cast<std::int32_t>(c.ref_ifo);
-    first[t] = trial % settings.sky_stride;
-    for (std::size_t d = 0; d < n_det; ++d) {
-      const std::complex<double>* from = base[d] - margin;
-      Real* to = &windows[(t * n_det + d) * length * 2];
-      for (std::size_t s = 0; s < length; ++s) {
+    out.ref[t] = static_cast<std::int32_t>(c.ref_ifo);
+    out.first[t] = trial % settings.sky_stride;
+    for (std::size_t d = 0; d < n_det; ++d) windows[d][t] = {(base[d] - snr.z[d].data()) - margin, t * n_det + d};
+  }
+  // Per detector, the windows in series order and the runs they make; a run's place in `samples`
+  // is set once every detector's runs are known.
+  struct Run {
+    std::int64_t start, end;  // [start, end) in snr.z[d]
+    std::int64_t at;          // its first sample in the detector's runs, then in out.samples
+  };
+  std::vector<std::vector<Run>> runs(n_det);
+  const int pool = threads > 0 ? threads : omp_get_max_threads();
+  const int sorters = std::min(static_cast<int>(n_det), pool);
+#pragma omp parallel for schedule(static, 1) num_threads(sorters)
+  for (std::size_t d = 0; d < n_det; ++d) {
+    auto& mine = windows[d];
+    std::sort(mine.begin(), mine.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
+    for (const Window& w : mine) {
+      if (runs[d].empty() || w.start > runs[d].back().end) {
+        const std::int64_t at = runs[d].empty() ? 0 : runs[d].back().at + (runs[d].back().end - runs[d].back().start);
+        runs[d].push_back({w.start, w.start + length, at});
+      } else {
+        runs[d].back().end = std::max(runs[d].back().end, w.start + length);
+      }
+      out.window[w.slot] = runs[d].back().at + (w.start - runs[d].back().start);
+    }
+  }
+  std::int64_t stored = 0;
+  for (std::size_t d = 0; d < n_det; ++d) {
+    const std::int64_t detector_at = stored;
+    for (Run& r : runs[d]) r.at += detector_at;
+    for (const Window& w : windows[d]) out.window[w.slot] += detector_at;
+    if (!runs[d].empty()) stored = runs[d].back().at + (runs[d].back().end - runs[d].back().start);
+  }
+  out.samples.resize(static_cast<std::size_t>(stored) * 2);
+  for (std::size_t d = 0; d < n_det; ++d) {
+#pragma omp parallel for schedule(dynamic, 16) num_threads(pool)
+    for (std::int64_t r = 0; r < static_cast<std::int64_t>(runs[d].size()); ++r) {
+      const Run& run = runs[d][static_cast<std::size_t>(r)];
+      const std::complex<double>* from = snr.z[d].data() + run.start;
+      Real* to = &out.samples[static_cast<std::size_t>(run.at) * 2];
+      for (std::int64_t s = 0; s < run.end - run.start; ++s) {
         to[2 * s] = static_cast<Real>(from[s].real());
         to[2 * s + 1] = static_cast<Real>(from[s].imag());
       }
@@ -251,15 +302,16 @@ void search_on_engine(const SkyMap& map, const PixelTables<Real>& tables, const 
   const int trials = settings.n_slides + 1;
   const auto n_tasks = static_cast<std::int64_t>(candidates.size()) * trials;
   const std::size_t per_batch = std::max<std::size_t>(1, engine.max_batch(map.n_det() * length * 2 * sizeof(Real)));
-  std::vector<Real> windows;
-  std::vector<std::int32_t> ref, first;
+  DeviceWindows<Real> windows;
   std::vector<SkyPick> picks;
   for (std::int64_t begin = 0; begin < n_tasks; begin += static_cast<std::int64_t>(per_batch)) {
     const auto n =
         static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(per_batch), n_tasks - begin));
-    fill_windows(map, snr, candidates, settings, begin, n, margin, windows, ref, first);
+    fill_windows(map, snr, candidates, settings, begin, n, margin, threads, windows);
     picks.assign(n, {});
-    engine.search(SkySearchBatch<Real>{n, length, margin, settings.sky_stride, windows, ref, first}, picks);
+    engine.search(SkySearchBatch<Real>{n, length, margin, settings.sky_stride, windows.samples, windows.window,
+                                       windows.ref, windows.first},
+                  picks);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads > 0 ? threads : omp_get_max_threads())
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
       const std::int64_t task = begin + i;

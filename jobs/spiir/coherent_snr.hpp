@@ -161,14 +161,17 @@ struct SkySearchTables {
 
 /// A batch of tasks: each task's SNR windows (window_length samples per detector, the task's base
 /// sample — the candidate's, the trial's slide applied — at index `centre`), its reference detector
-/// and its first searched pixel (trial mod stride).
+/// and its first searched pixel (trial mod stride). The windows lie in `samples`, where tasks share
+/// what they share (a candidate's reference window serves its every trial, overlapping windows of
+/// one series are stored once): task t's window of detector d starts at sample window[t · n_det + d].
 template <typename Real>
 struct SkySearchBatch {
   std::size_t n_tasks = 0;
   std::size_t window_length = 0;
   std::int64_t centre = 0;
   int stride = 1;
-  std::span<const Real> windows;  ///< [((t · n_det + d) · window_length + s) · 2 + (0: re, 1: im)]
+  std::span<const Real> samples;         ///< [s · 2 + (0: re, 1: im)]
+  std::span<const std::int64_t> window;  ///< per [t · n_det + d]: the first sample of that window
   std::span<const std::int32_t> ref;
   std::span<const std::int32_t> first;
 };

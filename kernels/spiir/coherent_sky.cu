@@ -1,18 +1,16 @@
 // The coherent stage's sky search on the GPU (spec §8-§9): for each task (candidate × trial) every
 // searched pixel's ρ_coh² = |u_0ᵀζ|² + |u_1ᵀζ|², then the pixel coherent_snr.hpp's reported_pixel
-// picks: the first whose ρ_coh² is within the resolution of the maximum. One block per task.
+// picks: the first whose ρ_coh² is within the resolution of the maximum.
 //
-// Bit for bit the CPU's loop: every sum and product is rounded on its own (__fadd_rn, __fmul_rn,
-// which nvcc never contracts into an FMA; the CPU build targets x86-64 without FMA) in the CPU's
-// order, from the same Real values (the windows hold the SNR already converted to Real, as the CPU
-// converts each sample it reads). So the reduction sees the CPU's values, and picks its pixel.
-//
-// The reduction in two passes without storing the sky: pass 1 each thread's maximum over its
-// pixels (p = first + (threadIdx + j · blockDim) · stride), a block maximum M and the floor
-// M − resolution · |M| (as the CPU computes it); pass 2 only the threads whose maximum reaches the
-// floor scan their pixels again, in increasing order, stopping at the first that reaches it, and a
-// block minimum of those indices is the CPU's first such pixel. Thread 0 evaluates that pixel once
-// more for its ρ_coh² and Σ|ζ|².
+// One block per tile of up to sky_tile::tile_tasks tasks sharing a reference detector and first
+// pixel (sky_tile::plan_tiles): the tile's windows are staged in shared memory, sample-major with
+// the tasks side by side ([d][s][t] (re, im), a row padded by 16 bytes so that threads reading
+// different samples spread over the banks); each thread loads a pixel's U columns and reads once
+// and evaluates it for every task of the tile (coherent_sky_tile.hpp, the code the host twin runs,
+// bit for bit the CPU's loop). The reduction in one pass: warp shuffles then one value per warp
+// in shared memory, for the block maximum (the floor) and the block minimum of the threads' first
+// pixels reaching it; the thread of each task evaluates the chosen pixel once more for its ρ_coh²
+// and Σ|ζ|². Nothing of the sky is stored.
 
 #include <cuda_runtime.h>
 
@@ -22,106 +20,168 @@
 namespace astrosweep::spiir::kernels {
 namespace {
 
-__device__ inline float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ inline double add(double a, double b) { return __dadd_rn(a, b); }
-__device__ inline float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ inline double mul(double a, double b) { return __dmul_rn(a, b); }
+using sky_tile::block_threads;
+constexpr int warps = block_threads / 32;
 
-// ρ_coh² of pixel p for the task whose windows start at `win`, with Σ|ζ_d|² in `total`
-// (PixelTables::coherent and ::zeta in coherent_snr.cpp).
-template <class Real, bool Subsample>
-__device__ Real coherent(const SkyLaunch<Real>& k, const Real* __restrict__ win, int ref, int p, Real& total) {
-  const Real* u = k.u01 + static_cast<std::size_t>(p) * 2 * k.n_det;
-  Real w0r = 0, w0i = 0, w1r = 0, w1i = 0;
-  total = 0;
-  for (int d = 0; d < k.n_det; ++d) {
-    const std::size_t i = (static_cast<std::size_t>(ref) * k.n_pix + p) * k.n_det + d;
-    // The window's sample `centre` is the task's base: the read at offset o is sample centre + o.
-    const int at = k.centre + k.reads[i];  // ≥ 0 and its taps < window_length: checked on the host
-    const Real* s = win + (static_cast<std::size_t>(d) * k.window_length + static_cast<std::size_t>(at)) * 2;
-    Real zr, zi;
-    if constexpr (Subsample) {
-      const Real* w = k.weights + i * k.taps;
-      zr = 0;
-      zi = 0;
-      for (int j = 0; j < k.taps; ++j) {
-        zr = add(zr, mul(w[j], s[2 * j]));
-        zi = add(zi, mul(w[j], s[2 * j + 1]));
-      }
-    } else {
-      zr = s[0];
-      zi = s[1];
-    }
-    w0r = add(w0r, mul(u[d], zr));
-    w0i = add(w0i, mul(u[d], zi));
-    w1r = add(w1r, mul(u[k.n_det + d], zr));
-    w1i = add(w1i, mul(u[k.n_det + d], zi));
-    total = add(total, add(mul(zr, zr), mul(zi, zi)));
-  }
-  return add(add(add(mul(w0r, w0r), mul(w0i, w0i)), mul(w1r, w1r)), mul(w1i, w1i));
+// Reals per staged sample row: T tasks' (re, im) and 16 bytes of padding (keeps 8- and 16-byte loads aligned).
+template <class Real, int T>
+constexpr int row_of = 2 * T + 16 / static_cast<int>(sizeof(Real));
+
+template <class Real, int T>
+std::size_t stage_bytes(int n_det, int window_length) {
+  return static_cast<std::size_t>(n_det) * static_cast<std::size_t>(window_length) * row_of<Real, T> * sizeof(Real);
 }
 
-template <class Real, bool Subsample>
-__global__ void __launch_bounds__(sky_block_threads) sky_search(const SkyLaunch<Real> k) {
-  __shared__ Real best[sky_block_threads];
-  __shared__ int first_hit[sky_block_threads];
-  const std::size_t task = blockIdx.x;
-  const int tid = static_cast<int>(threadIdx.x);
-  const Real* win = k.windows + task * static_cast<std::size_t>(k.n_det) * k.window_length * 2;
-  const int ref = k.ref[task], first = k.first[task];
-  const int n = (k.n_pix - first + k.stride - 1) / k.stride;  // pixels searched: first + j · stride, j < n
-  Real total = 0;
+// The tile's windows in shared memory, as coherent_sky_tile.hpp reads them.
+template <class Real, int T>
+struct SharedWindows {
+  const Real* base;
+  int length;
+  AS_HOST_DEVICE sky_tile::Sample<Real> load(int d, int s, int t) const {
+    const Real* p = base + (d * length + s) * row_of<Real, T> + 2 * t;
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(Real) == 4) {
+      const float2 v = *reinterpret_cast<const float2*>(p);
+      return {v.x, v.y};
+    } else {
+      const double2 v = *reinterpret_cast<const double2*>(p);
+      return {v.x, v.y};
+    }
+#else
+    return {p[0], p[1]};
+#endif
+  }
+};
 
-  // Pass 1: the block maximum. A thread without pixels holds −1 (every ρ_coh² is ≥ 0).
-  Real local = -1;
-  for (int j = tid; j < n; j += sky_block_threads) {
-    const Real v = coherent<Real, Subsample>(k, win, ref, first + j * k.stride, total);
-    local = v > local ? v : local;
+template <class Real>
+__device__ Real warp_max(Real v) {
+  for (int o = 16; o > 0; o /= 2) {
+    const Real other = __shfl_xor_sync(0xffffffffU, v, o);
+    v = other > v ? other : v;
   }
-  best[tid] = local;
-  __syncthreads();
-  for (int half = sky_block_threads / 2; half > 0; half /= 2) {
-    if (tid < half && best[tid + half] > best[tid]) best[tid] = best[tid + half];
-    __syncthreads();
-  }
-  const Real max = best[0];
-  const Real floor = add(max, -mul(k.resolution, max < 0 ? -max : max));  // max − resolution · |max|
+  return v;
+}
 
-  // Pass 2: the first searched index whose value reaches the floor (n where none: never the case).
-  int hit = n;
-  if (local >= floor)
-    for (int j = tid; j < n; j += sky_block_threads)
-      if (coherent<Real, Subsample>(k, win, ref, first + j * k.stride, total) >= floor) {
-        hit = j;
-        break;
-      }
-  first_hit[tid] = hit;
-  __syncthreads();
-  for (int half = sky_block_threads / 2; half > 0; half /= 2) {
-    if (tid < half && first_hit[tid + half] < first_hit[tid]) first_hit[tid] = first_hit[tid + half];
-    __syncthreads();
+__device__ int warp_min(int v) {
+  for (int o = 16; o > 0; o /= 2) v = min(v, __shfl_xor_sync(0xffffffffU, v, o));
+  return v;
+}
+
+template <class Real, int NDet, bool Subsample, int T>
+__global__ void __launch_bounds__(block_threads) sky_search(const SkyLaunch<Real> k) {
+  extern __shared__ __align__(16) unsigned char stage_raw[];
+  __shared__ Real part_max[warps][T];
+  __shared__ int part_hit[warps][T];
+  __shared__ Real floors[T];
+  Real* stage = reinterpret_cast<Real*>(stage_raw);
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const std::int32_t* tasks = k.tiles + static_cast<std::size_t>(blockIdx.x) * T;
+  const int lead = tasks[0];  // a tile's first place always holds a task
+  const int ref = k.ref[lead], first = k.first[lead];
+  const int length = k.window_length;
+  constexpr int row = row_of<Real, T>;
+
+  // Stage the windows; an unused place of the tile reads zeros (evaluated, never reported).
+  for (int td = 0; td < T * NDet; ++td) {
+    const int t = td / NDet, d = td % NDet, task = tasks[t];
+    const Real* from = task < 0 ? nullptr : k.samples + k.window[static_cast<std::size_t>(task) * NDet + d] * 2;
+    Real* to = stage + d * length * row + 2 * t;
+    for (int e = tid; e < 2 * length; e += block_threads) to[(e >> 1) * row + (e & 1)] = from ? from[e] : Real(0);
   }
-  if (tid == 0) {
-    const int pixel = first + first_hit[0] * k.stride;
-    k.coh[task] = coherent<Real, Subsample>(k, win, ref, pixel, total);
-    k.total[task] = total;
+  __syncthreads();
+  const SharedWindows<Real, T> win{stage, length};
+  const int n = (k.tables.n_pix - first + k.stride - 1) / k.stride;  // pixels first + j · stride, j < n
+
+  sky_tile::Best<Real> best[T];
+  sky_tile::scan<Real, NDet, Subsample, T>(k.tables, ref, first, k.stride, n, tid, block_threads, win, best);
+
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const Real m = warp_max(best[t].max);
+    if (lane == 0) part_max[warp][t] = m;
+  }
+  __syncthreads();
+  if (tid < T) {
+    Real m = part_max[0][tid];
+    for (int w = 1; w < warps; ++w) m = part_max[w][tid] > m ? part_max[w][tid] : m;
+    floors[tid] = sky_tile::floor_of(m, k.resolution);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const int hit = warp_min(sky_tile::first_reaching<Real, NDet, Subsample>(
+        k.tables, ref, first, k.stride, n, tid, block_threads, win, t, best[t], floors[t]));
+    if (lane == 0) part_hit[warp][t] = hit;
+  }
+  __syncthreads();
+  if (tid < T && tasks[tid] >= 0) {
+    int hit = part_hit[0][tid];
+    for (int w = 1; w < warps; ++w) hit = min(hit, part_hit[w][tid]);
+    const int pixel = first + hit * k.stride;
+    Real v[1], total[1];
+    sky_tile::evaluate<Real, NDet, Subsample, 1>(k.tables, ref, pixel,
+                                                 sky_tile::OneTask<SharedWindows<Real, T>>{win, tid}, v, total);
+    const auto task = static_cast<std::size_t>(tasks[tid]);
+    k.coh[task] = v[0];
+    k.total[task] = total[0];
     k.pixel[task] = pixel;
   }
+}
+
+template <class Real, int NDet, bool Subsample, int T>
+void launch_as(const SkyLaunch<Real>& k, cudaStream_t stream) {
+  const std::size_t bytes = stage_bytes<Real, T>(NDet, k.window_length);
+  const auto kernel = sky_search<Real, NDet, Subsample, T>;
+  AS_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  // The most shared memory an SM can give, so that the staged windows never limit the blocks per
+  // SM below what the registers allow (the tables' reads gain little from L1: a tile reads each once).
+  AS_CUDA_TRY(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+  kernel<<<static_cast<unsigned>(k.n_tiles), block_threads, bytes, stream>>>(k);
+  AS_CUDA_TRY(cudaGetLastError());
+}
+
+template <class Real, int T>
+void launch_tiles(const SkyLaunch<Real>& k, cudaStream_t stream) {
+  const bool sub = k.tables.weights != nullptr;
+  if (k.n_det == 3)
+    sub ? launch_as<Real, 3, true, T>(k, stream) : launch_as<Real, 3, false, T>(k, stream);
+  else
+    sub ? launch_as<Real, 2, true, T>(k, stream) : launch_as<Real, 2, false, T>(k, stream);
+}
+
+// Shared memory a block may use beyond the reduction's static arrays.
+std::size_t stage_limit() {
+  int device = 0, optin = 0;
+  AS_CUDA_TRY(cudaGetDevice(&device));
+  AS_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t reduction = warps * sky_tile::tile_tasks * (sizeof(double) + sizeof(int)) + 64;
+  return static_cast<std::size_t>(optin) > reduction ? static_cast<std::size_t>(optin) - reduction : 0;
 }
 
 }  // namespace
 
 template <class Real>
-void launch_sky_search(const SkyLaunch<Real>& launch, cudaStream_t stream) {
-  if (launch.n_tasks == 0) return;
-  const auto blocks = static_cast<unsigned>(launch.n_tasks);
-  if (launch.weights != nullptr)
-    sky_search<Real, true><<<blocks, sky_block_threads, 0, stream>>>(launch);
-  else
-    sky_search<Real, false><<<blocks, sky_block_threads, 0, stream>>>(launch);
-  AS_CUDA_TRY(cudaGetLastError());
+int sky_tasks_per_tile(int n_det, int window_length) {
+  const std::size_t limit = stage_limit();
+  if (stage_bytes<Real, sky_tile::tile_tasks>(n_det, window_length) <= limit) return sky_tile::tile_tasks;
+  return stage_bytes<Real, 1>(n_det, window_length) <= limit ? 1 : 0;
 }
 
+template <class Real>
+void launch_sky_search(const SkyLaunch<Real>& launch, cudaStream_t stream) {
+  if (launch.n_tiles == 0) return;
+  AS_EXPECTS(launch.n_det == 2 || launch.n_det == 3, UsageError, "the sky search needs 2 or 3 detectors");
+  if (launch.per_tile == sky_tile::tile_tasks)
+    launch_tiles<Real, sky_tile::tile_tasks>(launch, stream);
+  else if (launch.per_tile == 1)
+    launch_tiles<Real, 1>(launch, stream);
+  else
+    AS_EXPECTS(false, UsageError, "the sky search's tiles hold 1 or sky_tile::tile_tasks tasks");
+}
+
+template int sky_tasks_per_tile<float>(int, int);
+template int sky_tasks_per_tile<double>(int, int);
 template void launch_sky_search<float>(const SkyLaunch<float>&, cudaStream_t);
 template void launch_sky_search<double>(const SkyLaunch<double>&, cudaStream_t);
 

@@ -1,14 +1,18 @@
-// The CUDA sky search, host side: the pixel tables go up once per search (load), each batch's SNR
-// windows go up and the per-task picks come down (search). Device buffers grow, never shrink.
-// One stream: a batch's upload, kernel and download depend on each other in that order.
+// The CUDA sky search, host side: the pixel tables go up once per search (load); per batch the
+// windows' samples, the tasks' window offsets, references, first pixels and tiles go up through
+// one pinned staging buffer, and the per-task picks come down through another. Device and pinned
+// buffers grow, never shrink. One stream: a batch's copies, kernel and copies back depend on each
+// other in that order, and the staging buffers are free again once search() returns.
 
 #include "coherent_sky_cuda.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "coherent_sky_launch.hpp"
+#include "coherent_sky_tile.hpp"
 #include "core/error.hpp"
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
@@ -26,6 +30,35 @@ void upload(cuda::DeviceMemory& to, std::span<const T> from, const cuda::Stream&
     AS_CUDA_TRY(cudaMemcpyAsync(to.as<T>(), from.data(), from.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
 }
 
+// Host bytes laid out for one batch's uploads in the pinned staging buffer, 16-byte aligned.
+class Staging {
+ public:
+  template <class T>
+  std::size_t add(std::span<const T> from) {
+    const std::size_t at = (bytes_ + 15) / 16 * 16;
+    parts_.push_back({at, from.data(), from.size_bytes()});
+    bytes_ = at + from.size_bytes();
+    return at;
+  }
+  // Copies every part into `pinned` and sends it to `device` in one copy on `stream`.
+  void send(cuda::PinnedMemory& pinned, cuda::DeviceMemory& device, const cuda::Stream& stream) {
+    pinned.reserve(std::max<std::size_t>(bytes_, 1));
+    device.reserve(std::max<std::size_t>(bytes_, 1));
+    for (const Part& p : parts_)
+      if (p.bytes > 0) std::memcpy(pinned.as<unsigned char>() + p.at, p.from, p.bytes);
+    AS_CUDA_TRY(cudaMemcpyAsync(device.as<void>(), pinned.as<void>(), bytes_, cudaMemcpyHostToDevice, stream.get()));
+  }
+
+ private:
+  struct Part {
+    std::size_t at;
+    const void* from;
+    std::size_t bytes;
+  };
+  std::vector<Part> parts_;
+  std::size_t bytes_ = 0;
+};
+
 class SkySearchCuda final : public SkySearchEngine {
  public:
   explicit SkySearchCuda(const BackendOptions& options) : device_(cuda::choose_device(options)) {}
@@ -36,7 +69,11 @@ class SkySearchCuda final : public SkySearchEngine {
   void search(const SkySearchBatch<double>& batch, std::span<SkyPick> out) override { run(batch, out); }
 
   [[nodiscard]] std::size_t max_batch(std::size_t bytes_per_task) const override {
-    const std::size_t per_task = bytes_per_task + 2 * sizeof(std::int32_t) + sizeof(std::int32_t) + 2 * sizeof(double);
+    // The samples at most bytes_per_task (windows shared between tasks take less), the window
+    // offsets, reference and first pixel, the tiles' places (a task alone in its group takes a
+    // whole tile) and the picks.
+    const std::size_t per_task = bytes_per_task + static_cast<std::size_t>(n_det_) * sizeof(std::int64_t) +
+                                 (2 + sky_tile::tile_tasks + 1) * sizeof(std::int32_t) + 2 * sizeof(double);
     const std::size_t budget = device_.memory_budget > table_bytes_ ? device_.memory_budget - table_bytes_ : 0;
     const std::size_t n = std::min(budget, batch_bytes_cap) / std::max<std::size_t>(1, per_task);
     return std::clamp<std::size_t>(n, 1, std::numeric_limits<std::int32_t>::max());
@@ -73,60 +110,89 @@ class SkySearchCuda final : public SkySearchEngine {
 
   template <class Real>
   void run(const SkySearchBatch<Real>& b, std::span<SkyPick> out) {
-    const std::size_t n = b.n_tasks;
-    AS_EXPECTS(out.size() == n && b.ref.size() == n && b.first.size() == n &&
-                   b.windows.size() == n * static_cast<std::size_t>(n_det_) * b.window_length * 2,
+    const std::size_t n = b.n_tasks, n_det = static_cast<std::size_t>(n_det_);
+    AS_EXPECTS(out.size() == n && b.ref.size() == n && b.first.size() == n && b.window.size() == n * n_det &&
+                   b.samples.size() % 2 == 0,
                UsageError, "the sky search's batch does not fit its tasks");
-    // Every read inside its window: the window's centre and length cover the tables' reach.
+    // Every read inside its window: the window's centre and length cover the tables' reach, and
+    // every window inside the samples.
     AS_EXPECTS(b.centre + read_min_ >= 0 && b.centre + read_max_ < static_cast<std::int64_t>(b.window_length) &&
-                   b.stride >= 1 && b.stride <= n_pix_,
+                   b.window_length <= static_cast<std::size_t>(std::numeric_limits<int>::max() / 4) && b.stride >= 1 &&
+                   b.stride <= n_pix_,
                UsageError, "the sky search's windows do not cover the pixels' reads");
+    const auto stored = static_cast<std::int64_t>(b.samples.size() / 2);
+    for (const std::int64_t w : b.window)
+      AS_EXPECTS(w >= 0 && w + static_cast<std::int64_t>(b.window_length) <= stored, UsageError,
+                 "a sky search window lies outside the batch's samples");
+    for (std::size_t t = 0; t < n; ++t)
+      AS_EXPECTS(b.ref[t] >= 0 && b.ref[t] < n_det_ && b.first[t] >= 0 && b.first[t] < b.stride, UsageError,
+                 "a sky search task names a detector or first pixel that does not exist");
     AS_EXPECTS(n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()), UsageError,
                "a sky search batch holds more than 2^31 - 1 tasks");
     if (n == 0) return;
     const cuda::DeviceScope scope(device_.index);
-    upload(windows_, b.windows, stream_);
-    upload(ref_, b.ref, stream_);
-    upload(first_, b.first, stream_);
-    pixel_.reserve(n * sizeof(std::int32_t));
-    coh_.reserve(n * sizeof(Real));
-    total_.reserve(n * sizeof(Real));
+    const int per_tile = kernels::sky_tasks_per_tile<Real>(n_det_, static_cast<int>(b.window_length));
+    AS_EXPECTS(per_tile > 0, UsageError,
+               "a sky search window of " + std::to_string(b.window_length) +
+                   " samples per detector does not fit the GPU's shared memory",
+               "use a lower sample rate for the coherent stage, or --backend cpu");
+    const std::vector<std::int32_t> tiles =
+        sky_tile::plan_tiles(b.ref.data(), b.first.data(), n, n_det_, b.stride, per_tile);
+    AS_EXPECTS(tiles.size() / static_cast<std::size_t>(per_tile) <=
+                   static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
+               UsageError, "a sky search batch makes more than 2^31 - 1 tiles");
+    Staging staging;
+    const std::size_t samples_at = staging.add(b.samples);
+    const std::size_t window_at = staging.add(b.window);
+    const std::size_t ref_at = staging.add(b.ref);
+    const std::size_t first_at = staging.add(b.first);
+    const std::size_t tiles_at = staging.add(std::span<const std::int32_t>(tiles));
+    staging.send(up_pinned_, up_, stream_);
+    const auto* up = up_.as<unsigned char>();
+    // The picks: pixels, then ρ_coh² and Σ|ζ|² (Real, 8-byte aligned after n int32 padded).
+    const std::size_t coh_at = (n * sizeof(std::int32_t) + 15) / 16 * 16;
+    const std::size_t down_bytes = coh_at + 2 * n * sizeof(Real);
+    down_.reserve(down_bytes);
+    down_pinned_.reserve(down_bytes);
     kernels::SkyLaunch<Real> k;
-    k.u01 = u01_.as<Real>();
-    k.reads = reads_.as<std::int32_t>();
-    k.weights = subsample_ ? weights_.as<Real>() : nullptr;
-    k.taps = taps_;
+    k.tables.u01 = u01_.as<Real>();
+    k.tables.reads = reads_.as<std::int32_t>();
+    k.tables.weights = subsample_ ? weights_.as<Real>() : nullptr;
+    k.tables.taps = taps_;
+    k.tables.n_pix = n_pix_;
+    k.tables.centre = static_cast<int>(b.centre);
     k.n_det = n_det_;
-    k.n_pix = n_pix_;
-    k.windows = windows_.as<Real>();
-    k.window_length = b.window_length;
-    k.centre = static_cast<int>(b.centre);
+    k.samples = reinterpret_cast<const Real*>(up + samples_at);
+    k.window = reinterpret_cast<const std::int64_t*>(up + window_at);
+    k.window_length = static_cast<int>(b.window_length);
     k.stride = b.stride;
-    k.ref = ref_.as<std::int32_t>();
-    k.first = first_.as<std::int32_t>();
-    k.n_tasks = n;
+    k.ref = reinterpret_cast<const std::int32_t*>(up + ref_at);
+    k.first = reinterpret_cast<const std::int32_t*>(up + first_at);
+    k.tiles = reinterpret_cast<const std::int32_t*>(up + tiles_at);
+    k.n_tiles = tiles.size() / static_cast<std::size_t>(per_tile);
+    k.per_tile = per_tile;
     k.resolution = statistic_resolution<Real>;
-    k.pixel = pixel_.as<std::int32_t>();
-    k.coh = coh_.as<Real>();
-    k.total = total_.as<Real>();
+    k.pixel = down_.as<std::int32_t>();
+    k.coh = reinterpret_cast<Real*>(down_.as<unsigned char>() + coh_at);
+    k.total = k.coh + n;
     start_.record(stream_);
     kernels::launch_sky_search(k, stream_.get());
     stop_.record(stream_);
-    std::vector<std::int32_t> pixel(n);
-    std::vector<Real> coh(n), total(n);
     AS_CUDA_TRY(
-        cudaMemcpyAsync(pixel.data(), k.pixel, n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_.get()));
-    AS_CUDA_TRY(cudaMemcpyAsync(coh.data(), k.coh, n * sizeof(Real), cudaMemcpyDeviceToHost, stream_.get()));
-    AS_CUDA_TRY(cudaMemcpyAsync(total.data(), k.total, n * sizeof(Real), cudaMemcpyDeviceToHost, stream_.get()));
+        cudaMemcpyAsync(down_pinned_.as<void>(), down_.as<void>(), down_bytes, cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
     kernel_ms_ += static_cast<double>(stop_.since(start_));
+    const auto* pixel = down_pinned_.as<std::int32_t>();
+    const auto* coh = reinterpret_cast<const Real*>(down_pinned_.as<unsigned char>() + coh_at);
+    const Real* total = coh + n;
     for (std::size_t t = 0; t < n; ++t) out[t] = {pixel[t], static_cast<double>(coh[t]), static_cast<double>(total[t])};
   }
 
   cuda::DeviceChoice device_;
   cuda::Stream stream_;
   cuda::Event start_, stop_;
-  cuda::DeviceMemory u01_, reads_, weights_, windows_, ref_, first_, pixel_, coh_, total_;
+  cuda::DeviceMemory u01_, reads_, weights_, up_, down_;
+  cuda::PinnedMemory up_pinned_, down_pinned_;
   int n_det_ = 0, n_pix_ = 0, taps_ = 1;
   bool subsample_ = false;
   std::int64_t read_min_ = 0, read_max_ = 0;
