@@ -13,7 +13,8 @@
 //   as a work unit keeps it) and merged_peaks (the per-template peak of the chunk, spec §9);
 // - coherent: coherent_search (the job's sky search, on the GPU with make_sky_search where the
 //   backend is CUDA) over every detector's peaks of the chunk, at the job's defaults (HEALPix order
-//   5, 100 time slides of 0.1 s, χ²), each candidate's SNR window gathered into a NetworkSnr.
+//   5, 100 time slides of 0.1 s, χ² over 201 lags), each candidate's SNR window gathered into a
+//   NetworkSnr.
 // The bank is the seed's Table II workload (bench_spiir.cpp: |a1| in [0.9, 0.999), delays l × 20)
 // with each template's b0 scaled so that unit white noise gives E|z|² = 2 (spec §7), so that the
 // threshold selects as many peaks as in whitened data. The strain is unit white noise per detector.
@@ -129,7 +130,7 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
   CoherentSettings search;
   search.n_slides = config.n_slides;
   search.slide_samples = static_cast<std::int64_t>(std::llround(0.1 * rate));
-  constexpr std::size_t chisq_half = 15;  // the bank's autocorrelation length 31
+  constexpr std::size_t chisq_half = 100;  // spiirbank's --autocorrelation-length 201
   const std::int64_t reach = read_margin(map, search) + static_cast<std::int64_t>(chisq_half);
   const std::int64_t before = reach + search.n_slides * search.slide_samples, after = reach;
   const auto window = static_cast<std::size_t>(before + after + 1);
@@ -141,7 +142,7 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
   }
   std::vector<std::complex<double>> acf;
   for (int s = -static_cast<int>(chisq_half); s <= static_cast<int>(chisq_half); ++s)
-    acf.push_back(std::exp(-0.02 * s * s) * std::polar(1.0, 0.3 * s));
+    acf.push_back(std::exp(-0.002 * s * s) * std::polar(1.0, 0.3 * s));
 
   std::vector<std::vector<double>> strain;
   for (std::size_t d = 0; d < n_det; ++d) strain.push_back(white_noise(chunk * 4, 100 + d));
@@ -181,7 +182,7 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
           std::copy(noise, noise + window, row);
           const std::int64_t first = p.sample - before;  // chunk sample of row[0]
           const std::int64_t lo = std::max<std::int64_t>(0, first);
-          const std::int64_t hi = std::min<std::int64_t>(static_cast<std::int64_t>(chunk), first + window);
+          const std::int64_t hi = std::min(static_cast<std::int64_t>(chunk), first + static_cast<std::int64_t>(window));
           const auto* series = z[d].data() + static_cast<std::size_t>(p.template_index) * chunk;
           if (lo < hi) std::copy(series + lo, series + hi, row + (lo - first));
         }
