@@ -13,7 +13,7 @@
 # spiir: the spiir CUDA backend's test, its end-to-end cuda-vs-cpu products, compute-sanitizer on
 # the test (without the 70000-sample chunk and the multi-rate bank) and astrosweep_bench_spiir.
 # spiir-latency: spec §14's 1-s chunk latency (astrosweep_bench_spiir_latency --backend all, about
-# 3 minutes). spiir-throughput: tools/spiir_throughput.sh in SPIIR_WORK_DIR (default /tmp/spiir-
+# 4 minutes). spiir-throughput: tools/spiir_throughput.sh in SPIIR_WORK_DIR (default /tmp/spiir-
 # throughput), CUDA over 4096 s, then OpenMP over 512 s (a 4096-s CPU run takes about 20 minutes).
 set -uo pipefail
 build=${1:?usage: gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|all]...}
