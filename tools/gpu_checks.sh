@@ -4,6 +4,7 @@
 # and the period benchmarks; logs go to OUT_DIR. Build first (CMake preset cuda-release, or
 # cmake -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90).
 #   tools/gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|scfind|scfind-bench|spiir|all]...
+#                       [spiir-latency|spiir-throughput] (named only, not in all)
 # scfind: the scfind GPU test, the SoFiA-2 validation cases on the GPU (`ctest -L scfind`) and
 # compute-sanitizer on the scfind GPU test. scfind-bench: a 1500 x 1500 x 1400 float32 cube (one
 # WALLABY processing region, 11.7 GiB) made in CUBE_DIR (default /tmp), timed end to end on the
@@ -11,6 +12,9 @@
 # after every pair, and on the CPU (SCFIND_BENCH_CPU=0 skips it), masks compared.
 # spiir: the spiir CUDA backend's test, its end-to-end cuda-vs-cpu products, compute-sanitizer on
 # the test (without the 70000-sample chunk and the multi-rate bank) and astrosweep_bench_spiir.
+# spiir-latency: spec §14's 1-s chunk latency (astrosweep_bench_spiir_latency --backend all, about
+# 4 minutes). spiir-throughput: tools/spiir_throughput.sh in SPIIR_WORK_DIR (default /tmp/spiir-
+# throughput), CUDA over 4096 s, then OpenMP over 512 s (a 4096-s CPU run takes about 20 minutes).
 set -uo pipefail
 build=${1:?usage: gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|all]...}
 out=${2:?usage: gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|all]...}
@@ -19,6 +23,7 @@ steps=${*:-all}
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 want() { [[ " $steps " == *" $1 "* || " $steps " == *" all "* ]]; }
+named() { [[ " $steps " == *" $1 "* ]]; }
 status=0
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.txt"
@@ -59,6 +64,17 @@ if want spiir; then
       --gtest_filter='-*LongChunk*:*Multirate*' 2>&1 | tail -12 | tee "$out/spiir-sanitizer-$tool.log" || status=1
   done
   "$build/tools/astrosweep_bench_spiir" --backend all --repeat 10 2>&1 | tee "$out/spiir-bench.log"
+fi
+
+if named spiir-latency; then
+  "$build/tools/astrosweep_bench_spiir_latency" --backend all 2>&1 | tee "$out/spiir-latency.log" || status=1
+fi
+
+if named spiir-throughput; then
+  here=$(dirname "$0")
+  work=${SPIIR_WORK_DIR:-/tmp/spiir-throughput}
+  BACKENDS=cuda "$here/spiir_throughput.sh" "$build" "$work" 4096 2>&1 | tee "$out/spiir-throughput-cuda.log" || status=1
+  BACKENDS=cpu "$here/spiir_throughput.sh" "$build" "$work" 512 2>&1 | tee "$out/spiir-throughput-cpu.log" || status=1
 fi
 
 if want scfind-bench; then
