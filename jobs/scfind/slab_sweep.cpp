@@ -85,7 +85,11 @@ SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io:
     Streamed s;
     s.index = j;
     s.slab = layout.slab(j);
-    s.mask.assign(s.slab.held_voxels(), 0);
+    s.mask.resize(s.slab.held_voxels());
+    std::uint8_t* mask = s.mask.data();
+    const auto n = static_cast<std::int64_t>(s.mask.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) mask[i] = 0;
     s.owned_count = 0;
     if (!s.slab.at_top()) s.above.resize(layout.cube().plane());
     if (keeping.originals) {
@@ -352,7 +356,7 @@ void SlabSweep::restore_mask(const std::function<std::vector<std::uint8_t>(std::
       backend_.set_mask_channels(slab.held_begin, mask);
     } else {
       Streamed& s = state(j);
-      s.mask = std::move(mask);
+      s.mask.assign(mask.begin(), mask.end());
       s.owned_count.reset();
     }
   }

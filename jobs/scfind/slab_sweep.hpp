@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "io/cube.hpp"
@@ -28,6 +29,28 @@
 #include "slab_samples.hpp"
 
 namespace astrosweep::scfind {
+
+/// Leaves elements uninitialised where std::vector would value-initialise them (resize): a streamed
+/// rank's mask store is gigabytes, cleared on all threads instead (its pages faulted in there too).
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <class U>
+  explicit UninitialisedAllocator(const UninitialisedAllocator<U>& /*other*/) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using MaskStore = std::vector<std::uint8_t, UninitialisedAllocator<std::uint8_t>>;
 
 /// What a rank with streamed slabs keeps in host memory between sweeps, besides the mask.
 struct SlabKeeping {
@@ -127,9 +150,9 @@ class SlabSweep {
   struct Streamed {
     std::size_t index = 0;
     Slab slab;
-    std::vector<std::uint8_t> mask;  ///< held channels; bit 0 before this pair, bit 1 after its clip
-    std::vector<float> above;        ///< the running sum received from the slab above (first sweep)
-    HostFloats original;             ///< held channels, when kept in host memory
+    MaskStore mask;            ///< held channels; bit 0 before this pair, bit 1 after its clip
+    std::vector<float> above;  ///< the running sum received from the slab above (first sweep)
+    HostFloats original;       ///< held channels, when kept in host memory
     bool counted = false;
     std::optional<ValuesAbove> kept;  ///< the first sweep's values above `kept_bound`
     double kept_bound = 0;
