@@ -10,13 +10,7 @@
 
 #include <cmath>
 
-#ifndef AS_HOST_DEVICE
-#if defined(__CUDACC__)
-#define AS_HOST_DEVICE __host__ __device__
-#else
-#define AS_HOST_DEVICE
-#endif
-#endif
+#include "core/host_device.hpp"
 
 namespace astrosweep::period {
 

@@ -26,13 +26,7 @@
 #include <type_traits>
 #include <vector>
 
-#ifndef AS_HOST_DEVICE
-#if defined(__CUDACC__)
-#define AS_HOST_DEVICE __host__ __device__
-#else
-#define AS_HOST_DEVICE
-#endif
-#endif
+#include "core/host_device.hpp"
 
 // Loops over tasks and detectors unrolled on the device (their counts are template arguments).
 #if defined(__CUDACC__)
