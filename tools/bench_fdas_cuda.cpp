@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_fdas_signal.hpp"
 #include "fdas_backend.hpp"
 #include "fdas_backend_cuda.hpp"
 #include "spectrum.hpp"
@@ -39,23 +40,6 @@ struct Settings {
   unsigned seed = 1;
   int threads = 4;
 };
-
-std::vector<float> pulsar_in_noise(const Settings& s, double tsamp) {
-  const double T = static_cast<double>(s.n) * tsamp;
-  const double f0 = 137.1, z0 = 37.3, fdot = z0 / (T * T);
-  const double a = std::sqrt(4 * 40.0 / static_cast<double>(s.n));  // each harmonic's power ≈ 40
-  std::mt19937_64 rng(s.seed);
-  std::normal_distribution<double> g;
-  std::vector<float> x(s.n);
-  for (std::size_t i = 0; i < s.n; ++i) {
-    const double t = static_cast<double>(i) * tsamp;
-    const double phase = 2 * std::numbers::pi * ((f0 - fdot * T / 2) * t + fdot * t * t / 2);
-    double v = g(rng);
-    for (int h = 1; h <= 8; ++h) v += a * std::cos(h * phase + 0.2 * h);
-    x[i] = static_cast<float>(v);
-  }
-  return x;
-}
 
 struct Times {
   std::vector<double> wall, spectrum, search;
@@ -102,7 +86,7 @@ int run(int argc, char** argv) {
     }
   }
   constexpr double tsamp = 64e-6;
-  const std::vector<float> x = pulsar_in_noise(s, tsamp);
+  const std::vector<float> x = tools::accelerated_pulsar_in_noise(s.n, s.seed, tsamp);
   const TemplateBank bank = make_template_bank(s.z_max, 2, Accuracy::low);
   BackendOptions options;
   options.kind = BackendKind::cuda;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "accel_statistics.hpp"
+#include "bench_fdas_signal.hpp"
 #include "io/sigproc_tim.hpp"
 #include "io/time_series_inputs.hpp"
 #include "series_pipeline.hpp"
@@ -43,24 +44,6 @@ struct Settings {
   unsigned seed = 1;
   std::string tim;
 };
-
-std::vector<float> pulsar_in_noise(const Settings& s) {
-  constexpr double tsamp = 64e-6;
-  const double T = static_cast<double>(s.n) * tsamp;
-  const double f0 = 137.1, z0 = 37.3, fdot = z0 / (T * T);
-  const double a = std::sqrt(4 * 40.0 / static_cast<double>(s.n));  // each harmonic's power ≈ 40
-  std::mt19937_64 rng(s.seed);
-  std::normal_distribution<double> g;
-  std::vector<float> x(s.n);
-  for (std::size_t i = 0; i < s.n; ++i) {
-    const double t = static_cast<double>(i) * tsamp;
-    const double phase = 2 * std::numbers::pi * ((f0 - fdot * T / 2) * t + fdot * t * t / 2);
-    double v = g(rng);
-    for (int h = 1; h <= 8; ++h) v += a * std::cos(h * phase + 0.2 * h);
-    x[i] = static_cast<float>(v);
-  }
-  return x;
-}
 
 std::vector<Candidate> drawn_candidates(const Settings& s, std::size_t bins) {
   std::mt19937_64 rng(s.seed + 1);
@@ -144,7 +127,7 @@ int main(int argc, char** argv) {
                 static_cast<double>(n) * 4 / best / 1e9, s.repeat);
   }
   omp_set_num_threads(s.threads);
-  const std::vector<float> x = pulsar_in_noise(s);
+  const std::vector<float> x = astrosweep::tools::accelerated_pulsar_in_noise(s.n, s.seed, 64e-6);
   const std::size_t n_fft = good_fft_length(x.size());
   const double span_s = static_cast<double>(n_fft) * 64e-6;
   std::vector<StageTrials> stages;
