@@ -78,7 +78,10 @@ void check_column_string_cards(const std::string& path) {
     while (!end) {
       in.seekg(static_cast<std::streamoff>(offset));
       if (!in.read(buffer.data(), block)) return;
-      if (offset == 0 && std::string_view(buffer.data(), 9) != "SIMPLE  =") return;  // not plain FITS
+      // Not plain FITS (a gzip file, which CFITSIO unpacks itself): no SIMPLE card. Read as CFITSIO
+      // reads it, with the '=' wherever the long-keyword form puts it (`SIMPLE    =` hid a file from
+      // these checks while CFITSIO read it).
+      if (offset == 0 && keyword_and_value(std::string_view(buffer.data(), card)).first != "SIMPLE") return;
       offset += block;
       for (std::size_t c = 0; c < block / card && !end; ++c) {
         const std::string_view text(buffer.data() + c * card, card);
