@@ -11,135 +11,13 @@
 
 #include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
+#include "shared_memory_fft.cuh"
 
 namespace astrosweep::fdas::kernels {
 
 namespace {
 
 constexpr int templates_per_block = 8;
-
-__device__ __forceinline__ float2 add(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ float2 sub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ float2 mul(float2 a, float2 b) {
-  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-__device__ __forceinline__ float2 times_i(float2 a) { return make_float2(-a.y, a.x); }  // · e^{+iπ/2}
-
-// In-place inverse DFTs (sign +) of 2, 4 and 8 points: y_q = Σ_r v_r e^{+2πi rq/R}.
-__device__ __forceinline__ void dft2(float2& a, float2& b) {
-  const float2 t = a;
-  a = add(t, b);
-  b = sub(t, b);
-}
-__device__ __forceinline__ void dft4(float2& v0, float2& v1, float2& v2, float2& v3) {
-  const float2 s02 = add(v0, v2), d02 = sub(v0, v2), s13 = add(v1, v3), d13 = times_i(sub(v1, v3));
-  v0 = add(s02, s13);
-  v2 = sub(s02, s13);
-  v1 = add(d02, d13);
-  v3 = sub(d02, d13);
-}
-__device__ __forceinline__ void dft8(float2* v) {
-  float2 e0 = v[0], e1 = v[2], e2 = v[4], e3 = v[6], o0 = v[1], o1 = v[3], o2 = v[5], o3 = v[7];
-  dft4(e0, e1, e2, e3);
-  dft4(o0, o1, o2, o3);
-  constexpr float c = 0.70710678118654752F;
-  o1 = make_float2(c * (o1.x - o1.y), c * (o1.x + o1.y));   // · e^{+iπ/4}
-  o2 = times_i(o2);                                         // · e^{+iπ/2}
-  o3 = make_float2(-c * (o3.x + o3.y), c * (o3.x - o3.y));  // · e^{+3iπ/4}
-  v[0] = add(e0, o0);
-  v[4] = sub(e0, o0);
-  v[1] = add(e1, o1);
-  v[5] = sub(e1, o1);
-  v[2] = add(e2, o2);
-  v[6] = sub(e2, o2);
-  v[3] = add(e3, o3);
-  v[7] = sub(e3, o3);
-}
-
-// Shared-memory index of point p: one float2 of padding after every 16 (16 float2 span the 32
-// banks), so the strided writes of the first two passes (stride 8 points) do not queue on a bank.
-__device__ __forceinline__ int padded(int p) { return p + (p >> 4); }
-template <int L>
-constexpr int padded_length = L + L / 16;
-
-// e^{+2πi e/16} for the exponents n2·k1 (n2, k1 < 4) a 16-point DFT's four-by-four split needs.
-__constant__ float2 w16[10] = {{1.0F, 0.0F},
-                               {0.92387953251128674F, 0.38268343236508977F},
-                               {0.70710678118654752F, 0.70710678118654752F},
-                               {0.38268343236508977F, 0.92387953251128674F},
-                               {0.0F, 1.0F},
-                               {0.0F, 0.0F},
-                               {-0.70710678118654752F, 0.70710678118654752F},
-                               {0.0F, 0.0F},
-                               {0.0F, 0.0F},
-                               {-0.92387953251128674F, -0.38268343236508977F}};
-
-// 16 points as 4 × 4: DFT4 over n1 for each n2 (inputs n2 + 4·n1), twiddle by w16^(n2·k1), DFT4
-// over n2 for each k1; output k1 + 4·k2.
-__device__ __forceinline__ void dft16(float2* v) {
-#pragma unroll
-  for (int n2 = 0; n2 < 4; ++n2) dft4(v[n2], v[n2 + 4], v[n2 + 8], v[n2 + 12]);
-#pragma unroll
-  for (int n2 = 1; n2 < 4; ++n2)
-#pragma unroll
-    for (int k1 = 1; k1 < 4; ++k1) v[n2 + 4 * k1] = mul(v[n2 + 4 * k1], w16[n2 * k1]);
-      // Now v[n2 + 4·k1]; the second DFT4 runs over n2 for each k1 and leaves k2 in n2's place.
-#pragma unroll
-  for (int k1 = 0; k1 < 4; ++k1) dft4(v[4 * k1], v[4 * k1 + 1], v[4 * k1 + 2], v[4 * k1 + 3]);
-    // v[k2 + 4·k1] holds y[k1 + 4·k2]: transpose the 4 × 4.
-#pragma unroll
-  for (int a = 0; a < 4; ++a)
-#pragma unroll
-    for (int b = a + 1; b < 4; ++b) {
-      const float2 t = v[a + 4 * b];
-      v[a + 4 * b] = v[b + 4 * a];
-      v[b + 4 * a] = t;
-    }
-}
-
-template <int R>
-__device__ __forceinline__ void dft(float2* v) {
-  if constexpr (R == 16) dft16(v);
-  if constexpr (R == 8) dft8(v);
-  if constexpr (R == 4) dft4(v[0], v[1], v[2], v[3]);
-  if constexpr (R == 2) dft2(v[0], v[1]);
-}
-
-// One Stockham pass of radix R over the L points in `buf`, sub-transforms of Ns points so far:
-// item j (of L/R) reads j + r·L/R, twiddles by e^{+2πi rk/(Ns·R)} (k = j mod Ns), transforms, and
-// writes (j/Ns)·Ns·R + k + q·Ns. Every thread holds its items in registers between the reads and
-// the writes, so one buffer serves, with a barrier on each side of the writes.
-template <int L, int P, int R, int NB>
-__device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2* __restrict__ twiddle) {
-  constexpr int threads = L / P, items = P / R;
-  float2 v[NB][items][R];
-#pragma unroll
-  for (int it = 0; it < items; ++it) {
-    const int j = threadIdx.x + it * threads;
-    const int k = j & (Ns - 1);
-    const int step = L / (Ns * R);
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb) {
-#pragma unroll
-      for (int r = 0; r < R; ++r) v[nb][it][r] = buf[nb * padded_length<L> + padded(j + r * (L / R))];
-#pragma unroll
-      for (int r = 1; r < R; ++r) v[nb][it][r] = mul(v[nb][it][r], __ldg(twiddle + r * k * step));
-      dft<R>(v[nb][it]);
-    }
-  }
-  __syncthreads();
-#pragma unroll
-  for (int it = 0; it < items; ++it) {
-    const int j = threadIdx.x + it * threads;
-    const int k = j & (Ns - 1);
-    const int out = (j - k) * R + k;
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-      for (int q = 0; q < R; ++q) buf[nb * padded_length<L> + padded(out + q * Ns)] = v[nb][it][q];
-  }
-  __syncthreads();
-}
 
 // P points per thread: 8 (threads L/8, radix-8 passes) or 16 (threads L/16, radix-16 passes: one
 // shared-memory round trip fewer for L = 2048). NB templates are transformed side by side, so each
