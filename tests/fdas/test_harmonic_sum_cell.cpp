@@ -55,7 +55,7 @@ TEST(HarmonicSumCell, AddedColumnIsTheSubHarmonicIndex) {
 TEST(HarmonicSumCell, TablesAreTheStagesTablesInOrder) {
   const int z_max = 40;
   const auto tables = added_z_row_tables(z_max, 16);
-  ASSERT_EQ(tables.size(), 15u * (z_max + 1));
+  ASSERT_EQ(tables.size(), 15U * (z_max + 1));
   for (int a = 0; a < 15; ++a) {
     const cell::AddedHarmonic added = cell::added_harmonic(a);
     const auto want = sub_harmonic_z_row_table(z_max, added.h, 1 << added.stage);
@@ -67,12 +67,12 @@ TEST(HarmonicSumCell, TablesAreTheStagesTablesInOrder) {
 
 TEST(HarmonicSumCell, BlocksTakeEveryRowOfATileBeforeTheNextTile) {
   // 3 rows, 300 columns: tiles of 256 and 44 columns, blocks 0-2 tile 0, blocks 3-5 tile 1.
-  EXPECT_EQ(cell::block_count(3, 300, block_size), 6u);
-  EXPECT_EQ(cell::block_count(3, 256, block_size), 3u);
-  EXPECT_EQ(cell::block_count(3, 257, block_size), 6u);
+  EXPECT_EQ(cell::block_count(3, 300, block_size), 6U);
+  EXPECT_EQ(cell::block_count(3, 256, block_size), 3U);
+  EXPECT_EQ(cell::block_count(3, 257, block_size), 6U);
   const cell::CellPlace p = cell::cell_place(4, 7, 3, block_size);
-  EXPECT_EQ(p.row, 1u);
-  EXPECT_EQ(p.k, 256u + 7u);
+  EXPECT_EQ(p.row, 1U);
+  EXPECT_EQ(p.k, 256U + 7U);
 }
 
 /// Every stage's summed plane as the kernel's threads make it, the grid walked as the GPU does.
@@ -133,7 +133,7 @@ TEST_P(HarmonicSumGrid, EmulatedKernelIsTheReferenceBitForBit) {
   // The plane starts at half bin 100 and the band at the lowest i whose sub-harmonics lie in it.
   const std::int64_t i_first = 100, i_begin = 100 * c.numharm + 64, i_end = i_begin + c.width;
   const std::int64_t n_i = i_end - i_first;
-  std::mt19937_64 rng(static_cast<std::uint64_t>(c.z_max * 1000 + c.width * 40 + c.numharm));
+  std::mt19937_64 rng(static_cast<std::uint64_t>(std::int64_t{c.z_max} * 1000 + c.width * 40 + c.numharm));
   std::exponential_distribution<float> noise(1.0F);
   std::vector<float> data(static_cast<std::size_t>(c.z_max + 1) * static_cast<std::size_t>(n_i));
   for (auto& v : data) v = noise(rng);

@@ -150,7 +150,7 @@ TEST(CudaHarmonicSum, KeepsEveryCellWhenAllPass) {
   const std::vector<float> powcut(4, -1.0F);
   std::vector<float> summed;
   const auto want = reference_cells(plane, i_begin, i_end, numharm, powcut, summed);
-  ASSERT_EQ(total_cells(want), 4u * (z_max + 1) * 3000u);
+  ASSERT_EQ(total_cells(want), 4U * (z_max + 1) * 3000U);
   expect_same_cells(kernels::harmonic_detect_cuda(plane, i_begin, i_end, numharm, powcut, total_cells(want)), want);
 }
 
@@ -166,7 +166,7 @@ TEST(CudaHarmonicSum, KeepsExactlyAsManyCellsAsItsCapacity) {
   std::vector<float> summed;
   const auto want = reference_cells(plane, i_begin, i_end, numharm, powcut, summed);
   const std::size_t n = total_cells(want);
-  ASSERT_GT(n, 10000u);
+  ASSERT_GT(n, 10000U);
   expect_same_cells(kernels::harmonic_detect_cuda(plane, i_begin, i_end, numharm, powcut, n), want);
   try {
     kernels::harmonic_detect_cuda(plane, i_begin, i_end, numharm, powcut, n - 1);
