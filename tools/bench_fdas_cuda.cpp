@@ -4,9 +4,11 @@
 // and zapped on the device, the plane made from it there, the harmonic sum and thresholds, the
 // spectrum's host copy coming down meanwhile), and, for comparison, through the earlier route (the
 // raw spectrum copied down, dereddened on the host, searched from the host copy). Prints each
-// route's best and median wall time per series, the spectrum and search phases, the backend's
-// device-time summary, and whether both routes found the same candidates. GPU busy time needs a
-// profiler (nsys) around it; this prints what one rank's lane costs per series.
+// route's best and median wall time per series, the spectrum and search phases, each stage's
+// threshold and the cells above it (the harmonic sum keeps them with one atomic a warp), the
+// backend's device-time summary with the per-series split (CUDA events: correlation, harmonic
+// sum, candidate download), and whether both routes found the same candidates. GPU busy time
+// needs a profiler (nsys) around it; this prints what one rank's lane costs per series.
 //   astrosweep_bench_fdas_cuda [--n 8388608] [--zmax 200] [--numharm 8] [--repeat 5] [--seed 1]
 //                              [--threads 4]
 
@@ -136,6 +138,11 @@ int run(int argc, char** argv) {
   host.print("spectrum dereddened on the host");
   std::printf("candidates: %zu on the device route, %zu on the host route, %s\n", on_device.candidates.size(),
               via_host.candidates.size(), same_candidates(on_device, via_host) ? "the same" : "DIFFERENT");
+  for (std::size_t st = 0; st < on_device.stages.size(); ++st) {
+    const StageTrials& stage = on_device.stages[st];
+    std::printf("stage %zu (%2d harmonics): powcut %.3f, n_indep %lld, %zu cells above it\n", st, stage.numharm,
+                static_cast<double>(stage.powcut), static_cast<long long>(stage.n_indep), stage.above);
+  }
   std::printf("%s\n", backend->usage().c_str());
   return same_candidates(on_device, via_host) ? 0 : 1;
 }

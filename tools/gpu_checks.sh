@@ -3,13 +3,16 @@
 # `--backend auto` now means the GPU), compute-sanitizer memcheck and racecheck on the GPU tests,
 # and the period benchmarks; logs go to OUT_DIR. Build first (CMake preset cuda-release, or
 # cmake -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90).
-#   tools/gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|scfind|scfind-bench|spiir|all]...
+#   tools/gpu_checks.sh BUILD_DIR OUT_DIR [tests|sanitize|bench|scfind|scfind-bench|fdas|spiir|all]...
 #                       [spiir-latency|spiir-throughput] (named only, not in all)
 # scfind: the scfind GPU test, the SoFiA-2 validation cases on the GPU (`ctest -L scfind`) and
 # compute-sanitizer on the scfind GPU test. scfind-bench: a 1500 x 1500 x 1400 float32 cube (one
 # WALLABY processing region, 11.7 GiB) made in CUBE_DIR (default /tmp), timed end to end on the
 # GPU with 1, 2 and 4 ranks, streamed through GPU budgets smaller than a slab, with a checkpoint
 # after every pair, and on the CPU (SCFIND_BENCH_CPU=0 skips it), masks compared.
+# fdas: the fdas GPU tests, compute-sanitizer on them (memcheck and synccheck on the harmonic
+# sum's, memcheck and racecheck on the correlation's without the 66,001-segment case) and
+# astrosweep_bench_fdas_cuda at issue 12's series (2^23 samples, z_max 200, 8 harmonics).
 # spiir: the spiir CUDA backend's test, its end-to-end cuda-vs-cpu products, compute-sanitizer on
 # the test (without the 70000-sample chunk and the multi-rate bank) and astrosweep_bench_spiir.
 # spiir-latency: spec §14's 1-s chunk latency (astrosweep_bench_spiir_latency --backend all, about
@@ -54,6 +57,21 @@ if want scfind; then
       --gtest_filter='-*ManyBlocks*' 2>&1 |
       tail -12 | tee "$out/scfind-sanitizer-$tool.log" || status=1
   done
+fi
+
+if want fdas; then
+  ctest --test-dir "$build" -R 'test_harmonic_sum_cuda|test_harmonic_sum_cell|test_correlation_cuda|test_spectrum_cuda|test_fdas_backend_cuda' \
+    --output-on-failure 2>&1 | tail -30 | tee "$out/fdas-gpu-tests.log" || status=1
+  for tool in memcheck synccheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/fdas/test_harmonic_sum_cuda" 2>&1 |
+      tail -12 | tee "$out/fdas-sanitizer-harmonic-$tool.log" || status=1
+  done
+  for tool in memcheck racecheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/fdas/test_correlation_cuda" \
+      --gtest_filter='-CudaCorrelationLaunches.*' 2>&1 | tail -12 | tee "$out/fdas-sanitizer-correlation-$tool.log" || status=1
+  done
+  "$build/tools/astrosweep_bench_fdas_cuda" --n 8388608 --zmax 200 --numharm 8 --repeat 5 2>&1 |
+    tee "$out/fdas-bench.log" || status=1
 fi
 
 if want spiir; then

@@ -58,6 +58,16 @@ std::vector<int> sub_harmonic_z_row_table(int z_max, int h, int harmonics) {
   return rows;
 }
 
+std::vector<int> added_z_row_tables(int z_max, int numharm) {
+  std::vector<int> tables;
+  for (const auto& stage : harmonic_stages(numharm))
+    for (const int h : stage.harmonics) {
+      const auto rows = sub_harmonic_z_row_table(z_max, h, stage.numharm);
+      tables.insert(tables.end(), rows.begin(), rows.end());
+    }
+  return tables;
+}
+
 void harmonic_sum_reference(const PowerPlaneView& plane, std::int64_t i_begin, std::int64_t i_end, int numharm,
                             const StageVisitor& visit) {
   const auto stages = harmonic_stages(numharm);

@@ -1,12 +1,13 @@
 // The correlation with the inverse FFTs in shared memory (the seed's method, spec §4): one thread
-// block per segment and group of templates. Per template each thread multiplies its input bins of
-// the segment's forward spectrum (from L1 after the first template) by the template's spectrum,
-// and the block runs the inverse transform in shared memory (Stockham autosort: 16 points a thread
-// and radix-16 passes from L = 1024, 8 and radix 8 below, one last pass of radix 8, 4 or 2;
-// twiddles from a table made in double on the host), two templates side by side so each barrier
-// serves two transforms, and writes the U useful powers of the segment straight into the plane.
-// Against the cuFFT path no product array and no inverse transform goes through global memory:
-// the plane write is the traffic.
+// block per segment and group of templates, a segment's groups in consecutive blocks. Per template
+// each thread multiplies its input bins of the segment's forward spectrum (from L1 after the first
+// template) by the template's spectrum, and the block runs the inverse transform in shared memory
+// (Stockham autosort: 16 points a thread and radix-16 passes from L = 1024, 8 and radix 8 below,
+// one last pass of radix 8, 4 or 2; twiddles from a table made in double on the host), two
+// templates side by side so each barrier serves two transforms, and writes the U useful powers of
+// the segment straight into the plane. Against the cuFFT path no product array and no inverse
+// transform goes through global memory: the plane write is the traffic.
+#include <algorithm>
 #include <cstdint>
 
 #include "correlation_launch.hpp"
@@ -26,13 +27,17 @@ template <int L, int P, int NB>
 __global__ void __launch_bounds__(L / P)
     correlate_fused(const float2* __restrict__ inputs, const float2* __restrict__ kernels,
                     const float2* __restrict__ twiddle, float* __restrict__ plane, int n_templates, std::size_t n_r,
-                    float scale, int useful, int first_kept) {
+                    float scale, int useful, int first_kept, std::size_t first_segment) {
   __shared__ float2 buf[NB * padded_length<L>];
   constexpr int threads = L / P, stride = L / P;
-  const std::size_t segment = blockIdx.x;
+  // blockIdx.x, the faster, is the template group: the blocks resident together share a few
+  // segments' inputs, read from DRAM once and from L2 after (with the segments faster, every group
+  // read all the inputs again: 26 groups at z_max 200, and a 2^23-sample series' inputs, ≈ 90 MB,
+  // do not stay in the 50 MB L2).
+  const std::size_t segment = first_segment + blockIdx.y;
   const int j = threadIdx.x;
   const float2* x = inputs + segment * L + j;  // the bins the first pass reads (L1 after the first)
-  const int t_begin = static_cast<int>(blockIdx.y) * templates_per_block;
+  const int t_begin = static_cast<int>(blockIdx.x) * templates_per_block;
   const int t_end = min(t_begin + templates_per_block, n_templates);
   const std::size_t column0 = segment * static_cast<std::size_t>(useful);
   for (int t0 = t_begin; t0 < t_end; t0 += NB) {
@@ -79,11 +84,15 @@ void launch_for(const float2* inputs, const float2* kernels, const float2* twidd
                 std::size_t segments, std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream) {
   constexpr int P = L >= 1024 ? 16 : 8;
   constexpr int NB = L >= 4096 ? 1 : 2;  // two buffers of 4096 points exceed 48 KiB of static shared memory
-  const dim3 grid(static_cast<unsigned>(segments),
-                  static_cast<unsigned>((templates + templates_per_block - 1) / templates_per_block));
-  correlate_fused<L, P, NB><<<grid, L / P, 0, stream>>>(inputs, kernels, twiddle, plane, static_cast<int>(templates),
-                                                        n_r, scale, static_cast<int>(g.useful),
-                                                        static_cast<int>(g.numbetween * g.half_width));
+  const auto groups = static_cast<unsigned>((templates + templates_per_block - 1) / templates_per_block);
+  // gridDim.y is at most 65535: launches of that many segments at most, in order.
+  constexpr std::size_t max_segments = 65535;
+  for (std::size_t first = 0; first < segments; first += max_segments) {
+    const dim3 grid(groups, static_cast<unsigned>(std::min(max_segments, segments - first)));
+    correlate_fused<L, P, NB><<<grid, L / P, 0, stream>>>(inputs, kernels, twiddle, plane, static_cast<int>(templates),
+                                                          n_r, scale, static_cast<int>(g.useful),
+                                                          static_cast<int>(g.numbetween * g.half_width), first);
+  }
   AS_CUDA_TRY(cudaGetLastError());
 }
 

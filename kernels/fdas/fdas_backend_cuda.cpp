@@ -74,12 +74,15 @@ class CudaBackend final : public FdasBackend {
   }
 
   [[nodiscard]] std::string usage() const override {
-    char line[256];
+    const double per_series = series_ > 0 ? 1.0 / static_cast<double>(series_) : 0.0;
+    char line[512];
     std::snprintf(line, sizeof line,
                   "GPU %d: %.0f MiB device memory at most; on the device: correlation %.3f s, harmonic sum "
-                  "and thresholds %.3f s (%.3f s with their transfers); %zu series",
+                  "and thresholds %.3f s (%.3f s with their transfers); %zu series; per series (device events): "
+                  "correlation %.2f ms, harmonic sum %.2f ms, candidate download %.2f ms",
                   device_.index, static_cast<double>(peak_device_bytes_) / (1 << 20), correlation_ms_ / 1e3,
-                  harmonic_ms_ / 1e3, harmonic_seconds_, series_);
+                  harmonic_ms_ / 1e3, harmonic_seconds_, series_, correlation_ms_ * per_series,
+                  harmonic_ms_ * per_series, download_ms_ * per_series);
     return line;
   }
 
@@ -142,6 +145,7 @@ class CudaBackend final : public FdasBackend {
     const auto cells =
         detector_.detect(view, geometry.i_begin, geometry.i_end, geometry.stages.back().numharm, powcut, need_.cells);
     harmonic_ms_ += static_cast<double>(detector_.last_device_ms());
+    download_ms_ += static_cast<double>(detector_.last_download_ms());
     harmonic_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
     SeriesCandidates result;
@@ -198,7 +202,7 @@ class CudaBackend final : public FdasBackend {
   kernels::CudaSpectrum spectrum_;
   std::size_t correlator_budget_ = 0;
   DeviceNeed need_;
-  double correlation_ms_ = 0, harmonic_ms_ = 0, harmonic_seconds_ = 0;
+  double correlation_ms_ = 0, harmonic_ms_ = 0, download_ms_ = 0, harmonic_seconds_ = 0;
   std::size_t peak_device_bytes_ = 0, series_ = 0;
 };
 

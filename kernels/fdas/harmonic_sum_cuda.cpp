@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "cuda_memory.hpp"
@@ -11,7 +12,7 @@ namespace astrosweep::fdas::kernels {
 
 struct CudaHarmonicDetector::Device {
   cuda::Stream stream;
-  cuda::Event start, stop;
+  cuda::Event start, stop, downloaded;
   cuda::DeviceMemory rows, counts, cells, powers, summed;
   int rows_z_max = -1, rows_numharm = 0;  ///< what `rows` holds
 };
@@ -47,17 +48,10 @@ std::vector<StageCells> CudaHarmonicDetector::detect(const PowerPlaneView& plane
   const cudaStream_t s = d.stream.get();
 
   HarmonicSumPlan plan;
-  plan.n_stages = static_cast<int>(stages.size());
+  plan.numharm = numharm;
   std::copy(powcut.begin(), powcut.end(), plan.powcut);
-  std::vector<int> rows;
-  for (const auto& stage : stages)
-    for (const int h : stage.harmonics) {
-      plan.h[plan.n_added] = h;
-      plan.stage[plan.n_added] = stage.stage;
-      ++plan.n_added;
-      const auto table = sub_harmonic_z_row_table(plane.z_max, h, stage.numharm);
-      rows.insert(rows.end(), table.begin(), table.end());
-    }
+  // In harmonic_stages' order, which the kernel's added_harmonic follows (test_harmonic_sum_cell).
+  const std::vector<int> rows = added_z_row_tables(plane.z_max, numharm);
   if (d.rows_z_max != plane.z_max || d.rows_numharm != numharm) {
     d.rows.reserve(std::max<std::size_t>(rows.size(), 1) * sizeof(int));
     AS_CUDA_TRY(cudaMemcpyAsync(d.rows.as<int>(), rows.data(), rows.size() * sizeof(int), cudaMemcpyHostToDevice, s));
@@ -90,6 +84,9 @@ std::vector<StageCells> CudaHarmonicDetector::detect(const PowerPlaneView& plane
       cudaMemcpyAsync(counts.data(), b.counts, n_counts * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   d.stream.synchronize();
   last_ms_ = d.stop.since(d.start);
+  static_assert(std::tuple_size_v<decltype(last_above_)> == max_stages);
+  last_above_.fill(0);
+  for (std::size_t st = 0; st < stages.size(); ++st) last_above_[st] = counts[1 + st];
   if (counts[0] > max_cells) {
     std::string per_stage;
     for (std::size_t st = 0; st < stages.size(); ++st)
@@ -104,7 +101,9 @@ std::vector<StageCells> CudaHarmonicDetector::detect(const PowerPlaneView& plane
   std::vector<float> power(count);
   AS_CUDA_TRY(cudaMemcpyAsync(entries.data(), b.cells, count * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
   AS_CUDA_TRY(cudaMemcpyAsync(power.data(), b.powers, count * sizeof(float), cudaMemcpyDeviceToHost, s));
+  d.downloaded.record(d.stream);
   d.stream.synchronize();
+  last_download_ms_ = d.downloaded.since(d.stop);
   // By stage, then z-major and r-ascending, as the CPU visits the cells.
   std::vector<std::size_t> order(count);
   std::iota(order.begin(), order.end(), std::size_t{0});

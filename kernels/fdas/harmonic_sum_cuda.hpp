@@ -9,6 +9,7 @@
 // in registers, nothing but the cells above a threshold is written.
 // Plain C++: the job includes this header without CUDA's.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -44,6 +45,13 @@ class CudaHarmonicDetector {
   /// Device milliseconds of the last detect's kernel.
   [[nodiscard]] float last_device_ms() const noexcept { return last_ms_; }
 
+  /// Milliseconds (events on the detector's stream) from the end of the last detect's kernel to
+  /// its kept cells on the host: the counters' copy, the host's wait for them, the cells' copies.
+  [[nodiscard]] float last_download_ms() const noexcept { return last_download_ms_; }
+
+  /// Cells above each stage's threshold in the last detect (stage s at [s]; zero past its stages).
+  [[nodiscard]] const std::array<unsigned long long, 6>& last_cells_above() const noexcept { return last_above_; }
+
   /// Device bytes detect allocates for `n_z` rows, `numharm` and `max_cells` (beside the plane).
   static std::size_t device_bytes(int n_z, int numharm, std::size_t max_cells);
 
@@ -51,6 +59,8 @@ class CudaHarmonicDetector {
   struct Device;
   std::unique_ptr<Device> device_;
   float last_ms_ = 0;
+  float last_download_ms_ = 0;
+  std::array<unsigned long long, 6> last_above_{};
 };
 
 /// The same on a plane in host memory (uploaded first), for tests.

@@ -8,20 +8,17 @@
 
 namespace astrosweep::fdas::kernels {
 
-/// At most log2(32) + 1 stages and the 31 harmonics added after the fundamental.
+/// At most log2(32) + 1 stages.
 constexpr int max_stages = 6;
-constexpr int max_added_harmonics = 31;
 
 /// Where a kept cell's stage sits in its 64-bit entry (the flat index stays below 2^58).
 constexpr int stage_shift = 58;
 
-/// What the kernel sums, in the CPU's order: stage by stage, h ascending within a stage.
+/// What the kernel sums: numharm harmonics, stage by stage in harmonic_stages' order
+/// (harmonic_sum_cell.hpp's added_harmonic), each stage's sum tested against its powcut.
 struct HarmonicSumPlan {
-  int n_stages = 1;
+  int numharm = 1;  ///< 1, 2, 4, 8, 16 or 32
   float powcut[max_stages] = {};
-  int n_added = 0;                      ///< harmonics added after the fundamental
-  int h[max_added_harmonics] = {};      ///< numerator h of harmonic h/H
-  int stage[max_added_harmonics] = {};  ///< its stage s (H = 2^s)
 };
 
 /// The device memory the kernel reads and writes.
@@ -29,7 +26,8 @@ struct HarmonicSumBuffers {
   const float* plane = nullptr;  ///< z-major, row stride `stride` floats, first column i_first
   std::size_t stride = 0;
   std::int64_t i_first = 0;
-  const int* rows = nullptr;  ///< n_added tables of n_rows: the z row read for each summed row
+  /// numharm − 1 tables of n_rows, in added_harmonic's order: the z row read for each summed row.
+  const int* rows = nullptr;
   /// [0]: cells above their stage's threshold, all stages; [1 + s]: those of stage s.
   unsigned long long* counts = nullptr;
   unsigned long long capacity = 0;      ///< cells kept, all stages together
@@ -40,7 +38,7 @@ struct HarmonicSumBuffers {
 
 /// For every cell (row, k) of columns i_begin + k, k < n_cols: sums the stages in order and keeps
 /// the cells above each stage's threshold, in no order, in one pool. `counts` (1 + stages) must be
-/// zero on entry.
+/// zero on entry. Blocks of 256 threads take the rows of a 256-column tile in turn (harmonic_sum_cell.hpp).
 void launch_harmonic_sum(const HarmonicSumPlan& plan, const HarmonicSumBuffers& buffers, std::int64_t i_begin,
                          std::size_t n_rows, std::size_t n_cols, cudaStream_t stream);
 

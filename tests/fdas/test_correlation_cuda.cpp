@@ -78,6 +78,33 @@ TEST_P(CudaCorrelation, MatchesTheFp64Pipeline) {
   }
 }
 
+TEST(CudaCorrelationLaunches, MoreSegmentsThanOneGridHolds) {
+  // The shared-memory kernel's grid has the template groups along x and at most 65,535 segments
+  // along y: 66,001 segments (L = 256, 124 bins a segment) take two launches, the second starting
+  // where the first ended; 9 templates, two groups (8 and 1). The whole plane against the FP64
+  // pipeline, the last segments' columns included.
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(13);
+  const CorrelationLayout layout{256, 2, 2};
+  ASSERT_EQ(layout.step_bins(), 124U);
+  const std::size_t bins = 124 * 66000 + 50;
+  const Taps taps = random_taps(layout.fft_length, 4, 9, rng);
+  std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
+  std::vector<std::complex<float>> spectrum(bins);
+  for (auto& v : spectrum) v = {g(rng), g(rng)};
+  spectrum[bins - 70] += std::complex<float>(30.0F, -10.0F);  // a strong cell in the second launch
+  kernels::CudaCorrelator gpu(layout, taps, 0, kernels::CudaCorrelator::Method::shared_memory);
+  ASSERT_EQ(gpu.method(), kernels::CudaCorrelator::Method::shared_memory);
+  const PowerPlane want =
+      correlate(spectrum, transform_kernels<double>(taps, layout.fft_length), layout, 0, bins, {false, 2});
+  const PowerPlane got = gpu.correlate(spectrum, 0, bins, false);
+  ASSERT_EQ(got.n_r, want.n_r);
+  ASSERT_EQ(got.n_z, want.n_z);
+  for (std::size_t i = 0; i < want.power.size(); ++i)
+    ASSERT_NEAR(got.power[i], want.power[i], 1e-4 * static_cast<double>(std::max(1.0F, want.power[i])))
+        << "cell " << i << " (row " << i / want.n_r << ", column " << i % want.n_r << ")";
+}
+
 // From a spectrum left on the device (the bins gathered and the segments' medians taken there) the
 // plane is the one made from the same spectrum's host copy, bit for bit: the gather is a copy and
 // the medians are the host's (deredden_arith.hpp). Ties and zeros in the medians (a quantised
