@@ -23,7 +23,9 @@
 // the rest comes from a pool of white complex noise of the same variance, standing in for the SNR
 // history a streaming search keeps (the search's cost does not depend on the values). Gathering
 // them (the candidates' templates' SNR rows of the chunk from the backend, snr_rows, then a row
-// per candidate and detector: about 4 GB for 1,600 candidates) is timed apart as "windows", the
+// per candidate and detector: about 4 GB for 1,600 candidates, kept from chunk to chunk with
+// their noise, so that per chunk only the chunk's part of a row is rewritten, as a ring of the
+// history would take only the new chunk) is timed apart as "windows", the
 // stand-in for that history rather than a cost of the job in this form; "coherent"
 // is coherent_search alone (on CUDA with its own upload of every task's windows). The offline
 // job's second pass (re-filtering each candidate's template over a warm-up) is not part of a
@@ -168,6 +170,17 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
   TemplateAutocorrelations ac;
   ac.length = acf.size();
   ac.per_ifo.resize(n_det);
+  // Per row and detector, the part [lo, hi) that holds the chunk's SNR (the rest is noise); rows
+  // get their noise once, when first needed.
+  std::vector<std::pair<std::int64_t, std::int64_t>> chunk_part;
+  const auto noise_of = [&](std::size_t k, std::size_t d) { return pool.data() + (k * 3 + d) % 8 * window / 8; };
+  const auto grow_noise = [&](std::size_t n_rows) {
+    for (std::size_t k = chunk_part.size() / n_det; k < n_rows; ++k)
+      for (std::size_t d = 0; d < n_det; ++d) {
+        std::copy(noise_of(k, d), noise_of(k, d) + window, snr.z[d].data() + k * window);
+        chunk_part.emplace_back(0, 0);
+      }
+  };
   ChunkTimes times;
   for (int c = 0; c < config.warmup + config.chunks; ++c) {
     const auto t0 = Clock::now();
@@ -187,7 +200,9 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
     for (std::size_t d = 0; d < n_det; ++d)
       for (std::size_t i = 0; i < peaks[d].size(); ++i) candidates.push_back({d, candidates.size(), before});
     snr.n_templates = candidates.size();
-    for (auto& per_ifo : snr.z) per_ifo.resize(candidates.size() * window);  // kept: no fresh pages a chunk
+    // Grown, never shrunk: kept rows keep their noise, and no fresh pages or zeros a chunk.
+    for (auto& per_ifo : snr.z) per_ifo.resize(std::max(per_ifo.size(), candidates.size() * window));
+    grow_noise(candidates.size());
     // The candidates' templates (each once), their rows of the chunk from every detector's backend.
     row_templates.clear();
     std::vector<bool> wanted(bank.n_templates, false);
@@ -202,7 +217,10 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
       rows[d].resize(row_templates.size() * chunk);
       filters[d]->snr_rows(row_templates, rows[d]);
     }
-    // Rows apart, a thread per candidate: the copies are memory-bound, gigabytes a chunk.
+    // Rows apart, a thread per candidate. A row is its noise but for the chunk's part: the noise
+    // stays from chunk to chunk (row k's is always the same), so a row gets back the noise where
+    // its previous chunk's part was and this chunk's part over it, as a ring of the SNR history
+    // would take only the new chunk (the copies are memory-bound: the whole rows were 4 GB).
     std::vector<const SampleBest*> peak_of;
     for (const auto& per_detector : peaks)
       for (const SampleBest& p : per_detector) peak_of.push_back(&p);
@@ -211,13 +229,16 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
       const SampleBest& p = *peak_of[k];
       for (std::size_t d = 0; d < n_det; ++d) {
         std::complex<double>* row = snr.z[d].data() + k * window;
-        const auto* noise = pool.data() + (k * 3 + d) % 8 * window / 8;
-        std::copy(noise, noise + window, row);
+        const std::complex<double>* noise = noise_of(k, d);
+        auto& [was_lo, was_hi] = chunk_part[k * n_det + d];
+        std::copy(noise + was_lo, noise + was_hi, row + was_lo);
         const std::int64_t first = p.sample - before;  // chunk sample of row[0]
         const std::int64_t lo = std::max<std::int64_t>(0, first);
         const std::int64_t hi = std::min(static_cast<std::int64_t>(chunk), first + static_cast<std::int64_t>(window));
         const auto* series = rows[d].data() + row_of[static_cast<std::size_t>(p.template_index)] * chunk;
         if (lo < hi) std::copy(series + lo, series + hi, row + (lo - first));
+        was_lo = lo < hi ? lo - first : 0;
+        was_hi = lo < hi ? hi - first : 0;
       }
     }
     ac.n_templates = candidates.size();
@@ -230,6 +251,7 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
     if (c < config.warmup) {
       // Room (and pages) for half again as many candidates, so that a timed chunk rarely grows them.
       for (auto& per_ifo : snr.z) per_ifo.resize(std::max(per_ifo.size(), candidates.size() * 3 / 2 * window));
+      grow_noise(candidates.size() * 3 / 2);
       continue;
     }
     times.filter.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -254,7 +276,7 @@ void print_rows(const std::string& where, const char* precision, const ChunkTime
     std::printf("%-34s %-5s %-30s %12.2f %s %12.2f %s\n", where.c_str(), precision, stage, percentile(v, 0.5), unit,
                 percentile(v, 0.99), unit);
   };
-  row("filter (3 det, incl. transfers)", t.filter, "ms");
+  row("filter+max (3 det, transfers)", t.filter, "ms");
   row("peaks (3 det)", t.peaks, "ms");
   row("windows (SNR rows, see header)", t.windows, "ms");
   row("coherent (chunk's candidates)", t.coherent, "ms");
