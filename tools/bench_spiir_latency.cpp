@@ -7,10 +7,11 @@
 //       [--threshold X] [--sky-order K] [--n-slides S]
 //
 // A chunk costs what it costs in `astrosweep spiir`, with the job's functions:
-// - filter: each detector's chunk through its own backend (make_spiir_backend, states carried from
-//   chunk to chunk; on CUDA the chunk up, the kernel and the SNR down);
-// - peaks: append_sample_best over the chunk (the per-sample best template above the threshold,
-//   as a work unit keeps it) and merged_peaks (the per-template peak of the chunk, spec §9);
+// - filter: each detector's chunk through its own backend's filter_max (make_spiir_backend, states
+//   carried from chunk to chunk; on CUDA the chunk up, the kernel, the per-sample maximum over
+//   templates on the device and only that down: a work unit's first pass);
+// - peaks: append_sample_best over the chunk's per-sample best (those above the threshold, as a
+//   work unit keeps them) and merged_peaks (the per-template peak of the chunk, spec §9);
 // - coherent: coherent_search (the job's sky search, on the GPU with make_sky_search where the
 //   backend is CUDA) over every detector's peaks of the chunk, at the job's defaults (HEALPix order
 //   5, 100 time slides of 0.1 s, χ² over 201 lags), each candidate's SNR window gathered into a
@@ -21,8 +22,11 @@
 // The windows reach 10 s before a candidate (the slides): the part inside the chunk is its SNR,
 // the rest comes from a pool of white complex noise of the same variance, standing in for the SNR
 // history a streaming search keeps (the search's cost does not depend on the values). Gathering
-// them (a row per candidate and detector: about 4 GB for 1,600 candidates) is timed apart as
-// "windows", the stand-in for that history rather than a cost of the job in this form; "coherent"
+// them (the candidates' templates' SNR rows of the chunk from the backend, snr_rows, then a row
+// per candidate and detector: about 4 GB for 1,600 candidates, kept from chunk to chunk with
+// their noise, so that per chunk only the chunk's part of a row is rewritten, as a ring of the
+// history would take only the new chunk) is timed apart as "windows", the
+// stand-in for that history rather than a cost of the job in this form; "coherent"
 // is coherent_search alone (on CUDA with its own upload of every task's windows). The offline
 // job's second pass (re-filtering each candidate's template over a warm-up) is not part of a
 // chunk here: a streaming search keeps the states instead.
@@ -149,8 +153,12 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
 
   std::vector<std::vector<double>> strain;
   for (std::size_t d = 0; d < n_det; ++d) strain.push_back(white_noise(chunk * 4, 100 + d));
-  std::vector<std::vector<std::complex<double>>> z(n_det, std::vector<std::complex<double>>(bank.n_templates * chunk));
+  std::vector<std::vector<SampleMax>> best(n_det, std::vector<SampleMax>(chunk));
   const std::vector<bool> usable(chunk, true);
+  // Per detector: the SNR rows of the chunk's candidates' templates, and each template's row there.
+  std::vector<std::vector<std::complex<double>>> rows(n_det);
+  std::vector<std::size_t> row_templates;
+  std::vector<std::size_t> row_of(bank.n_templates);
   // One NetworkSnr row per candidate: its template's SNR over the window, the chunk's where the
   // window overlaps it (the candidate at index `before` of its row); the same autocorrelation for
   // every row. Both kept from chunk to chunk and grown as needed (fresh pages would cost more than
@@ -162,27 +170,57 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
   TemplateAutocorrelations ac;
   ac.length = acf.size();
   ac.per_ifo.resize(n_det);
+  // Per row and detector, the part [lo, hi) that holds the chunk's SNR (the rest is noise); rows
+  // get their noise once, when first needed.
+  std::vector<std::pair<std::int64_t, std::int64_t>> chunk_part;
+  const auto noise_of = [&](std::size_t k, std::size_t d) { return pool.data() + (k * 3 + d) % 8 * window / 8; };
+  const auto grow_noise = [&](std::size_t n_rows) {
+    for (std::size_t k = chunk_part.size() / n_det; k < n_rows; ++k)
+      for (std::size_t d = 0; d < n_det; ++d) {
+        std::copy(noise_of(k, d), noise_of(k, d) + window, snr.z[d].data() + k * window);
+        chunk_part.emplace_back(0, 0);
+      }
+  };
   ChunkTimes times;
   for (int c = 0; c < config.warmup + config.chunks; ++c) {
     const auto t0 = Clock::now();
     for (std::size_t d = 0; d < n_det; ++d) {
       const auto& s = strain[d];
-      filters[d]->filter(std::span(s).subspan((static_cast<std::size_t>(c) % 4) * chunk, chunk), z[d]);
+      filters[d]->filter_max(std::span(s).subspan((static_cast<std::size_t>(c) % 4) * chunk, chunk), best[d]);
     }
     const auto t1 = Clock::now();
     std::vector<std::vector<SampleBest>> peaks(n_det);
     for (std::size_t d = 0; d < n_det; ++d) {
-      std::vector<SampleBest> best;
-      append_sample_best(z[d], bank.n_templates, chunk, usable, config.threshold, 0, 0, best);
-      peaks[d] = merged_peaks(std::move(best), chunk, config.threshold);
+      std::vector<SampleBest> above;
+      append_sample_best(best[d], usable, config.threshold, 0, 0, above);
+      peaks[d] = merged_peaks(std::move(above), chunk, config.threshold);
     }
     const auto t2 = Clock::now();
     std::vector<Candidate> candidates;
     for (std::size_t d = 0; d < n_det; ++d)
       for (std::size_t i = 0; i < peaks[d].size(); ++i) candidates.push_back({d, candidates.size(), before});
     snr.n_templates = candidates.size();
-    for (auto& rows : snr.z) rows.resize(candidates.size() * window);  // kept: no fresh pages a chunk
-    // Rows apart, a thread per candidate: the copies are memory-bound, gigabytes a chunk.
+    // Grown, never shrunk: kept rows keep their noise, and no fresh pages or zeros a chunk.
+    for (auto& per_ifo : snr.z) per_ifo.resize(std::max(per_ifo.size(), candidates.size() * window));
+    grow_noise(candidates.size());
+    // The candidates' templates (each once), their rows of the chunk from every detector's backend.
+    row_templates.clear();
+    std::vector<bool> wanted(bank.n_templates, false);
+    for (const auto& per_detector : peaks)
+      for (const SampleBest& p : per_detector) wanted[static_cast<std::size_t>(p.template_index)] = true;
+    for (std::size_t t = 0; t < bank.n_templates; ++t)
+      if (wanted[t]) {
+        row_of[t] = row_templates.size();
+        row_templates.push_back(t);
+      }
+    for (std::size_t d = 0; d < n_det; ++d) {
+      rows[d].resize(row_templates.size() * chunk);
+      filters[d]->snr_rows(row_templates, rows[d]);
+    }
+    // Rows apart, a thread per candidate. A row is its noise but for the chunk's part: the noise
+    // stays from chunk to chunk (row k's is always the same), so a row gets back the noise where
+    // its previous chunk's part was and this chunk's part over it, as a ring of the SNR history
+    // would take only the new chunk (the copies are memory-bound: the whole rows were 4 GB).
     std::vector<const SampleBest*> peak_of;
     for (const auto& per_detector : peaks)
       for (const SampleBest& p : per_detector) peak_of.push_back(&p);
@@ -191,13 +229,16 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
       const SampleBest& p = *peak_of[k];
       for (std::size_t d = 0; d < n_det; ++d) {
         std::complex<double>* row = snr.z[d].data() + k * window;
-        const auto* noise = pool.data() + (k * 3 + d) % 8 * window / 8;
-        std::copy(noise, noise + window, row);
+        const std::complex<double>* noise = noise_of(k, d);
+        auto& [was_lo, was_hi] = chunk_part[k * n_det + d];
+        std::copy(noise + was_lo, noise + was_hi, row + was_lo);
         const std::int64_t first = p.sample - before;  // chunk sample of row[0]
         const std::int64_t lo = std::max<std::int64_t>(0, first);
         const std::int64_t hi = std::min(static_cast<std::int64_t>(chunk), first + static_cast<std::int64_t>(window));
-        const auto* series = z[d].data() + static_cast<std::size_t>(p.template_index) * chunk;
+        const auto* series = rows[d].data() + row_of[static_cast<std::size_t>(p.template_index)] * chunk;
         if (lo < hi) std::copy(series + lo, series + hi, row + (lo - first));
+        was_lo = lo < hi ? lo - first : 0;
+        was_hi = lo < hi ? hi - first : 0;
       }
     }
     ac.n_templates = candidates.size();
@@ -209,7 +250,8 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
     const auto t3 = Clock::now();
     if (c < config.warmup) {
       // Room (and pages) for half again as many candidates, so that a timed chunk rarely grows them.
-      for (auto& rows : snr.z) rows.resize(std::max(rows.size(), candidates.size() * 3 / 2 * window));
+      for (auto& per_ifo : snr.z) per_ifo.resize(std::max(per_ifo.size(), candidates.size() * 3 / 2 * window));
+      grow_noise(candidates.size() * 3 / 2);
       continue;
     }
     times.filter.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -219,8 +261,13 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
     times.total.push_back(ms_since(t0));
     times.candidates.push_back(static_cast<double>(candidates.size()));
   }
-  for (const auto& v : z.front()) times.mean_power += std::norm(v);
-  times.mean_power /= static_cast<double>(z.front().size());
+  // E|z|² over H1's last chunk, every template's row (after the timed chunks).
+  std::vector<std::size_t> every(bank.n_templates);
+  for (std::size_t t = 0; t < every.size(); ++t) every[t] = t;
+  std::vector<std::complex<double>> z(bank.n_templates * chunk);
+  filters.front()->snr_rows(every, z);
+  for (const auto& v : z) times.mean_power += std::norm(v);
+  times.mean_power /= static_cast<double>(z.size());
   return times;
 }
 
@@ -229,9 +276,9 @@ void print_rows(const std::string& where, const char* precision, const ChunkTime
     std::printf("%-34s %-5s %-30s %12.2f %s %12.2f %s\n", where.c_str(), precision, stage, percentile(v, 0.5), unit,
                 percentile(v, 0.99), unit);
   };
-  row("filter (3 det, incl. transfers)", t.filter, "ms");
+  row("filter+max (3 det, transfers)", t.filter, "ms");
   row("peaks (3 det)", t.peaks, "ms");
-  row("windows (host, see header)", t.windows, "ms");
+  row("windows (SNR rows, see header)", t.windows, "ms");
   row("coherent (chunk's candidates)", t.coherent, "ms");
   row("total per 1-s chunk", t.total, "ms");
   row("candidates per chunk", t.candidates, "  ");

@@ -13,8 +13,9 @@
 # fdas: the fdas GPU tests, compute-sanitizer on them (memcheck and synccheck on the harmonic
 # sum's, memcheck and racecheck on the correlation's without the 66,001-segment case) and
 # astrosweep_bench_fdas_cuda at issue 12's series (2^23 samples, z_max 200, 8 harmonics).
-# spiir: the spiir CUDA backend's test, its end-to-end cuda-vs-cpu products, compute-sanitizer on
-# the test (without the 70000-sample chunk and the multi-rate bank) and astrosweep_bench_spiir.
+# spiir: the spiir CUDA backend's tests (filtering; the per-sample maximum, filter_max), its
+# end-to-end cuda-vs-cpu products, compute-sanitizer on the tests (without the 70000-sample chunk,
+# the multi-rate bank and the 300-template case) and astrosweep_bench_spiir.
 # spiir-latency: spec §14's 1-s chunk latency (astrosweep_bench_spiir_latency --backend all, about
 # 4 minutes). spiir-throughput: tools/spiir_throughput.sh in SPIIR_WORK_DIR (default /tmp/spiir-
 # throughput), CUDA over 4096 s, then OpenMP over 512 s (a 4096-s CPU run takes about 20 minutes).
@@ -75,11 +76,13 @@ if want fdas; then
 fi
 
 if want spiir; then
-  ctest --test-dir "$build" -R 'test_spiir_backend_cuda|test_spiir_coherent_second_pass_cuda|spiir_gpu_matches_cpu' --output-on-failure 2>&1 | tail -40 |
+  ctest --test-dir "$build" -R 'test_spiir_backend_cuda|test_spiir_sample_max_cuda|test_spiir_coherent_second_pass_cuda|spiir_gpu_matches_cpu' --output-on-failure 2>&1 | tail -40 |
     tee "$out/spiir-gpu-tests.log" || status=1
   for tool in memcheck racecheck; do
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/spiir/test_spiir_backend_cuda" \
       --gtest_filter='-*LongChunk*:*Multirate*' 2>&1 | tail -12 | tee "$out/spiir-sanitizer-$tool.log" || status=1
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/spiir/test_spiir_sample_max_cuda" \
+      --gtest_filter='-*ManyBlocks*' 2>&1 | tail -12 | tee "$out/spiir-sample-max-sanitizer-$tool.log" || status=1
   done
   "$build/tools/astrosweep_bench_spiir" --backend all --repeat 10 2>&1 | tee "$out/spiir-bench.log"
 fi

@@ -192,4 +192,11 @@ void MultirateStream::filter(std::span<const double> x, std::span<std::complex<d
   std::copy(carried.begin(), carried.end(), z.begin());
 }
 
+void MultirateStream::filter_max(std::span<const double> x, std::span<SampleMax> best) {
+  AS_EXPECTS(best.size() == x.size(), UsageError, "the per-sample buffer does not fit the chunk");
+  summed_.resize(n_templates_ * x.size());
+  filter(x, summed_);
+  sample_max(summed_, n_templates_, x.size(), best);
+}
+
 }  // namespace astrosweep::spiir

@@ -55,6 +55,9 @@ class MultirateStream {
   [[nodiscard]] std::size_t n_templates() const { return n_templates_; }
   /// Filters the next x.size() samples into z (template-major, n_templates × x.size()).
   void filter(std::span<const double> x, std::span<std::complex<double>> z);
+  /// The same, keeping per sample the best template (sample_max.hpp): the levels are summed on the
+  /// host, so the maximum is taken there too, by the plain loop.
+  void filter_max(std::span<const double> x, std::span<SampleMax> best);
 
  private:
   struct Level {
@@ -70,6 +73,7 @@ class MultirateStream {
   std::size_t latency_ = 0;
   std::vector<double> taps_;
   std::vector<Level> levels_;
+  std::vector<std::complex<double>> summed_;  // filter_max's SNRs
 };
 
 }  // namespace astrosweep::spiir

@@ -1,6 +1,7 @@
 // The OpenMP filtering backend: one thread per template at a time; each template's filters run
 // one after the other over the chunk, each adding its output to the template's sum, as the
-// reference does, so FP64 agrees with it to rounding.
+// reference does, so FP64 agrees with it to rounding. filter_max is filter() into a buffer the
+// backend keeps (for snr_rows) and the plain per-sample loop over it.
 #include <omp.h>
 
 #include <algorithm>
@@ -83,12 +84,25 @@ class SpiirBackendCpu final : public SpiirBackend {
     std::copy(ext.end() - static_cast<std::ptrdiff_t>(max_delay_), ext.end(), history_.begin());
   }
 
+  void run_max(std::span<const double> x, std::span<SampleMax> best) override {
+    kept_.resize(n_templates_ * x.size());
+    run(x, kept_);
+    sample_max(kept_, n_templates_, x.size(), best);
+  }
+
+  void copy_rows(std::span<const std::size_t> rows, std::size_t n, std::span<std::complex<double>> out) override {
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      std::copy_n(kept_.begin() + static_cast<std::ptrdiff_t>(rows[r] * n), n,
+                  out.begin() + static_cast<std::ptrdiff_t>(r * n));
+  }
+
  private:
   std::size_t n_templates_, width_;
   std::vector<std::int32_t> n_filters_, delay_;
   std::size_t max_delay_;
   int threads_;
   std::vector<Real> a_re_, a_im_, b_re_, b_im_, y_re_, y_im_, history_;
+  std::vector<std::complex<double>> kept_;  ///< the last filter_max's SNRs, for snr_rows
 };
 
 }  // namespace

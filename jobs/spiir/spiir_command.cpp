@@ -79,6 +79,8 @@ struct ChunkFilter {
   std::size_t latency = 0;   // output sample s is the SNR at input sample s − latency
   std::size_t multiple = 1;  // chunk sizes must be multiples of this
   std::function<void(std::span<const double>, std::span<std::complex<double>>)> run;
+  // The same keeping per sample only the best template (on a GPU, only that comes down).
+  std::function<void(std::span<const double>, std::span<SampleMax>)> run_max;
 };
 
 // One detector's strain as the filters read it: gaps as zeros, padded with zeros to the stream's
@@ -116,17 +118,27 @@ DetectorStream detector_stream(const DetectorStrain& d, std::size_t span, std::s
 }
 
 // Filters output samples [u0, u0 + n) of one detector, starting `warmup` samples before (or at 0),
-// in chunks; `each` gets every chunk's first output sample, length and SNR.
+// in chunks; `each` gets every chunk past the warm-up's start: its first output sample, its length,
+// its per-sample best template and, with `keep_snr`, every template's SNR (else an empty span):
+// the SNRs come back from the backend only where they are kept, and the best is the same either way.
 void filter_range(const DetectorStream& s, const ChunkFilter& filter, std::size_t u0, std::size_t n, std::size_t warmup,
-                  std::size_t chunk,
-                  const std::function<void(std::size_t, std::size_t, std::span<const std::complex<double>>)>& each) {
+                  std::size_t chunk, bool keep_snr,
+                  const std::function<void(std::size_t, std::size_t, std::span<const SampleMax>,
+                                           std::span<const std::complex<double>>)>& each) {
   chunk = std::max(filter.multiple, chunk / filter.multiple * filter.multiple);
   std::vector<std::complex<double>> z;
+  std::vector<SampleMax> best;
   for (std::size_t first = u0 > warmup ? u0 - warmup : 0; first < u0 + n; first += chunk) {
     const std::size_t m = std::min(chunk, u0 + n - first);
-    z.resize(filter.n_templates * m);
-    filter.run(std::span(s.x).subspan(first, m), z);
-    if (first + m > u0) each(first, m, z);
+    best.resize(m);
+    if (keep_snr) {
+      z.resize(filter.n_templates * m);
+      filter.run(std::span(s.x).subspan(first, m), z);
+      sample_max(z, filter.n_templates, m, best);
+    } else {
+      filter.run_max(std::span(s.x).subspan(first, m), best);
+    }
+    if (first + m > u0) each(first, m, best, z);
   }
 }
 
@@ -339,6 +351,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       std::shared_ptr<SpiirBackend> backend = make_spiir_backend(*single, precision, o);
       if (describe) *describe = backend->describe();
       f.run = [backend](std::span<const double> x, std::span<std::complex<double>> z) { backend->filter(x, z); };
+      f.run_max = [backend](std::span<const double> x, std::span<SampleMax> best) { backend->filter_max(x, best); };
     } else {
       auto stream = std::make_shared<MultirateStream>(b, [&](const RateBank& r) {
         auto backend = make_spiir_backend(r, precision, o);
@@ -348,6 +361,7 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       f.latency = stream->latency();
       f.multiple = stream->chunk_multiple();
       f.run = [stream](std::span<const double> x, std::span<std::complex<double>> z) { stream->filter(x, z); };
+      f.run_max = [stream](std::span<const double> x, std::span<SampleMax> best) { stream->filter_max(x, best); };
       if (describe) *describe += format_text(", %zu rates (latency %zu samples)", b.rates.size(), f.latency);
     }
     return f;
@@ -465,15 +479,16 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
     for (std::size_t d = 0; d < detectors.size(); ++d) {
       const ChunkFilter f = make_filter(block, options, nullptr);
       AS_ASSERT(f.latency == whole.latency && f.multiple == whole.multiple);
-      filter_range(streams[d], f, u0, n, warmup, chunk,
-                   [&](std::size_t first, std::size_t m, std::span<const std::complex<double>> z) {
+      filter_range(streams[d], f, u0, n, warmup, chunk, snr_writer.has_value(),
+                   [&](std::size_t first, std::size_t m, std::span<const SampleMax> best,
+                       std::span<const std::complex<double>> z) {
                      std::vector<bool> usable(m, false);
                      for (std::size_t i = 0; i < m; ++i) {
                        const std::size_t s = first + i;
                        usable[i] = s >= u0 && s < u0 + n && s >= f.latency && s - f.latency < n_total &&
                                    streams[d].usable[s - f.latency];
                      }
-                     append_sample_best(z, f.n_templates, m, usable, threshold, static_cast<std::int64_t>(first),
+                     append_sample_best(best, usable, threshold, static_cast<std::int64_t>(first),
                                         grid.first_template(u.id), samples[d]);
                      if (snr_writer) {
                        const auto lat = static_cast<std::int64_t>(f.latency);

@@ -81,26 +81,24 @@ SpiirBank template_rows(const SpiirBank& bank, std::span<const std::size_t> rows
   return out;
 }
 
+void append_sample_best(std::span<const SampleMax> best, const std::vector<bool>& usable, double threshold,
+                        std::int64_t sample_offset, std::size_t first_template, std::vector<SampleBest>& out) {
+  AS_ASSERT(usable.size() >= best.size());
+  const double floor = threshold * threshold;
+  for (std::size_t i = 0; i < best.size(); ++i)
+    if (usable[i] && best[i].power > floor)
+      out.push_back({sample_offset + static_cast<std::int64_t>(i),
+                     static_cast<std::int32_t>(first_template + static_cast<std::size_t>(best[i].template_index)),
+                     best[i].z});
+}
+
 void append_sample_best(std::span<const std::complex<double>> z, std::size_t n_templates, std::size_t n,
                         const std::vector<bool>& usable, double threshold, std::int64_t sample_offset,
                         std::size_t first_template, std::vector<SampleBest>& out) {
   AS_ASSERT(z.size() >= n_templates * n && usable.size() >= n);
-  const double floor = threshold * threshold;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!usable[i]) continue;
-    double best = -1;
-    std::size_t winner = 0;
-    for (std::size_t t = 0; t < n_templates; ++t) {
-      const double p = std::norm(z[t * n + i]);
-      if (p > best) {  // ties: the lowest template index wins, as in chunk_peaks
-        best = p;
-        winner = t;
-      }
-    }
-    if (best > floor)
-      out.push_back({sample_offset + static_cast<std::int64_t>(i), static_cast<std::int32_t>(first_template + winner),
-                     z[winner * n + i]});
-  }
+  std::vector<SampleMax> best(n);
+  sample_max(z, n_templates, n, best);
+  append_sample_best(best, usable, threshold, sample_offset, first_template, out);
 }
 
 std::vector<SampleBest> merged_peaks(std::vector<SampleBest> entries, std::size_t chunk, double threshold) {

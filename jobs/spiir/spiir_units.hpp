@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "sample_max.hpp"
 #include "spiir_bank.hpp"
 
 namespace astrosweep::spiir {
@@ -54,9 +55,14 @@ SpiirBank template_block(const SpiirBank& bank, std::size_t first, std::size_t c
 /// with them: the sub-bank of a second-pass batch (coherent_second_pass.hpp).
 SpiirBank template_rows(const SpiirBank& bank, std::span<const std::size_t> rows);
 
-/// Appends, for samples [0, n) of a filtered chunk (template-major z of `n_templates` rows) whose
-/// `usable` is true and best |z|² exceeds threshold², the best template (`first_template` added)
-/// with `sample_offset` added to the sample. Ties: the lowest template.
+/// Appends, for the samples i of a filtered chunk whose `usable[i]` is true and best |z|² (best[i],
+/// SpiirBackend::filter_max or sample_max) exceeds threshold², the best template
+/// (`first_template` added) with `sample_offset` added to the sample.
+void append_sample_best(std::span<const SampleMax> best, const std::vector<bool>& usable, double threshold,
+                        std::int64_t sample_offset, std::size_t first_template, std::vector<SampleBest>& out);
+
+/// The same from every template's SNR: samples [0, n) of template-major z of `n_templates` rows,
+/// their best by sample_max (ties: the lowest template).
 void append_sample_best(std::span<const std::complex<double>> z, std::size_t n_templates, std::size_t n,
                         const std::vector<bool>& usable, double threshold, std::int64_t sample_offset,
                         std::size_t first_template, std::vector<SampleBest>& out);

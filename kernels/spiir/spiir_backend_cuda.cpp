@@ -1,7 +1,9 @@
 // The CUDA spiir backend: host side, twin of jobs/spiir/spiir_backend_cpu.cpp. The bank's
 // coefficients (structure of arrays), the filter states and the input's history (the last
 // max_delay samples) live on the device for the backend's life; per chunk only the new samples go
-// up and the SNRs come down, through pinned staging buffers. Device and pinned buffers are grown
+// up and the SNRs come down (filter), or per sample only the best template, its |z|² and z
+// (filter_max: the SNRs stay on the device, where snr_rows gathers the rows asked for), through
+// pinned staging buffers. Device and pinned buffers are grown
 // when a longer chunk comes, never shrunk, so a run of equal chunks allocates once.
 //
 // One stream per backend: a chunk's upload, kernel, history copy and download depend on each other
@@ -18,6 +20,7 @@
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
 #include "spiir_filter_launch.hpp"
+#include "spiir_sample_max_launch.hpp"
 
 namespace astrosweep::spiir {
 
@@ -90,6 +93,78 @@ class SpiirBackendCuda final : public SpiirBackend {
     const std::size_t n = x.size();
     if (n == 0 || n_templates_ == 0) return;  // nothing to filter (no templates: no states or history to carry)
     const cuda::DeviceScope scope(device_.index);
+    filter_on_device(x);
+    const std::size_t n_out = n_templates_ * n;
+    staged_z_.reserve(2 * n_out * sizeof(Real));
+    AS_CUDA_TRY(cudaMemcpyAsync(staged_z_.as<Real>(), z_.as<Real>(), 2 * n_out * sizeof(Real), cudaMemcpyDeviceToHost,
+                                stream_.get()));
+    stream_.synchronize();
+    to_complex(staged_z_.as<Real>(), n_out, z);
+  }
+
+  void run_max(std::span<const double> x, std::span<SampleMax> best) override {
+    const std::size_t n = x.size();
+    if (n == 0) return;
+    if (n_templates_ == 0) {  // no template to compare: the plain loop's answer
+      std::fill(best.begin(), best.end(), SampleMax{});
+      return;
+    }
+    const cuda::DeviceScope scope(device_.index);
+    filter_on_device(x);
+    // Per sample z (2 Real, first: 16-byte aligned for the kernel's pair stores), |z|² (double)
+    // and template (int32), packed for one download.
+    const std::size_t z_bytes = 2 * n * sizeof(Real), power_bytes = n * sizeof(double);
+    const std::size_t bytes = z_bytes + power_bytes + n * sizeof(std::int32_t);
+    best_.reserve(bytes);
+    staged_best_.reserve(bytes);
+    char* packed = best_.as<char>();
+    kernels::launch_spiir_sample_max<Real>(z_.as<Real>(), n_templates_, n, reinterpret_cast<double*>(packed + z_bytes),
+                                           reinterpret_cast<std::int32_t*>(packed + z_bytes + power_bytes),
+                                           reinterpret_cast<Real*>(packed), stream_.get());
+    AS_CUDA_TRY(cudaMemcpyAsync(staged_best_.as<char>(), packed, bytes, cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    const char* staged = staged_best_.as<char>();
+    const auto* v = reinterpret_cast<const Real*>(staged);
+    const auto* p = reinterpret_cast<const double*>(staged + z_bytes);
+    const auto* t = reinterpret_cast<const std::int32_t*>(staged + z_bytes + power_bytes);
+    for (std::size_t i = 0; i < n; ++i)
+      best[i] = {p[i], t[i], {static_cast<double>(v[2 * i]), static_cast<double>(v[2 * i + 1])}};
+  }
+
+  void copy_rows(std::span<const std::size_t> rows, std::size_t n, std::span<std::complex<double>> out) override {
+    if (rows.empty() || n == 0) return;
+    const cuda::DeviceScope scope(device_.index);
+    const std::size_t n_out = rows.size() * n;
+    const std::size_t rows_bytes = rows.size() * sizeof(std::int32_t), out_bytes = 2 * n_out * sizeof(Real);
+    if (rows_bytes > row_index_.bytes() || out_bytes > rows_.bytes()) {
+      const std::size_t need = fixed_bytes_ + ext_.bytes() + shifted_.bytes() + z_.bytes() + best_.bytes() +
+                               std::max(rows_bytes, row_index_.bytes()) + std::max(out_bytes, rows_.bytes());
+      AS_EXPECTS(need <= device_.memory_budget, RuntimeError,
+                 "the GPU memory budget of " + std::to_string(device_.memory_budget >> 20) + " MiB cannot hold " +
+                     std::to_string(rows.size()) + " SNR rows of " + std::to_string(n) + " samples (" +
+                     std::to_string(need >> 20) + " MiB)",
+                 "ask for fewer rows at a time, use shorter chunks or run fewer ranks per GPU");
+    }
+    staged_rows_.reserve(rows_bytes);
+    row_index_.reserve(rows_bytes);
+    rows_.reserve(out_bytes);
+    staged_z_.reserve(out_bytes);
+    auto* index = staged_rows_.as<std::int32_t>();
+    for (std::size_t r = 0; r < rows.size(); ++r) index[r] = static_cast<std::int32_t>(rows[r]);  // < n_templates
+    AS_CUDA_TRY(
+        cudaMemcpyAsync(row_index_.as<std::int32_t>(), index, rows_bytes, cudaMemcpyHostToDevice, stream_.get()));
+    kernels::launch_spiir_gather_rows<Real>(z_.as<Real>(), n, row_index_.as<std::int32_t>(), rows.size(),
+                                            rows_.as<Real>(), stream_.get());
+    AS_CUDA_TRY(
+        cudaMemcpyAsync(staged_z_.as<Real>(), rows_.as<Real>(), out_bytes, cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    to_complex(staged_z_.as<Real>(), n_out, out);
+  }
+
+ private:
+  /// The chunk up and through the filters: its SNRs in z_, the states and history carried on.
+  void filter_on_device(std::span<const double> x) {
+    const std::size_t n = x.size();
     reserve(n);
     auto* staged_x = staged_x_.as<Real>();
     std::transform(x.begin(), x.end(), staged_x, [](double v) { return static_cast<Real>(v); });
@@ -105,20 +180,18 @@ class SpiirBackendCuda final : public SpiirBackend {
     if (max_delay_ > 0)
       AS_CUDA_TRY(cudaMemcpyAsync(history_.as<Real>(), ext + n, max_delay_ * sizeof(Real), cudaMemcpyDeviceToDevice,
                                   stream_.get()));
-    const std::size_t n_out = n_templates_ * n;
-    AS_CUDA_TRY(cudaMemcpyAsync(staged_z_.as<Real>(), z_.as<Real>(), 2 * n_out * sizeof(Real), cudaMemcpyDeviceToHost,
-                                stream_.get()));
-    stream_.synchronize();
-    const Real* out = staged_z_.as<Real>();
+  }
+
+  /// Interleaved (re, im) pairs of Real, staged, to complex<double>.
+  static void to_complex(const Real* from, std::size_t count, std::span<std::complex<double>> to) {
     if constexpr (sizeof(Real) == sizeof(double)) {
-      std::memcpy(static_cast<void*>(z.data()), out, 2 * n_out * sizeof(Real));  // double2 is complex<double>
+      std::memcpy(static_cast<void*>(to.data()), from, 2 * count * sizeof(Real));  // double2 is complex<double>
     } else {
-      for (std::size_t i = 0; i < n_out; ++i)
-        z[i] = {static_cast<double>(out[2 * i]), static_cast<double>(out[2 * i + 1])};
+      for (std::size_t i = 0; i < count; ++i)
+        to[i] = {static_cast<double>(from[2 * i]), static_cast<double>(from[2 * i + 1])};
     }
   }
 
- private:
   [[nodiscard]] kernels::DeviceRateBank<Real> view() const {
     kernels::DeviceRateBank<Real> v;
     v.a_re = a_re_.as<Real>();
@@ -137,8 +210,9 @@ class SpiirBackendCuda final : public SpiirBackend {
   }
 
   /// Room for a chunk of n samples: the extended input (and its shifted copies for the kernel's
-  /// aligned loads) and the SNRs on the device, their staging
-  /// buffers on the host. Checked against the budget before anything grows.
+  /// aligned loads) and the SNRs on the device, the input's staging buffer on the host (the
+  /// outputs' grow where they are used: the SNRs' only where they come down). Checked against the
+  /// budget before anything grows.
   void reserve(std::size_t n) {
     const std::size_t ext_bytes = (max_delay_ + n) * sizeof(Real);
     const std::size_t shifted_bytes = kernels::spiir_shifted_size<Real>(max_delay_ + n) * sizeof(Real);
@@ -155,7 +229,6 @@ class SpiirBackendCuda final : public SpiirBackend {
     shifted_.reserve(shifted_bytes);
     z_.reserve(z_bytes);
     staged_x_.reserve(n * sizeof(Real));
-    staged_z_.reserve(z_bytes);
   }
 
   const cuda::DeviceChoice device_;  ///< first: chosen and made current before any CUDA handle
@@ -164,7 +237,10 @@ class SpiirBackendCuda final : public SpiirBackend {
   std::size_t fixed_bytes_ = 0;
   cuda::Stream stream_;
   cuda::DeviceMemory a_re_, a_im_, b_re_, b_im_, delay_, n_filters_, y_re_, y_im_, history_, ext_, shifted_, z_;
-  cuda::PinnedMemory staged_x_, staged_z_;
+  cuda::DeviceMemory best_;       ///< filter_max's per-sample |z|², template and z
+  cuda::DeviceMemory row_index_;  ///< snr_rows' templates
+  cuda::DeviceMemory rows_;       ///< snr_rows' SNRs, packed
+  cuda::PinnedMemory staged_x_, staged_z_, staged_best_, staged_rows_;
 };
 
 }  // namespace
