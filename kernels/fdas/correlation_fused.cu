@@ -53,17 +53,7 @@ __global__ void __launch_bounds__(L / P)
       dft<P>(v[nb]);
     }
     __syncthreads();  // the previous templates' powers are read
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-      for (int q = 0; q < P; ++q) buf[nb * padded_length<L> + padded(j * P + q)] = v[nb][q];
-    __syncthreads();
-    int Ns = P;
-    for (; Ns * P <= L; Ns *= P) stockham_pass<L, P, P, NB>(buf, Ns, twiddle);
-    if constexpr (P == 16)
-      if (Ns * 8 == L) stockham_pass<L, P, 8, NB>(buf, Ns, twiddle);
-    if (Ns * 4 == L) stockham_pass<L, P, 4, NB>(buf, Ns, twiddle);
-    if (Ns * 2 == L) stockham_pass<L, P, 2, NB>(buf, Ns, twiddle);
+    finish_transform<L, P, NB>(v, buf, twiddle);
 #pragma unroll
     for (int nb = 0; nb < NB; ++nb) {
       if (t0 + nb >= t_end) break;

@@ -131,5 +131,26 @@ __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2*
   __syncthreads();
 }
 
+// The rest of an L-point transform whose first pass (Ns = 1, P points a thread, no twiddles) each
+// thread ran in registers (`v`, as its loads came in): those points into the buffer, then the
+// Stockham passes of radix P and the last one of radix 8, 4 or 2. The caller has made sure no
+// thread still reads the buffer.
+template <int L, int P, int NB>
+__device__ __forceinline__ void finish_transform(const float2 (&v)[NB][P], float2* buf,
+                                                 const float2* __restrict__ twiddle) {
+  const int j = threadIdx.x;
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+    for (int q = 0; q < P; ++q) buf[nb * padded_length<L> + padded(j * P + q)] = v[nb][q];
+  __syncthreads();
+  int Ns = P;
+  for (; Ns * P <= L; Ns *= P) stockham_pass<L, P, P, NB>(buf, Ns, twiddle);
+  if constexpr (P == 16)
+    if (Ns * 8 == L) stockham_pass<L, P, 8, NB>(buf, Ns, twiddle);
+  if (Ns * 4 == L) stockham_pass<L, P, 4, NB>(buf, Ns, twiddle);
+  if (Ns * 2 == L) stockham_pass<L, P, 2, NB>(buf, Ns, twiddle);
+}
+
 }  // namespace
 }  // namespace astrosweep::fdas::kernels
