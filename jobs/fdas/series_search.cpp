@@ -9,18 +9,30 @@
 namespace astrosweep::fdas {
 
 std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::size_t spectrum_bins,
-                               const CorrelationLayout& layout) {
+                               std::size_t plane_lo, const CorrelationLayout& layout) {
   // PRESTO searches whole blocks of U outputs from the band's start, while a block ends below the
   // last bin (accelsearch's `startr + rstep < highestbin`), and leaves the rest unsearched. Where
   // the band reaches the spectrum's end that rest is the block whose segment reads past the last
   // bin: the zeros there pull its block median down and its powers up (spurious candidates near
-  // Nyquist), so we leave it too. A band that stops short of the end reads real bins to its top
-  // and is searched whole; a band shorter than one block as well (PRESTO would search nothing).
+  // Nyquist), so we leave it too, and also what our own segments (from plane_lo, not from the
+  // band's start) compute from a segment that reads past the end. A band that stops short of the
+  // end reads real bins to its top and is searched whole; a band shorter than one block as well
+  // (PRESTO would search nothing).
   const auto U = static_cast<std::int64_t>(layout.useful_outputs());
   const auto last_column = 2 * (static_cast<std::int64_t>(spectrum_bins) - 1);
   if (U <= 0 || i_end < last_column) return i_end;
   const std::int64_t blocks = (last_column - 1 - i_begin) / U;  // i_begin + blocks·U < last_column
-  return blocks > 0 ? std::min(i_end, i_begin + blocks * U) : i_end;
+  if (blocks <= 0) return i_end;
+  std::int64_t end = std::min(i_end, i_begin + blocks * U);
+  // Our segment s keeps columns 2·plane_lo + s·U … + U − 1 from the input bins
+  // plane_lo + s·U/b − m … + in_bins − 1 (correlate): keep the columns of segments within the spectrum.
+  const auto b = static_cast<std::int64_t>(layout.numbetween);
+  const auto m = static_cast<std::int64_t>(layout.half_width);
+  const auto in_bins = (static_cast<std::int64_t>(layout.fft_length) - 1) / b + 1;
+  const auto lo = static_cast<std::int64_t>(plane_lo);
+  const std::int64_t room = static_cast<std::int64_t>(spectrum_bins) + m - in_bins - lo;  // s·U/b ≤ room
+  if (room >= 0) end = std::min(end, std::max(i_begin, 2 * lo + (room / (U / b) + 1) * U));
+  return end;
 }
 
 SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& bank, const SearchSettings& settings) {
@@ -49,8 +61,8 @@ SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& ba
         static_cast<float>(power_threshold(settings.sigma_min, stage.numharm, static_cast<double>(trials.n_indep)));
     g.stages.push_back(trials);
   }
-  g.i_end = searched_band_end(g.i_begin, g.i_end, spectrum_bins, bank.layout);
   g.plane_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_begin / H / 2 - 1));
+  g.i_end = searched_band_end(g.i_begin, g.i_end, spectrum_bins, g.plane_lo, bank.layout);
   g.plane_hi = static_cast<std::size_t>((g.i_end + 1) / 2 + 1);
   return g;
 }
