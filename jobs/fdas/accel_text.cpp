@@ -1,5 +1,6 @@
 #include "accel_text.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "harmonic_table.hpp"
+#include "physics.hpp"
 #include "template_bank.hpp"
 
 namespace astrosweep::fdas {
@@ -192,6 +194,38 @@ std::vector<std::string> harmonic_fields(const HarmonicRow& h, bool first) {
 }
 
 }  // namespace
+
+AccelTextRows presto_view(std::span<const CandidateRow> candidates, std::span<const HarmonicRow> harmonics,
+                          double span_s) {
+  std::vector<std::size_t> order(candidates.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const CandidateRow& x = candidates[a];
+    const CandidateRow& y = candidates[b];
+    // PRESTO compares the float members it keeps (accelcand's sigma and power).
+    const float sx = as_float(x.found_sigma), sy = as_float(y.found_sigma);
+    return sx != sy ? sx > sy : as_float(x.found_power) > as_float(y.found_power);
+  });
+  AccelTextRows view;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    CandidateRow c = candidates[order[k]];
+    const std::int32_t old_number = c.number;
+    c.number = static_cast<std::int32_t>(k + 1);
+    c.sigma = c.found_sigma;
+    c.summed_power = c.found_power;
+    c.r = c.found_r;
+    c.z = c.found_z;
+    set_physics(c, to_physical(c.r, c.z, c.numharm, span_s));
+    view.candidates.push_back(c);
+    for (const HarmonicRow& h : harmonics)
+      if (h.number == old_number) {
+        HarmonicRow renumbered = h;
+        renumbered.number = c.number;
+        view.harmonics.push_back(renumbered);
+      }
+  }
+  return view;
+}
 
 std::string accel_text_name(const std::string& input_path, double z_max) {
   std::string root = std::filesystem::path(input_path).filename().string();

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "candidate_rows.hpp"
 
@@ -37,6 +38,23 @@ std::string value_error_text(double value, double error, int error_digits);
 /// PRESTO's center_string: `text` centred in `width` characters (the odd space on the right),
 /// or its first `width` characters when it is longer.
 std::string centred(std::string_view text, int width);
+
+/// A series' rows as accelsearch's ACCEL file shows them.
+struct AccelTextRows {
+  std::vector<CandidateRow> candidates;
+  std::vector<HarmonicRow> harmonics;
+};
+
+/// PRESTO's view of a series' rows (the product's, polished and ordered by polished sigma):
+/// accelsearch's fundamental table prints each candidate's r, z, summed power and sigma as the
+/// search found them (optimize_accelcand polishes only the harmonics and recomputes sigma from the
+/// unpolished power), ordered by that sigma, ties by power (sort_accelcands, stable). So the rows
+/// take found_r, found_z, found_power and found_sigma, their physical columns are recomputed from
+/// the found (r, z) over `span_s` (calc_props of cand->r, cand->z), and candidates and their
+/// harmonic rows (polished, as PRESTO's) are renumbered 1, 2, … in that order. The coherent power
+/// and the notes stay.
+AccelTextRows presto_view(std::span<const CandidateRow> candidates, std::span<const HarmonicRow> harmonics,
+                          double span_s);
 
 /// The whole file for a series' candidates (in file order, numbered by CandidateRow::number) and
 /// their harmonic rows (numharm rows per candidate, harmonics 1 … numharm, grouped in the same

@@ -58,6 +58,9 @@ struct CandidateRow {
   double found_r = 0, found_z = 0;  ///< where the search found it, before polishing
   double found_sigma = 0;           ///< its sigma there
   NotesText notes{};
+  // In the 4 bytes of padding after the notes, so that the row's size and a spool written before
+  // it existed (zeroed padding: found_power 0) stay as they were (tests/data/spool).
+  float found_power = 0;  ///< the summed power where the search found it (PRESTO keeps it as float)
 };
 
 /// One harmonic of a candidate: PRESTO's harmonic table.

@@ -334,9 +334,11 @@ void run_fdas_job(const FdasOptions& options, MPI_Comm parent) {
     tables.sift_options = sift_options;
     write_final_tables(options.output, tables);
     if (!options.accel_text.empty())
-      for (const auto& [i, r] : contents.records)
-        write_accel_text(accel_text_path(options, inputs.series[i]), r.candidates, r.harmonics,
+      for (const auto& [i, r] : contents.records) {
+        const AccelTextRows rows = presto_view(r.candidates, r.harmonics, r.series.span_s);
+        write_accel_text(accel_text_path(options, inputs.series[i]), rows.candidates, rows.harmonics,
                          inf_text(inputs.series[i]));
+      }
     // Complete only once every output is written; the spool goes after, and a run stopped between
     // the two leaves a complete product whose spool the next --resume removes.
     mark_complete(options.output);

@@ -80,6 +80,8 @@ void write_candidates(hid_t file, const std::vector<CandidateRow>& c, const std:
   write_column(g, "found_z", "bins", "z where the search found it, before polishing", c,
                [](auto& r) { return r.found_z; });
   write_column(g, "found_sigma", "", "its sigma there", c, [](auto& r) { return r.found_sigma; });
+  write_column(g, "found_power", "normalised power", "its summed power there", c,
+               [](auto& r) { return static_cast<double>(r.found_power); });
   std::size_t j = 0;
   write_column(g, "harmonic_offset", "", "first row of its harmonics in /harmonics (numharm rows)", c,
                [&](auto&) { return harmonic_offset[j++]; });

@@ -15,6 +15,8 @@ namespace {
 // kind of machine, within one run's life (the magic names the layout's version).
 static_assert(std::is_trivially_copyable_v<SeriesRow> && std::is_trivially_copyable_v<CandidateRow> &&
               std::is_trivially_copyable_v<HarmonicRow>);
+// The layout of the committed spools (tests/data/spool): found_power took the row's padding.
+static_assert(sizeof(CandidateRow) == 200);
 
 // The layout fdas's spool has had since it was written (a resumed run reads an older run's files):
 // magic, series, candidate count, harmonic count, payload size, the hash in hex.

@@ -64,6 +64,7 @@ SeriesRecord series_record(std::uint64_t index, const io::TimeSeriesSource& sour
     c.found_r = f.found.r;
     c.found_z = f.found.z;
     c.found_sigma = f.found.sigma;
+    c.found_power = f.found.power;
     c.notes = to_notes_text(notes[k]);
     record.candidates.push_back(c);
     for (const HarmonicRow& h : f.harmonics) {

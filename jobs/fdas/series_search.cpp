@@ -8,6 +8,33 @@
 
 namespace astrosweep::fdas {
 
+std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::size_t spectrum_bins,
+                               std::size_t plane_lo, const CorrelationLayout& layout) {
+  // PRESTO searches whole blocks of U outputs from the band's start, while a block ends below the
+  // last bin (accelsearch's `startr + rstep < highestbin`), and leaves the rest unsearched. Where
+  // the band reaches the spectrum's end that rest is the block whose segment reads past the last
+  // bin: the zeros there pull its block median down and its powers up (spurious candidates near
+  // Nyquist), so we leave it too, and also what our own segments (from plane_lo, not from the
+  // band's start) compute from a segment that reads past the end. A band that stops short of the
+  // end reads real bins to its top and is searched whole; a band shorter than one block as well
+  // (PRESTO would search nothing).
+  const auto U = static_cast<std::int64_t>(layout.useful_outputs());
+  const auto last_column = 2 * (static_cast<std::int64_t>(spectrum_bins) - 1);
+  if (U <= 0 || i_end < last_column) return i_end;
+  const std::int64_t blocks = (last_column - 1 - i_begin) / U;  // i_begin + blocks·U < last_column
+  if (blocks <= 0) return i_end;
+  std::int64_t end = std::min(i_end, i_begin + blocks * U);
+  // Our segment s keeps columns 2·plane_lo + s·U … + U − 1 from the input bins
+  // plane_lo + s·U/b − m … + in_bins − 1 (correlate): keep the columns of segments within the spectrum.
+  const auto b = static_cast<std::int64_t>(layout.numbetween);
+  const auto m = static_cast<std::int64_t>(layout.half_width);
+  const auto in_bins = (static_cast<std::int64_t>(layout.fft_length) - 1) / b + 1;
+  const auto lo = static_cast<std::int64_t>(plane_lo);
+  const std::int64_t room = static_cast<std::int64_t>(spectrum_bins) + m - in_bins - lo;  // s·U/b ≤ room
+  if (room >= 0) end = std::min(end, std::max(i_begin, 2 * lo + (room / (U / b) + 1) * U));
+  return end;
+}
+
 SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& bank, const SearchSettings& settings) {
   AS_EXPECTS(bank.layout.numbetween == 2, UsageError, "the harmonic sum reads half bins: use numbetween 2");
   AS_EXPECTS(valid_numharm(settings.numharm), UsageError,
@@ -23,9 +50,8 @@ SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& ba
   // sub-harmonic read ⌊i·h/H + ½⌋ lies in it.
   g.i_begin = static_cast<std::int64_t>(std::ceil(2 * settings.r_lo));
   g.i_end = static_cast<std::int64_t>(std::floor(2 * r_hi));
-  g.plane_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_begin / H / 2 - 1));
-  g.plane_hi = static_cast<std::size_t>((g.i_end + 1) / 2 + 1);
   g.z_max = static_cast<int>(bank.grid.z_max);
+  // The trials count the whole band, as PRESTO's do, also where the top block is left unsearched.
   for (const HarmonicStage& stage : harmonic_stages(H)) {
     StageTrials trials;
     trials.numharm = stage.numharm;
@@ -35,6 +61,9 @@ SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& ba
         static_cast<float>(power_threshold(settings.sigma_min, stage.numharm, static_cast<double>(trials.n_indep)));
     g.stages.push_back(trials);
   }
+  g.plane_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_begin / H / 2 - 1));
+  g.i_end = searched_band_end(g.i_begin, g.i_end, spectrum_bins, g.plane_lo, bank.layout);
+  g.plane_hi = static_cast<std::size_t>((g.i_end + 1) / 2 + 1);
   return g;
 }
 

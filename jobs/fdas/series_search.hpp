@@ -52,6 +52,15 @@ struct SearchGeometry {
   std::vector<StageTrials> stages;  ///< stage s sums 2^s harmonics
 };
 
+/// The end of the searched columns of the band [i_begin, i_end) (half bins) in a spectrum of
+/// `spectrum_bins` bins: i_end, unless the band reaches the spectrum's last bin; then, as PRESTO's
+/// accelsearch, the band's whole blocks of `layout.useful_outputs()` columns that end below the last
+/// bin (the partial block at the top, whose segment's block median would count the zeros past the
+/// end, is left), and no further than the columns of the correlation's segments (laid from bin
+/// `plane_lo`) that read no bin past the end, where one does; i_end when not even one block fits.
+std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::size_t spectrum_bins,
+                               std::size_t plane_lo, const CorrelationLayout& layout);
+
 /// The geometry of a search of `settings`' band in a spectrum of `spectrum_bins` bins with `bank`.
 /// Throws UsageError for what cannot be searched: numbetween ≠ 2, numharm not a power of two up to
 /// 32, an empty band.

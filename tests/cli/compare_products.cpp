@@ -38,13 +38,13 @@ std::vector<std::string> datasets_of(hid_t file) {
         "candidates/r", "candidates/r_err", "candidates/z", "candidates/z_err", "candidates/frequency",
         "candidates/frequency_err", "candidates/period", "candidates/period_err", "candidates/fdot",
         "candidates/fdot_err", "candidates/pdot", "candidates/pdot_err", "candidates/accel", "candidates/accel_err",
-        "candidates/found_r", "candidates/found_z", "candidates/found_sigma", "candidates/harmonic_offset",
-        "candidates/notes", "harmonics/series", "harmonics/number", "harmonics/harmonic", "harmonics/sigma",
-        "harmonics/power", "harmonics/raw_power", "harmonics/r", "harmonics/r_predicted", "harmonics/z",
-        "harmonics/z_predicted", "harmonics/phase", "harmonics/centroid", "harmonics/purity", "sifted/series",
-        "sifted/number", "sifted/dm", "sifted/sigma", "sifted/snr", "sifted/summed_power", "sifted/coherent_power",
-        "sifted/numharm", "sifted/r", "sifted/z", "sifted/frequency", "sifted/period", "sifted/n_hits",
-        "sifted/hit_offset", "sifted/hits/dm", "sifted/hits/snr", "sifted/hits/sigma"})
+        "candidates/found_r", "candidates/found_z", "candidates/found_sigma", "candidates/found_power",
+        "candidates/harmonic_offset", "candidates/notes", "harmonics/series", "harmonics/number", "harmonics/harmonic",
+        "harmonics/sigma", "harmonics/power", "harmonics/raw_power", "harmonics/r", "harmonics/r_predicted",
+        "harmonics/z", "harmonics/z_predicted", "harmonics/phase", "harmonics/centroid", "harmonics/purity",
+        "sifted/series", "sifted/number", "sifted/dm", "sifted/sigma", "sifted/snr", "sifted/summed_power",
+        "sifted/coherent_power", "sifted/numharm", "sifted/r", "sifted/z", "sifted/frequency", "sifted/period",
+        "sifted/n_hits", "sifted/hit_offset", "sifted/hits/dm", "sifted/hits/snr", "sifted/hits/sigma"})
     if (h5::exists(file, n)) names.emplace_back(n);
   // spiir products: per-detector peaks, coherent triggers and background (docs/spiir.md)
   for (const std::string group :

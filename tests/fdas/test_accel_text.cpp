@@ -264,5 +264,64 @@ TEST(AccelText, HarmonicRowsMustFollowTheirCandidates) {
   EXPECT_THROW(accel_text(e.candidates, extra), InternalError);
 }
 
+// accelsearch prints the search's r, z, power and sigma and orders by that sigma (ties: power);
+// the product's rows are polished and ordered by polished sigma.
+TEST(AccelText, PrestoViewShowsWhatTheSearchFoundInItsOrder) {
+  const double span = 134.217728;
+  auto row = [](int number, int numharm, double found_r, double found_z, double found_sigma, double found_power) {
+    CandidateRow c;
+    c.number = number;
+    c.numharm = numharm;
+    c.sigma = 20 - number;  // polished: descending in the product's order
+    c.summed_power = 100 + number;
+    c.coherent_power = 7 * number;
+    c.r = found_r + 0.01;
+    c.z = found_z + 0.1;
+    c.found_r = found_r;
+    c.found_z = found_z;
+    c.found_sigma = found_sigma;
+    c.found_power = static_cast<float>(found_power);
+    c.notes = to_notes_text("note " + std::to_string(number));
+    return c;
+  };
+  const std::vector<CandidateRow> product = {row(1, 2, 1000.5, 12, 3.5, 30), row(2, 1, 2000, -8, 6.25, 40),
+                                             row(3, 1, 3000, 4, 3.5, 31)};
+  std::vector<HarmonicRow> harmonics;
+  for (const CandidateRow& c : product)
+    for (int h = 1; h <= c.numharm; ++h)
+      harmonics.push_back(
+          harmonic(c.number, h, 10.0 * c.number + h, 1, h * c.r, h * c.found_r, h * c.z, h * c.found_z, 90, 0.5, 1));
+  const AccelTextRows view = presto_view(product, harmonics, span);
+  ASSERT_EQ(view.candidates.size(), 3U);
+  // 6.25 first; the two of sigma 3.5 by power, the stronger (31, product's 3rd) first.
+  const double expected_r[] = {2000, 3000, 1000.5};
+  const int was[] = {2, 3, 1};
+  for (std::size_t k = 0; k < 3; ++k) {
+    const CandidateRow& c = view.candidates[k];
+    const CandidateRow& p = product[static_cast<std::size_t>(was[k] - 1)];
+    EXPECT_EQ(c.number, static_cast<int>(k + 1));
+    EXPECT_EQ(c.r, expected_r[k]);
+    EXPECT_EQ(c.z, p.found_z);
+    EXPECT_EQ(c.sigma, p.found_sigma);
+    EXPECT_EQ(c.summed_power, p.found_power);
+    EXPECT_EQ(c.coherent_power, p.coherent_power);
+    EXPECT_EQ(from_notes_text(c.notes), from_notes_text(p.notes));
+    const PhysicalCandidate phys = to_physical(p.found_r, p.found_z, p.numharm, span);
+    EXPECT_EQ(c.frequency_hz, phys.frequency_hz);
+    EXPECT_EQ(c.accel_m_s2, phys.accel_m_s2);
+    EXPECT_EQ(c.period_ms, 1e3 * phys.period_s);
+  }
+  // The harmonic rows follow their candidates, renumbered, their polished values kept.
+  ASSERT_EQ(view.harmonics.size(), harmonics.size());
+  const int numbers[] = {1, 2, 3, 3};
+  const double powers[] = {21, 31, 11, 12};
+  for (std::size_t i = 0; i < view.harmonics.size(); ++i) {
+    EXPECT_EQ(view.harmonics[i].number, numbers[i]);
+    EXPECT_EQ(view.harmonics[i].power, powers[i]);
+  }
+  EXPECT_NO_THROW(accel_text(view.candidates, view.harmonics));
+  EXPECT_TRUE(presto_view({}, {}, span).candidates.empty());
+}
+
 }  // namespace
 }  // namespace astrosweep::fdas

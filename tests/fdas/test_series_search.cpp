@@ -117,6 +117,50 @@ TEST(SeriesSearch, NoiseAloneGivesNothingSignificant) {
   for (std::size_t i = 1; i < found.stages.size(); ++i) EXPECT_GT(found.stages[i].powcut, found.stages[i - 1].powcut);
 }
 
+// PRESTO's accelsearch on 2^18 samples of 64 µs (T = 16.777216 s, 131072 bins, f 1 Hz … Nyquist,
+// z_max 200: blocks of U = 1544 half bins) printed these trials and searched r = 16 … 130484; the
+// block above, whose segment reads past the last bin, it leaves unsearched, and so do we, and
+// also the columns our own segment grid (from bin 1 here) takes from a segment reading past it.
+TEST(SearchGeometry, LeavesTheTopPartialBlockAsPrestoDoes) {
+  const TemplateBank bank = make_template_bank(200, 2, Accuracy::low);
+  ASSERT_EQ(bank.layout.useful_outputs(), 1544U);
+  const std::size_t bins = 131072;
+  SearchSettings s;
+  s.numharm = 8;
+  s.r_lo = 16.777216;
+  s.r_hi = static_cast<double>(bins);
+  const SearchGeometry g = search_geometry(bins, bank, s);
+  EXPECT_EQ(g.i_begin, 34);
+  EXPECT_EQ(g.plane_lo, 1U);
+  // PRESTO's rule alone: 34 + 169·1544 (the 170th block would end past 2·(bins − 1)); our segment
+  // 169 (outputs from bin 1 + 169·772) reads bins up to 131367 > 131071, segment 168 up to 130595.
+  EXPECT_EQ(g.i_end, 2 * 1 + 169 * 1544);
+  EXPECT_EQ(g.plane_hi, static_cast<std::size_t>((g.i_end + 1) / 2 + 1));
+  ASSERT_EQ(g.stages.size(), 4U);
+  // The trials still count the whole band: PRESTO's figures for this series.
+  EXPECT_EQ(g.stages[0].n_indep, 7618161);
+  EXPECT_EQ(g.stages[1].n_indep, 3809080);
+  EXPECT_EQ(g.stages[2].n_indep, 1904540);
+  EXPECT_EQ(g.stages[3].n_indep, 952270);
+}
+
+TEST(SearchGeometry, SearchesWholeABandThatEndsBelowTheLastBinOrIsShorterThanABlock) {
+  const TemplateBank bank = make_template_bank(200, 2, Accuracy::low);
+  const CorrelationLayout& layout = bank.layout;
+  // --fhi below Nyquist: the top segment reads real bins.
+  EXPECT_EQ(searched_band_end(34, 200000, 131072, 1, layout), 200000);
+  EXPECT_EQ(searched_band_end(34, 2 * 131071 - 1, 131072, 1, layout), 2 * 131071 - 1);
+  // Reaching the end: whole blocks whose end lies below the last bin's column (PRESTO's rule
+  // binds where our segments start well above the band's start) ...
+  EXPECT_EQ(searched_band_end(34, 2 * 131072, 131072, 100, layout), 34 + 169 * 1544);
+  EXPECT_EQ(searched_band_end(0, 2 * 1545, 1545, 0, layout), 1544);  // 1544 < 2·1544 columns of the last bin
+  // ... and no column of a segment that reads past the end (ours binds: PRESTO's gives 20 + 1544).
+  EXPECT_EQ(searched_band_end(20, 2 * 1000, 1000, 0, layout), 1544);
+  EXPECT_EQ(searched_band_end(0, 2 * 773, 773, 0, layout), 2 * 773);  // 1544 = 2·772: no whole block below it
+  // Shorter than one block: searched whole (PRESTO would search nothing).
+  EXPECT_EQ(searched_band_end(20, 1400, 700, 0, layout), 1400);
+}
+
 TEST(SeriesSearch, RefusesWhatItCannotSearch) {
   const std::vector<std::complex<float>> spectrum(1000);
   const TemplateBank half = make_template_bank(10, 2, Accuracy::low);
