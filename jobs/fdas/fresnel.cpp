@@ -16,7 +16,8 @@ namespace {
 constexpr double series_limit = 1.6;
 
 // Below this (and from series_limit) a table of Taylor expansions replaces the continued fraction,
-// which needs more than 10 steps there.
+// which needs more than 10 steps there; above it, the asymptotic expansion. The continued fraction
+// gives the table's node values.
 constexpr double taylor_limit = 8.0;
 
 // C + iS = Σ_n (iπ/2)^n x^(2n+1) / (n! (2n+1)): the even n give C, the odd n give S.
@@ -46,8 +47,8 @@ double half_pi_x_squared(double x) {
   return std::numbers::pi / 2 * (std::fmod(hi, 4.0) + lo);
 }
 
-// |c| < bound, decided as std::abs(c) < bound decides it but without its hypot (which polishing
-// would otherwise spend half its time in) wherever the squared modulus settles it: the squares
+// |c| < bound, decided as std::abs(c) < bound decides it but without its hypot (half of polishing's
+// time when the continued fraction served it) wherever the squared modulus settles it: the squares
 // are within a few ulps of exact, so only a |c| within 0.1 % of `bound` needs the hypot, and the
 // answer, hence every iteration count below, is the same bit for bit.
 bool modulus_below(std::complex<double> c, double bound) {
@@ -144,12 +145,33 @@ class TaylorTable {
   std::array<Node, last_node - first_node + 1> nodes_{};
 };
 
+// C + iS for x ≥ taylor_limit from the asymptotic expansion of erfc (the continued fraction's
+// function): with θ = πx²/2 reduced exactly and u = 1/(πx²),
+//   C + iS = (1+i)/2 − (i e^{iθ} / (πx)) Σ_m (−i)^m (2m−1)!! u^m.
+// The terms fall by (2m−1)u each (u ≤ 0.005 here) until m ≈ πx²/2 ≥ 100, far beyond the 13 terms
+// that reach 1e-17 at x = 8 (fewer above): within 1.1e-16 of the continued fraction on [8, 8·10⁵],
+// without its 5 to 10 steps of two complex divisions.
+Fresnel asymptotic(double x) {
+  const double u = 1 / (std::numbers::pi * x * x);
+  std::complex<double> sum = 1, term = 1;
+  for (int m = 1; m < 40; ++m) {
+    term = std::complex<double>(term.imag(), -term.real()) * ((2 * m - 1) * u);  // × (−i)(2m−1)u
+    sum += term;
+    if (std::abs(term.real()) + std::abs(term.imag()) < 1e-17) break;
+  }
+  const double theta = half_pi_x_squared(x);
+  const std::complex<double> cs =
+      std::complex<double>(0.5, 0.5) -
+      std::complex<double>(-std::sin(theta), std::cos(theta)) * sum / (std::numbers::pi * x);
+  return {cs.real(), cs.imag()};
+}
+
 }  // namespace
 
 Fresnel fresnel(double x) noexcept {
   static const TaylorTable taylor;  // built once, on first use (thread-safe)
   const double ax = std::abs(x);
-  Fresnel r = ax < series_limit ? series(ax) : ax < taylor_limit ? taylor(ax) : continued_fraction(ax);
+  Fresnel r = ax < series_limit ? series(ax) : ax < taylor_limit ? taylor(ax) : asymptotic(ax);
   if (x < 0) r = {-r.c, -r.s};
   return r;
 }
