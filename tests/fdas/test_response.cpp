@@ -54,8 +54,51 @@ TEST(Fresnel, MatchesHighPrecisionValuesTo1e13) {
   }
 }
 
+// Where the Taylor table is at its widest step (half-way between nodes j/32, |h| = 1/64) and just
+// below its end: mpmath 1.3.0 as above. The continued fraction it replaced was within 4e-16 of
+// these; the table must do as well.
+constexpr FresnelValue taylor_values[] = {
+    {1.609375, 0.3596585566118245847, 0.63152575542141956705},
+    {2.015625, 0.50385317132639571797, 0.34418404449611939507},
+    {3.140625, 0.52464501594419516449, 0.59804774082184559706},
+    {4.984375, 0.56172528047768307556, 0.48372241824395656238},
+    {6.515625, 0.46835856807401642067, 0.53721285813961583338},
+    {7.984375, 0.48457511236693462511, 0.46324104567734657222},
+    {7.9999999999, 0.49980218027719713556, 0.46021421439301448399},
+};
+
+TEST(Fresnel, TaylorTableMatchesHighPrecisionValuesTo1e15) {
+  for (const auto& v : taylor_values) {
+    for (const double sign : {1.0, -1.0}) {
+      const Fresnel f = fresnel(sign * v.x);
+      EXPECT_NEAR(f.c, sign * v.c, 1e-15) << "C(" << sign * v.x << ")";
+      EXPECT_NEAR(f.s, sign * v.s, 1e-15) << "S(" << sign * v.x << ")";
+    }
+  }
+}
+
+// Where the asymptotic expansion serves (x ≥ 8; x exact in binary, so that the value's derivative,
+// up to 1, does not turn the decimal's rounding into error): mpmath 1.3.0 as above.
+constexpr FresnelValue asymptotic_values[] = {
+    {8.0, 0.49980218037719713556, 0.46021421439301448386},    {8.5, 0.51417759858373344688, 0.46534124898107450714},
+    {12.0, 0.49994136935201138031, 0.47347456491993544793},   {20.25, 0.4984714136678245246, 0.51564448311203061833},
+    {57.125, 0.4949056529134076568, 0.4977424257759741698},   {333.25, 0.49939404543337883291, 0.49926164653972679404},
+    {4096.5, 0.50002973560703586243, 0.49992821189035719668},
+};
+
+TEST(Fresnel, AsymptoticExpansionMatchesHighPrecisionValuesTo1e15) {
+  for (const auto& v : asymptotic_values) {
+    for (const double sign : {1.0, -1.0}) {
+      const Fresnel f = fresnel(sign * v.x);
+      EXPECT_NEAR(f.c, sign * v.c, 1e-15) << "C(" << sign * v.x << ")";
+      EXPECT_NEAR(f.s, sign * v.s, 1e-15) << "S(" << sign * v.x << ")";
+    }
+  }
+}
+
 TEST(Fresnel, IsContinuousWhereTheMethodChanges) {
-  for (double x : {1.6 - 1e-12, 1.6}) {
+  // 1.6: series → Taylor table; 8: table → asymptotic expansion; j/32 + 1/64: one node → the next.
+  for (double x : {1.6 - 1e-12, 1.6, 8.0 - 1e-12, 8.0, 51.5 / 32, 100.5 / 32, 255.5 / 32}) {
     const Fresnel below = fresnel(std::nextafter(x, 0.0));
     const Fresnel at = fresnel(x);
     EXPECT_NEAR(below.c, at.c, 1e-13);
