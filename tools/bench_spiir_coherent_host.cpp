@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <complex>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,8 +36,10 @@ using Clock = std::chrono::steady_clock;
 
 double ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
-/// A device engine that only does the CUDA engine's host part: each batch's samples copied once
-/// into its own buffer (the pinned staging), and the first searched pixel as every task's pick.
+/// A device engine that only does the CUDA engine's host part: each batch's samples in its own
+/// buffer (the CUDA engine's pinned one: written there by coherent_search through host_samples,
+/// else copied there as its staging copies them, on one thread), and the first searched pixel as
+/// every task's pick.
 class HostOnlyEngine final : public SkySearchEngine {
  public:
   explicit HostOnlyEngine(std::size_t cap_bytes) : cap_bytes_(cap_bytes) {}
@@ -48,6 +51,10 @@ class HostOnlyEngine final : public SkySearchEngine {
     return cap_bytes_ == 0 ? std::size_t{1} << 40 : std::max<std::size_t>(1, cap_bytes_ / bytes_per_task);
   }
   [[nodiscard]] double kernel_ms() const override { return 0; }
+  std::span<std::byte> host_samples(std::size_t bytes) override {
+    if (staging_.size() < bytes) staging_.resize(bytes + bytes / 2);
+    return {staging_.data(), bytes};
+  }
 
   std::vector<Clock::time_point> entered, left;  // per search() call
   std::size_t staged_bytes = 0, batches = 0;
@@ -56,16 +63,17 @@ class HostOnlyEngine final : public SkySearchEngine {
   template <class Real>
   void run(const SkySearchBatch<Real>& b, std::span<SkyPick> out) {
     entered.push_back(Clock::now());
-    staging_.resize(std::max(staging_.size(), b.samples.size_bytes()));
-    // One thread, as the CUDA engine's Staging::send copies into its pinned buffer.
-    std::memcpy(staging_.data(), b.samples.data(), b.samples.size_bytes());
+    if (static_cast<const void*>(b.samples.data()) != staging_.data()) {
+      staging_.resize(std::max(staging_.size(), b.samples.size_bytes()));
+      std::memcpy(staging_.data(), b.samples.data(), b.samples.size_bytes());
+    }
     staged_bytes += b.samples.size_bytes() + b.window.size_bytes() + b.ref.size_bytes() + b.first.size_bytes();
     ++batches;
     for (std::size_t t = 0; t < b.n_tasks; ++t) out[t] = {b.first[t], 0.0, 0.0};
     left.push_back(Clock::now());
   }
   std::size_t cap_bytes_;
-  std::vector<unsigned char> staging_;
+  std::vector<std::byte> staging_;
 };
 
 }  // namespace

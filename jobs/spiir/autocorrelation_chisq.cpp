@@ -22,16 +22,23 @@ TemplateAutocorrelations TemplateAutocorrelations::from_bank(const SpiirBank& ba
   return out;
 }
 
-double autocorrelation_chisq(const std::complex<double>* centre, const std::complex<double>* r, std::size_t length) {
+double autocorrelation_chisq_norm(const std::complex<double>* r, std::size_t length) {
+  double den = 0;
+  for (std::size_t i = 0; i < length; ++i) den += 2 - std::norm(r[i]);
+  return den;
+}
+
+double autocorrelation_chisq(const std::complex<double>* centre, const std::complex<double>* r, std::size_t length,
+                             double norm) {
   const auto k = static_cast<std::ptrdiff_t>(length / 2);
   const std::complex<double> peak = centre[0];
-  double num = 0, den = 0;
-  for (std::ptrdiff_t s = -k; s <= k; ++s) {
-    const std::complex<double> rs = r[s + k];
-    num += std::norm(centre[s] - peak * rs);
-    den += 2 - std::norm(rs);
-  }
-  return num / den;
+  double num = 0;
+  for (std::ptrdiff_t s = -k; s <= k; ++s) num += std::norm(centre[s] - peak * r[s + k]);
+  return num / norm;
+}
+
+double autocorrelation_chisq(const std::complex<double>* centre, const std::complex<double>* r, std::size_t length) {
+  return autocorrelation_chisq(centre, r, length, autocorrelation_chisq_norm(r, length));
 }
 
 }  // namespace astrosweep::spiir
