@@ -40,4 +40,11 @@ double autocorrelation_chisq_norm(const std::complex<double>* r, std::size_t len
 double autocorrelation_chisq(const std::complex<double>* centre, const std::complex<double>* r, std::size_t length,
                              double norm);
 
+/// The χ² of `n` reads at once (read i: centres[i], r[i], norms[i]) into out[0 … n − 1], each bit
+/// for bit the one-read form: their sums run side by side in one loop over the lags, so the
+/// additions' latency, which bounds one read's loop, is paid once for up to three reads (a task's
+/// detectors).
+void autocorrelation_chisq(std::size_t n, const std::complex<double>* const* centres,
+                           const std::complex<double>* const* r, std::size_t length, const double* norms, double* out);
+
 }  // namespace astrosweep::spiir

@@ -183,10 +183,7 @@ struct ChisqTables {
       for (std::size_t j = 0; j < ac.n_templates; ++j)
         if (used[j]) norms[d * ac.n_templates + j] = autocorrelation_chisq_norm(ac.of(d, j), ac.length);
   }
-  // autocorrelation_chisq of template j in detector d around `centre`.
-  [[nodiscard]] double chisq(std::size_t d, std::size_t j, const std::complex<double>* centre) const {
-    return autocorrelation_chisq(centre, ac.of(d, j), ac.length, norms[d * ac.n_templates + j]);
-  }
+  [[nodiscard]] double norm(std::size_t d, std::size_t j) const { return norms[d * ac.n_templates + j]; }
 };
 
 // The rest of one task at the picked pixel (on the CPU whichever device picked it): ρ_null², ζ,
@@ -209,25 +206,30 @@ void finish_one(const SkyMap& map, const NetworkSnr& snr, const ChisqTables& chi
   out.offset.resize(n_det);
   out.delay.resize(n_det);
   out.network_chisq = 0;
-  const std::size_t k_half = chisq.ac.half_length();
-  if (settings.subsample) window.resize(chisq.ac.length);
+  const std::size_t k_half = chisq.ac.half_length(), length = chisq.ac.length;
+  if (settings.subsample) window.resize(n_det * length);  // detector d's at d · length
+  std::array<const std::complex<double>*, 3> centres{}, r{};
+  std::array<double, 3> norms{};
   for (std::size_t d = 0; d < n_det; ++d) {
     const std::int32_t off = map.offset(c.ref_ifo, best, d);
     const double delay = settings.subsample ? map.delay(c.ref_ifo, best, d) : off;
     const auto slide = static_cast<std::int32_t>(d == c.ref_ifo ? 0 : trial * settings.slide_samples);
     const std::complex<double>* centre = base[d] + off;
     if (settings.subsample) {  // the χ² window read at the same fractional alignment, in double
-      for (std::size_t s = 0; s < window.size(); ++s)
-        window[s] =
-            interpolate_at(base[d] + static_cast<std::ptrdiff_t>(s) - static_cast<std::ptrdiff_t>(k_half), delay);
-      centre = window.data() + k_half;
+      std::complex<double>* mine = window.data() + d * length;
+      for (std::size_t s = 0; s < length; ++s)
+        mine[s] = interpolate_at(base[d] + static_cast<std::ptrdiff_t>(s) - static_cast<std::ptrdiff_t>(k_half), delay);
+      centre = mine + k_half;
     }
     out.snr[d] = *centre;
     out.offset[d] = off - slide;
     out.delay[d] = delay - slide;
-    out.chisq[d] = chisq.chisq(d, c.tmpl, centre);
-    out.network_chisq += out.chisq[d];
+    centres[d] = centre;
+    r[d] = chisq.ac.of(d, c.tmpl);
+    norms[d] = chisq.norm(d, c.tmpl);
   }
+  autocorrelation_chisq(n_det, centres.data(), r.data(), length, norms.data(), out.chisq.data());
+  for (std::size_t d = 0; d < n_det; ++d) out.network_chisq += out.chisq[d];
 }
 
 // A task's window in one detector's series: where it starts in snr.z[d], and its place

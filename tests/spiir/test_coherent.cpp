@@ -275,6 +275,30 @@ TEST(CoherentSnr, AutocorrelationChisqWithItsNormIsTheSame) {
   }
 }
 
+// Several reads at once (a task's detectors side by side: 1 … 5 reads, so groups of 3 with 1 or 2
+// left over) give each read's one-read χ², bit for bit.
+TEST(CoherentSnr, AutocorrelationChisqOfSeveralReadsIsEachRead) {
+  std::mt19937_64 rng(6);
+  std::normal_distribution<double> g(0, 1);
+  const std::size_t length = 31;
+  std::vector<std::vector<std::complex<double>>> r(5, std::vector<std::complex<double>>(length)), z = r;
+  std::vector<const std::complex<double>*> centres, rs;
+  std::vector<double> norms;
+  for (std::size_t i = 0; i < 5; ++i) {
+    for (auto& v : r[i]) v = {0.3 * g(rng), 0.3 * g(rng)};
+    for (auto& v : z[i]) v = {g(rng), g(rng)};
+    centres.push_back(z[i].data() + length / 2);
+    rs.push_back(r[i].data());
+    norms.push_back(autocorrelation_chisq_norm(r[i].data(), length));
+  }
+  for (std::size_t n = 1; n <= 5; ++n) {
+    std::vector<double> out(n, -1);
+    autocorrelation_chisq(n, centres.data(), rs.data(), length, norms.data(), out.data());
+    for (std::size_t i = 0; i < n; ++i)
+      EXPECT_EQ(out[i], autocorrelation_chisq(centres[i], rs[i], length)) << n << " reads, read " << i;
+  }
+}
+
 TEST(CoherentSnr, CandidatesWithoutMarginAreRefused) {
   const auto& nn = noise();
   const auto map = make_sky_map(order, hlv, network().sigma(hlv), gps, 2048);
