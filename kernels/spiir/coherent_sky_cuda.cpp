@@ -52,20 +52,22 @@ class Staging {
     bytes_ = at + from.size_bytes();
     return at;
   }
-  // Copies the staged parts into `pinned` (at their places) and sends every part to `device` on
-  // `stream`: the pinned parts one copy each, the staged ones in one.
+  // Copies the staged parts into `pinned` (from its start: the pinned parts take none of it) and
+  // sends every part to its place in `device` on `stream`: the pinned parts one copy each, the
+  // staged ones in one.
   void send(cuda::PinnedMemory& pinned, cuda::DeviceMemory& device, const cuda::Stream& stream) {
-    pinned.reserve(std::max<std::size_t>(bytes_, 1));
+    const std::size_t base = staged_from_ == no_staged ? bytes_ : staged_from_;
+    pinned.reserve(std::max<std::size_t>(bytes_ - base, 1));
     device.reserve(std::max<std::size_t>(bytes_, 1));
     for (const Part& p : parts_)
       if (p.bytes > 0 && p.pinned)
         AS_CUDA_TRY(
             cudaMemcpyAsync(device.as<unsigned char>() + p.at, p.from, p.bytes, cudaMemcpyHostToDevice, stream.get()));
       else if (p.bytes > 0)
-        std::memcpy(pinned.as<unsigned char>() + p.at, p.from, p.bytes);
-    if (staged_from_ != no_staged && bytes_ > staged_from_)
-      AS_CUDA_TRY(cudaMemcpyAsync(device.as<unsigned char>() + staged_from_, pinned.as<unsigned char>() + staged_from_,
-                                  bytes_ - staged_from_, cudaMemcpyHostToDevice, stream.get()));
+        std::memcpy(pinned.as<unsigned char>() + (p.at - base), p.from, p.bytes);
+    if (bytes_ > base)
+      AS_CUDA_TRY(cudaMemcpyAsync(device.as<unsigned char>() + base, pinned.as<void>(), bytes_ - base,
+                                  cudaMemcpyHostToDevice, stream.get()));
   }
 
  private:
