@@ -31,4 +31,20 @@ struct TemplateAutocorrelations {
 /// Σ(2 − 2|R|²) / Σ(2 − |R|²); a signal that matches the template, 0.
 double autocorrelation_chisq(const std::complex<double>* centre, const std::complex<double>* r, std::size_t length);
 
+/// The χ²'s denominator Σ_{s=−K}^{K} (2 − |R(s)|²), summed in the same order: it depends on the
+/// template and detector only, so a search takes it once per template instead of once per read.
+double autocorrelation_chisq_norm(const std::complex<double>* r, std::size_t length);
+
+/// The χ² with its denominator `norm` = autocorrelation_chisq_norm(r, length): bit for bit the
+/// value of the three-argument form.
+double autocorrelation_chisq(const std::complex<double>* centre, const std::complex<double>* r, std::size_t length,
+                             double norm);
+
+/// The χ² of `n` reads at once (read i: centres[i], r[i], norms[i]) into out[0 … n − 1], each bit
+/// for bit the one-read form: their sums run side by side in one loop over the lags, so the
+/// additions' latency, which bounds one read's loop, is paid once for up to three reads (a task's
+/// detectors).
+void autocorrelation_chisq(std::size_t n, const std::complex<double>* const* centres,
+                           const std::complex<double>* const* r, std::size_t length, const double* norms, double* out);
+
 }  // namespace astrosweep::spiir

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <set>
 
 #include "core/error.hpp"
@@ -167,11 +169,29 @@ SkyPick pick_pixel(const SkyMap& map, const PixelTables<Real>& tables, const Net
   return {static_cast<std::int64_t>(best), static_cast<double>(best_coh), static_cast<double>(total)};
 }
 
+// The autocorrelations and, per [d · n_templates + j], the χ²'s denominator of the candidates'
+// templates (taken once per search, not per read; the other templates' are never read).
+struct ChisqTables {
+  const TemplateAutocorrelations& ac;
+  std::vector<double> norms;
+
+  ChisqTables(const TemplateAutocorrelations& autocorrelations, std::span<const Candidate> candidates)
+      : ac(autocorrelations), norms(autocorrelations.per_ifo.size() * autocorrelations.n_templates, 0.0) {
+    std::vector<bool> used(ac.n_templates, false);
+    for (const Candidate& c : candidates) used[c.tmpl] = true;
+    for (std::size_t d = 0; d < ac.per_ifo.size(); ++d)
+      for (std::size_t j = 0; j < ac.n_templates; ++j)
+        if (used[j]) norms[d * ac.n_templates + j] = autocorrelation_chisq_norm(ac.of(d, j), ac.length);
+  }
+  [[nodiscard]] double norm(std::size_t d, std::size_t j) const { return norms[d * ac.n_templates + j]; }
+};
+
 // The rest of one task at the picked pixel (on the CPU whichever device picked it): ρ_null², ζ,
-// offsets, delays and the χ² in double.
+// offsets, delays and the χ² in double. `window`: the caller's scratch for a subsample χ² window,
+// one per thread (this runs per candidate and trial: 1.9·10⁵ times in a latency-bench chunk).
 template <typename Real>
-void finish_one(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorrelations& autocorrelations,
-                const Candidate& c, int trial, const CoherentSettings& settings, const SkyPick& pick,
+void finish_one(const SkyMap& map, const NetworkSnr& snr, const ChisqTables& chisq, const Candidate& c, int trial,
+                const CoherentSettings& settings, const SkyPick& pick, std::vector<std::complex<double>>& window,
                 CoherentResult& out) {
   const std::size_t n_det = map.n_det();
   const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
@@ -186,55 +206,102 @@ void finish_one(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorr
   out.offset.resize(n_det);
   out.delay.resize(n_det);
   out.network_chisq = 0;
-  const std::size_t k_half = autocorrelations.half_length();
-  std::vector<std::complex<double>> window(autocorrelations.length);
+  const std::size_t k_half = chisq.ac.half_length(), length = chisq.ac.length;
+  if (settings.subsample) window.resize(n_det * length);  // detector d's at d · length
+  std::array<const std::complex<double>*, 3> centres{}, r{};
+  std::array<double, 3> norms{};
   for (std::size_t d = 0; d < n_det; ++d) {
     const std::int32_t off = map.offset(c.ref_ifo, best, d);
     const double delay = settings.subsample ? map.delay(c.ref_ifo, best, d) : off;
     const auto slide = static_cast<std::int32_t>(d == c.ref_ifo ? 0 : trial * settings.slide_samples);
     const std::complex<double>* centre = base[d] + off;
     if (settings.subsample) {  // the χ² window read at the same fractional alignment, in double
-      for (std::size_t s = 0; s < window.size(); ++s)
-        window[s] =
-            interpolate_at(base[d] + static_cast<std::ptrdiff_t>(s) - static_cast<std::ptrdiff_t>(k_half), delay);
-      centre = window.data() + k_half;
+      std::complex<double>* mine = window.data() + d * length;
+      for (std::size_t s = 0; s < length; ++s)
+        mine[s] = interpolate_at(base[d] + static_cast<std::ptrdiff_t>(s) - static_cast<std::ptrdiff_t>(k_half), delay);
+      centre = mine + k_half;
     }
     out.snr[d] = *centre;
     out.offset[d] = off - slide;
     out.delay[d] = delay - slide;
-    out.chisq[d] = autocorrelation_chisq(centre, autocorrelations.of(d, c.tmpl), autocorrelations.length);
-    out.network_chisq += out.chisq[d];
+    centres[d] = centre;
+    r[d] = chisq.ac.of(d, c.tmpl);
+    norms[d] = chisq.norm(d, c.tmpl);
   }
+  autocorrelation_chisq(n_det, centres.data(), r.data(), length, norms.data(), out.chisq.data());
+  for (std::size_t d = 0; d < n_det; ++d) out.network_chisq += out.chisq[d];
 }
 
-// What a device reads for a batch of tasks: SkySearchBatch's samples, windows, references and
-// first pixels.
-template <typename Real>
-struct DeviceWindows {
-  std::vector<Real> samples;
-  std::vector<std::int64_t> window;
-  std::vector<std::int32_t> ref, first;
+// A task's window in one detector's series: where it starts in snr.z[d], and its place
+// t · n_det + d in the batch's window offsets.
+struct TaskWindow {
+  std::int64_t start;
+  std::size_t slot;
 };
 
+// Windows that overlap or touch in a detector's series, stored once: [start, end) in snr.z[d], at
+// `at` (in the detector's runs, then in the batch's samples).
+struct WindowRun {
+  std::int64_t start, end, at;
+};
+
+// What a device reads for a batch of tasks: SkySearchBatch's samples (in the engine's host
+// memory), windows, references and first pixels, and the scratch that lays them out, kept from
+// batch to batch.
+template <typename Real>
+struct DeviceWindows {
+  std::span<Real> samples;
+  std::vector<std::int64_t> window;
+  std::vector<std::int32_t> ref, first;
+  std::vector<std::vector<TaskWindow>> in_order;  // per detector: the windows in series order
+  std::vector<std::vector<WindowRun>> runs;       // per detector
+};
+
+// Detector d's windows of the batch (their starts in window[t · n_det + d]) in series order, into
+// `out`. A candidate's windows in one detector are one start repeated (its reference detector, or
+// no slide) or fall by a slide per trial, so its trials taken last to first are in order; where
+// every candidate's windows lie at or after the previous one's (each candidate in a row of its
+// own, in row order, as the job's second pass and the latency bench lay them) the candidates taken
+// in order are too, and no sort is needed: linear, where the sort of the 1.9·10⁵ tasks of a
+// latency-bench chunk cost more than the rest of the layout. Otherwise (candidates sharing a row
+// out of order) a sort. Either way the same starts in the same order, so the same runs.
+inline void order_windows(std::span<const std::int64_t> window, std::size_t n_det, std::size_t d, std::int64_t begin,
+                          int trials, std::vector<TaskWindow>& out) {
+  const std::size_t n = window.size() / n_det;
+  out.clear();
+  bool in_order = true;
+  for (std::size_t t0 = 0; t0 < n;) {
+    // Tasks [t0, t1): one candidate's trials in this batch.
+    const std::int64_t c = (begin + static_cast<std::int64_t>(t0)) / trials;
+    const auto t1 = std::min(n, static_cast<std::size_t>((c + 1) * trials - begin));
+    for (std::size_t t = t1; t-- > t0;) {
+      const std::int64_t start = window[t * n_det + d];
+      in_order = in_order && (out.empty() || out.back().start <= start);
+      out.push_back({start, t * n_det + d});
+    }
+    t0 = t1;
+  }
+  if (!in_order)
+    std::sort(out.begin(), out.end(), [](const TaskWindow& a, const TaskWindow& b) { return a.start < b.start; });
+}
+
 // The windows of tasks [begin, begin + n) for a device: every detector's samples within the read
-// margin of the task's base, in Real (the CPU's loop converts each sample it reads the same way).
-// Windows that overlap or touch in a detector's series (a candidate's reference window in each of
-// its trials, neighbouring candidates, slides shorter than a window) are stored once, as one run.
+// margin of the task's base, in Real (the CPU's loop converts each sample it reads the same way),
+// written into `engine`'s host memory. Windows that overlap or touch in a detector's series (a
+// candidate's reference window in each of its trials, neighbouring candidates, slides shorter than
+// a window) are stored once, as one run.
 template <typename Real>
 void fill_windows(const SkyMap& map, const NetworkSnr& snr, std::span<const Candidate> candidates,
                   const CoherentSettings& settings, std::int64_t begin, std::size_t n, std::int64_t margin, int threads,
-                  DeviceWindows<Real>& out) {
+                  SkySearchEngine& engine, DeviceWindows<Real>& out) {
   const int trials = settings.n_slides + 1;
   const std::size_t n_det = map.n_det();
   const std::int64_t length = 2 * margin + 1;
-  struct Window {
-    std::int64_t start;  // in snr.z[d]
-    std::size_t slot;    // t · n_det + d
-  };
-  std::vector<std::vector<Window>> windows(n_det, std::vector<Window>(n));  // per detector
   out.ref.resize(n);
   out.first.resize(n);
-  out.window.resize(n * n_det);
+  out.window.resize(n * n_det);  // first each window's start in snr.z[d], then its place in the samples
+  out.in_order.resize(n_det);
+  out.runs.resize(n_det);
   for (std::size_t t = 0; t < n; ++t) {
     const std::int64_t task = begin + static_cast<std::int64_t>(t);
     const Candidate& c = candidates[static_cast<std::size_t>(task / trials)];
@@ -242,43 +309,45 @@ void fill_windows(const SkyMap& map, const NetworkSnr& snr, std::span<const Cand
     const auto base = trial_bases(map, snr, c, trial, settings.slide_samples);
     out.ref[t] = static_cast<std::int32_t>(c.ref_ifo);
     out.first[t] = trial % settings.sky_stride;
-    for (std::size_t d = 0; d < n_det; ++d) windows[d][t] = {(base[d] - snr.z[d].data()) - margin, t * n_det + d};
+    for (std::size_t d = 0; d < n_det; ++d) out.window[t * n_det + d] = (base[d] - snr.z[d].data()) - margin;
   }
-  // Per detector, the windows in series order and the runs they make; a run's place in `samples`
-  // is set once every detector's runs are known.
-  struct Run {
-    std::int64_t start, end;  // [start, end) in snr.z[d]
-    std::int64_t at;          // its first sample in the detector's runs, then in out.samples
-  };
-  std::vector<std::vector<Run>> runs(n_det);
+  // Per detector, the windows in series order and the runs they make; a run's place in the
+  // samples is set once every detector's runs are known.
   const int pool = threads > 0 ? threads : omp_get_max_threads();
   const int sorters = std::min(static_cast<int>(n_det), pool);
 #pragma omp parallel for schedule(static, 1) num_threads(sorters)
   for (std::size_t d = 0; d < n_det; ++d) {
-    auto& mine = windows[d];
-    std::sort(mine.begin(), mine.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
-    for (const Window& w : mine) {
-      if (runs[d].empty() || w.start > runs[d].back().end) {
-        const std::int64_t at = runs[d].empty() ? 0 : runs[d].back().at + (runs[d].back().end - runs[d].back().start);
-        runs[d].push_back({w.start, w.start + length, at});
+    auto& mine = out.in_order[d];
+    auto& runs = out.runs[d];
+    order_windows(out.window, n_det, d, begin, trials, mine);
+    runs.clear();
+    for (const TaskWindow& w : mine) {
+      if (runs.empty() || w.start > runs.back().end) {
+        const std::int64_t at = runs.empty() ? 0 : runs.back().at + (runs.back().end - runs.back().start);
+        runs.push_back({w.start, w.start + length, at});
       } else {
-        runs[d].back().end = std::max(runs[d].back().end, w.start + length);
+        runs.back().end = std::max(runs.back().end, w.start + length);
       }
-      out.window[w.slot] = runs[d].back().at + (w.start - runs[d].back().start);
+      out.window[w.slot] = runs.back().at + (w.start - runs.back().start);
     }
   }
   std::int64_t stored = 0;
   for (std::size_t d = 0; d < n_det; ++d) {
     const std::int64_t detector_at = stored;
-    for (Run& r : runs[d]) r.at += detector_at;
-    for (const Window& w : windows[d]) out.window[w.slot] += detector_at;
-    if (!runs[d].empty()) stored = runs[d].back().at + (runs[d].back().end - runs[d].back().start);
+    for (WindowRun& r : out.runs[d]) r.at += detector_at;
+    for (const TaskWindow& w : out.in_order[d]) out.window[w.slot] += detector_at;
+    if (!out.runs[d].empty()) stored = out.runs[d].back().at + (out.runs[d].back().end - out.runs[d].back().start);
   }
-  out.samples.resize(static_cast<std::size_t>(stored) * 2);
+  const auto n_values = static_cast<std::size_t>(stored) * 2;
+  const std::span<std::byte> memory = engine.host_samples(n_values * sizeof(Real));
+  AS_ASSERT(memory.size() >= n_values * sizeof(Real) &&
+            reinterpret_cast<std::uintptr_t>(memory.data()) % alignof(Real) == 0);
+  out.samples = {reinterpret_cast<Real*>(memory.data()), n_values};
   for (std::size_t d = 0; d < n_det; ++d) {
+    const auto& runs = out.runs[d];
 #pragma omp parallel for schedule(dynamic, 16) num_threads(pool)
-    for (std::int64_t r = 0; r < static_cast<std::int64_t>(runs[d].size()); ++r) {
-      const Run& run = runs[d][static_cast<std::size_t>(r)];
+    for (std::int64_t r = 0; r < static_cast<std::int64_t>(runs.size()); ++r) {
+      const WindowRun& run = runs[static_cast<std::size_t>(r)];
       const std::complex<double>* from = snr.z[d].data() + run.start;
       Real* to = &out.samples[static_cast<std::size_t>(run.at) * 2];
       for (std::int64_t s = 0; s < run.end - run.start; ++s) {
@@ -292,9 +361,8 @@ void fill_windows(const SkyMap& map, const NetworkSnr& snr, std::span<const Cand
 // The pixel loop on `engine`, batch by batch (its tables loaded once), then the rest on the CPU.
 template <typename Real>
 void search_on_engine(const SkyMap& map, const PixelTables<Real>& tables, const NetworkSnr& snr,
-                      const TemplateAutocorrelations& autocorrelations, std::span<const Candidate> candidates,
-                      const CoherentSettings& settings, int threads, SkySearchEngine& engine,
-                      std::vector<CoherentResult>& results) {
+                      const ChisqTables& chisq, std::span<const Candidate> candidates, const CoherentSettings& settings,
+                      int threads, SkySearchEngine& engine, std::vector<CoherentResult>& results) {
   const std::vector<std::int32_t>& reads = settings.subsample ? tables.first_tap : map.offsets;
   engine.load(SkySearchTables<Real>{map.n_det(), map.n_pix(), tables.u01, reads, tables.weights});
   const std::int64_t margin = read_margin(map, settings);
@@ -307,18 +375,22 @@ void search_on_engine(const SkyMap& map, const PixelTables<Real>& tables, const 
   for (std::int64_t begin = 0; begin < n_tasks; begin += static_cast<std::int64_t>(per_batch)) {
     const auto n =
         static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(per_batch), n_tasks - begin));
-    fill_windows(map, snr, candidates, settings, begin, n, margin, threads, windows);
+    fill_windows(map, snr, candidates, settings, begin, n, margin, threads, engine, windows);
     picks.assign(n, {});
     engine.search(SkySearchBatch<Real>{n, length, margin, settings.sky_stride, windows.samples, windows.window,
                                        windows.ref, windows.first},
                   picks);
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads > 0 ? threads : omp_get_max_threads())
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-      const std::int64_t task = begin + i;
-      const auto c = static_cast<std::size_t>(task / trials);
-      const int trial = static_cast<int>(task % trials);
-      finish_one<Real>(map, snr, autocorrelations, candidates[c], trial, settings, picks[static_cast<std::size_t>(i)],
-                       results[static_cast<std::size_t>(task)]);
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+    {
+      std::vector<std::complex<double>> scratch;
+#pragma omp for schedule(dynamic, 16)
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
+        const std::int64_t task = begin + i;
+        const auto c = static_cast<std::size_t>(task / trials);
+        const int trial = static_cast<int>(task % trials);
+        finish_one<Real>(map, snr, chisq, candidates[c], trial, settings, picks[static_cast<std::size_t>(i)], scratch,
+                         results[static_cast<std::size_t>(task)]);
+      }
     }
   }
 }
@@ -330,8 +402,9 @@ void search_all(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorr
   std::vector<bool> refs(map.n_det(), false);
   for (const auto& c : candidates) refs[c.ref_ifo] = true;
   const PixelTables<Real> tables(map, settings.subsample, refs);
+  const ChisqTables chisq(autocorrelations, candidates);
   if (engine != nullptr && !candidates.empty()) {
-    search_on_engine(map, tables, snr, autocorrelations, candidates, settings, threads, *engine, results);
+    search_on_engine(map, tables, snr, chisq, candidates, settings, threads, *engine, results);
     return;
   }
   const int trials = settings.n_slides + 1;
@@ -339,12 +412,13 @@ void search_all(const SkyMap& map, const NetworkSnr& snr, const TemplateAutocorr
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   {
     std::vector<Real> coh;
+    std::vector<std::complex<double>> scratch;
 #pragma omp for schedule(dynamic, 4)
     for (std::int64_t task = 0; task < n_tasks; ++task) {
       const auto c = static_cast<std::size_t>(task / trials);
       const int trial = static_cast<int>(task % trials);
       const SkyPick pick = pick_pixel<Real>(map, tables, snr, candidates[c], trial, settings, coh);
-      finish_one<Real>(map, snr, autocorrelations, candidates[c], trial, settings, pick,
+      finish_one<Real>(map, snr, chisq, candidates[c], trial, settings, pick, scratch,
                        results[static_cast<std::size_t>(task)]);
     }
   }
@@ -385,6 +459,14 @@ void check_search_inputs(const SkyMap& map, const NetworkSnr& snr, const Templat
 }
 
 }  // namespace
+
+std::span<std::byte> SkySearchEngine::host_samples(std::size_t bytes) {
+  if (host_samples_.size() < bytes) {
+    host_samples_.clear();  // nothing to keep: the caller overwrites what it asked for
+    host_samples_.resize(bytes);
+  }
+  return {host_samples_.data(), bytes};
+}
 
 std::vector<double> network_basis(const std::vector<std::array<double, 2>>& a) {
   AS_EXPECTS(a.size() == 2 || a.size() == 3, UsageError, "the coherent stage needs 2 or 3 detectors");

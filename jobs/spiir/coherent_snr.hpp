@@ -8,6 +8,7 @@
 // OpenMP over candidates × trials with the pixels inner. coherent_reference.hpp is its oracle.
 #include <array>
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -190,6 +191,15 @@ class SkySearchEngine {
   [[nodiscard]] virtual std::size_t max_batch(std::size_t bytes_per_task) const = 0;
   /// Milliseconds of kernel time in every search() so far (benchmarks take differences).
   [[nodiscard]] virtual double kernel_ms() const = 0;
+  /// Host memory of at least `bytes` (aligned for double) where the caller writes a batch's
+  /// samples before passing them as SkySearchBatch::samples; valid until the next call. Kept from
+  /// batch to batch and search to search (a chunk's windows are hundreds of MB: fresh pages each
+  /// chunk cost more than filling them). This default is plain host memory; the CUDA engine's is
+  /// its pinned upload buffer, so that search() sends the samples without a staging copy.
+  virtual std::span<std::byte> host_samples(std::size_t bytes);
+
+ private:
+  std::vector<std::byte> host_samples_;
 };
 
 /// The search: results candidate-major, 1 + n_slides per candidate (trial 0 the foreground). The

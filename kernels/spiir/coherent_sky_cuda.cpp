@@ -1,12 +1,15 @@
 // The CUDA sky search, host side: the pixel tables go up once per search (load); per batch the
-// windows' samples, the tasks' window offsets, references, first pixels and tiles go up through
-// one pinned staging buffer, and the per-task picks come down through another. Device and pinned
+// windows' samples go up from the pinned buffer the caller wrote them into (host_samples), the
+// tasks' window offsets, references, first pixels and tiles through one pinned staging buffer,
+// and the per-task picks come down through another. Device and pinned
 // buffers grow, never shrink. One stream: a batch's copies, kernel and copies back depend on each
 // other in that order, and the staging buffers are free again once search() returns.
 
 #include "coherent_sky_cuda.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -30,33 +33,54 @@ void upload(cuda::DeviceMemory& to, std::span<const T> from, const cuda::Stream&
     AS_CUDA_TRY(cudaMemcpyAsync(to.as<T>(), from.data(), from.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
 }
 
-// Host bytes laid out for one batch's uploads in the pinned staging buffer, 16-byte aligned.
+// Host bytes laid out for one batch's uploads, 16-byte aligned: parts already in pinned memory
+// (the samples, written there by the caller through host_samples) go up as they are, the rest
+// through the pinned staging buffer in one copy.
 class Staging {
  public:
+  /// A part the DMA reads where it is; every such part comes before the staged ones.
   template <class T>
-  std::size_t add(std::span<const T> from) {
+  std::size_t add_pinned(std::span<const T> from) {
+    AS_ASSERT(staged_from_ == no_staged);
+    return add(from, true);
+  }
+  template <class T>
+  std::size_t add(std::span<const T> from, bool pinned = false) {
     const std::size_t at = (bytes_ + 15) / 16 * 16;
-    parts_.push_back({at, from.data(), from.size_bytes()});
+    if (!pinned && staged_from_ == no_staged) staged_from_ = at;
+    parts_.push_back({at, from.data(), from.size_bytes(), pinned});
     bytes_ = at + from.size_bytes();
     return at;
   }
-  // Copies every part into `pinned` and sends it to `device` in one copy on `stream`.
+  // Copies the staged parts into `pinned` (from its start: the pinned parts take none of it) and
+  // sends every part to its place in `device` on `stream`: the pinned parts one copy each, the
+  // staged ones in one.
   void send(cuda::PinnedMemory& pinned, cuda::DeviceMemory& device, const cuda::Stream& stream) {
-    pinned.reserve(std::max<std::size_t>(bytes_, 1));
+    const std::size_t base = staged_from_ == no_staged ? bytes_ : staged_from_;
+    pinned.reserve(std::max<std::size_t>(bytes_ - base, 1));
     device.reserve(std::max<std::size_t>(bytes_, 1));
     for (const Part& p : parts_)
-      if (p.bytes > 0) std::memcpy(pinned.as<unsigned char>() + p.at, p.from, p.bytes);
-    AS_CUDA_TRY(cudaMemcpyAsync(device.as<void>(), pinned.as<void>(), bytes_, cudaMemcpyHostToDevice, stream.get()));
+      if (p.bytes > 0 && p.pinned)
+        AS_CUDA_TRY(
+            cudaMemcpyAsync(device.as<unsigned char>() + p.at, p.from, p.bytes, cudaMemcpyHostToDevice, stream.get()));
+      else if (p.bytes > 0)
+        std::memcpy(pinned.as<unsigned char>() + (p.at - base), p.from, p.bytes);
+    if (bytes_ > base)
+      AS_CUDA_TRY(cudaMemcpyAsync(device.as<unsigned char>() + base, pinned.as<void>(), bytes_ - base,
+                                  cudaMemcpyHostToDevice, stream.get()));
   }
 
  private:
+  static constexpr std::size_t no_staged = std::numeric_limits<std::size_t>::max();
   struct Part {
     std::size_t at;
     const void* from;
     std::size_t bytes;
+    bool pinned;
   };
   std::vector<Part> parts_;
   std::size_t bytes_ = 0;
+  std::size_t staged_from_ = no_staged;
 };
 
 class SkySearchCuda final : public SkySearchEngine {
@@ -79,6 +103,13 @@ class SkySearchCuda final : public SkySearchEngine {
     return std::clamp<std::size_t>(n, 1, std::numeric_limits<std::int32_t>::max());
   }
   [[nodiscard]] double kernel_ms() const override { return kernel_ms_; }
+  std::span<std::byte> host_samples(std::size_t bytes) override {
+    if (bytes > samples_pinned_.bytes()) {
+      const cuda::DeviceScope scope(device_.index);
+      samples_pinned_.reserve(bytes + bytes / 2);  // headroom: a chunk's batches vary in size
+    }
+    return {samples_pinned_.as<std::byte>(), bytes};
+  }
 
  private:
   template <class Real>
@@ -141,8 +172,15 @@ class SkySearchCuda final : public SkySearchEngine {
     AS_EXPECTS(tiles.size() / static_cast<std::size_t>(per_tile) <=
                    static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
                UsageError, "a sky search batch makes more than 2^31 - 1 tiles");
+    // The samples go up from where they are when the caller wrote them into host_samples (pinned),
+    // else through the staging buffer like the rest.
+    const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+    const bool samples_pinned = !b.samples.empty() &&
+                                address(b.samples.data()) >= address(samples_pinned_.as<void>()) &&
+                                address(b.samples.data()) + b.samples.size_bytes() <=
+                                    address(samples_pinned_.as<void>()) + samples_pinned_.bytes();
     Staging staging;
-    const std::size_t samples_at = staging.add(b.samples);
+    const std::size_t samples_at = samples_pinned ? staging.add_pinned(b.samples) : staging.add(b.samples);
     const std::size_t window_at = staging.add(b.window);
     const std::size_t ref_at = staging.add(b.ref);
     const std::size_t first_at = staging.add(b.first);
@@ -192,7 +230,7 @@ class SkySearchCuda final : public SkySearchEngine {
   cuda::Stream stream_;
   cuda::Event start_, stop_;
   cuda::DeviceMemory u01_, reads_, weights_, up_, down_;
-  cuda::PinnedMemory up_pinned_, down_pinned_;
+  cuda::PinnedMemory up_pinned_, down_pinned_, samples_pinned_;
   int n_det_ = 0, n_pix_ = 0, taps_ = 1;
   bool subsample_ = false;
   std::int64_t read_min_ = 0, read_max_ = 0;

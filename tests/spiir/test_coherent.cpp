@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <iostream>
+#include <random>
+#include <vector>
 
 #include "coherent_reference.hpp"
 #include "coherent_test_support.hpp"
@@ -247,6 +250,53 @@ TEST(CoherentSnr, AutocorrelationChisq) {
   EXPECT_GT(autocorrelation_chisq(flat.data() + length / 2, nn.ac.of(0, 0), length), expected);
   std::cout << "chi^2 in noise: mean " << mean << " (expected " << expected << "); injection: " << r.chisq[0] << " "
             << r.chisq[1] << " " << r.chisq[2] << "\n";
+}
+
+// The χ² with its denominator taken once per template (as the search takes it) is the χ² computed
+// in one loop, bit for bit, for lengths 1, 3 and 201 and reads of noise around a random peak; the
+// denominator is Σ(2 − |R|²) in lag order.
+TEST(CoherentSnr, AutocorrelationChisqWithItsNormIsTheSame) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> g(0, 1);
+  for (std::size_t length : {1, 3, 201}) {
+    std::vector<std::complex<double>> r(length), z(length);
+    for (auto& v : r) v = {0.3 * g(rng), 0.3 * g(rng)};
+    r[length / 2] = 1;
+    double den = 0;
+    for (const auto& v : r) den += 2 - std::norm(v);
+    const double norm = autocorrelation_chisq_norm(r.data(), length);
+    EXPECT_EQ(norm, den) << length;
+    for (int draw = 0; draw < 20; ++draw) {
+      for (auto& v : z) v = {g(rng), g(rng)};
+      const auto* centre = z.data() + length / 2;
+      EXPECT_EQ(autocorrelation_chisq(centre, r.data(), length, norm), autocorrelation_chisq(centre, r.data(), length))
+          << length;
+    }
+  }
+}
+
+// Several reads at once (a task's detectors side by side: 1 … 5 reads, so groups of 3 with 1 or 2
+// left over) give each read's one-read χ², bit for bit.
+TEST(CoherentSnr, AutocorrelationChisqOfSeveralReadsIsEachRead) {
+  std::mt19937_64 rng(6);
+  std::normal_distribution<double> g(0, 1);
+  const std::size_t length = 31;
+  std::vector<std::vector<std::complex<double>>> r(5, std::vector<std::complex<double>>(length)), z = r;
+  std::vector<const std::complex<double>*> centres, rs;
+  std::vector<double> norms;
+  for (std::size_t i = 0; i < 5; ++i) {
+    for (auto& v : r[i]) v = {0.3 * g(rng), 0.3 * g(rng)};
+    for (auto& v : z[i]) v = {g(rng), g(rng)};
+    centres.push_back(z[i].data() + length / 2);
+    rs.push_back(r[i].data());
+    norms.push_back(autocorrelation_chisq_norm(r[i].data(), length));
+  }
+  for (std::size_t n = 1; n <= 5; ++n) {
+    std::vector<double> out(n, -1);
+    autocorrelation_chisq(n, centres.data(), rs.data(), length, norms.data(), out.data());
+    for (std::size_t i = 0; i < n; ++i)
+      EXPECT_EQ(out[i], autocorrelation_chisq(centres[i], rs[i], length)) << n << " reads, read " << i;
+  }
 }
 
 TEST(CoherentSnr, CandidatesWithoutMarginAreRefused) {

@@ -15,8 +15,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
 #include <iostream>
 #include <random>
+#include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "coherent_sky_tile.hpp"
@@ -448,6 +454,198 @@ TEST(CoherentEngine, SyntheticTiesGoToTheFirstPixel) {
   for (std::size_t p = 4; p < ties.n_pix; ++p)
     for (std::size_t i = 0; i < 6; ++i) ties.u01[p * 6 + i] = ties.u01[(p % 4) * 6 + i];
   for (const auto& p : picks<double>(twin, ties)) EXPECT_LT(p.pixel, 4);
+}
+
+// ---- The batch's layout (fill_windows): each window's samples, stored once per run, in series order.
+
+// `rows` rows per detector of `length` samples of complex noise, and made-up autocorrelations.
+struct RowNetwork {
+  NetworkSnr snr;
+  TemplateAutocorrelations ac;
+};
+
+RowNetwork random_rows(std::size_t n_det, std::size_t rows, std::size_t length, unsigned seed) {
+  RowNetwork w;
+  w.snr.ifos.assign(hlv.begin(), hlv.begin() + static_cast<std::ptrdiff_t>(n_det));
+  w.snr.n_templates = rows;
+  w.snr.n_samples = length;
+  w.ac.length = 21;
+  w.ac.n_templates = rows;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g(0, 1);
+  for (std::size_t d = 0; d < n_det; ++d) {
+    w.snr.z.emplace_back(rows * length);
+    for (auto& z : w.snr.z.back()) z = {g(rng), g(rng)};
+    w.ac.per_ifo.emplace_back();
+    for (std::size_t j = 0; j < rows; ++j)
+      for (int s = -10; s <= 10; ++s)
+        w.ac.per_ifo.back().push_back(std::exp(-0.05 * (1.0 + static_cast<double>(j % 3)) * s * s) *
+                                      std::polar(1.0, 0.3 * s));
+  }
+  return w;
+}
+
+// The layout a batch must have, written plainly: per detector the windows' starts sorted, merged
+// into runs where they overlap or touch, the runs packed in order, detector after detector.
+std::vector<std::int64_t> expected_layout(const std::vector<std::int64_t>& starts, std::size_t n_det,
+                                          std::int64_t length, std::int64_t& stored) {
+  std::vector<std::int64_t> at(starts.size());
+  stored = 0;
+  for (std::size_t d = 0; d < n_det; ++d) {
+    std::vector<std::pair<std::int64_t, std::size_t>> sorted;
+    for (std::size_t i = d; i < starts.size(); i += n_det) sorted.push_back({starts[i], i});
+    std::sort(sorted.begin(), sorted.end());
+    std::int64_t run_start = 0, run_end = -1, run_at = stored;
+    for (const auto& [start, i] : sorted) {
+      if (start > run_end) {
+        run_at += run_end >= 0 ? run_end - run_start : 0;
+        run_start = start;
+      }
+      run_end = std::max(run_end, start + length);
+      at[i] = run_at + (start - run_start);
+    }
+    if (run_end >= 0) stored = run_at + (run_end - run_start);
+  }
+  return at;
+}
+
+// The plain loop's picks, after checking each batch against the candidates it comes from: every
+// window's samples (converted as the CPU converts them), the layout, and that the samples lie in
+// the memory host_samples gave.
+class LayoutCheck final : public SkySearchEngine {
+ public:
+  LayoutCheck(const NetworkSnr& snr, std::span<const Candidate> candidates, const CoherentSettings& settings,
+              std::size_t batch)
+      : snr_(snr), candidates_(candidates), settings_(settings), batch_(batch) {}
+  void load(const SkySearchTables<float>& t) override { loop_.load(t); }
+  void load(const SkySearchTables<double>& t) override { loop_.load(t); }
+  void search(const SkySearchBatch<float>& b, std::span<SkyPick> out) override { run(b, out); }
+  void search(const SkySearchBatch<double>& b, std::span<SkyPick> out) override { run(b, out); }
+  [[nodiscard]] std::size_t max_batch(std::size_t) const override { return batch_; }
+  [[nodiscard]] double kernel_ms() const override { return 0; }
+  std::span<std::byte> host_samples(std::size_t bytes) override {
+    given_ = SkySearchEngine::host_samples(bytes);
+    return given_;
+  }
+
+  std::size_t batches = 0, tasks = 0, wrong_samples = 0;
+
+ private:
+  template <class Real>
+  void run(const SkySearchBatch<Real>& b, std::span<SkyPick> out) {
+    const std::size_t n_det = snr_.z.size();
+    const auto trials = static_cast<std::size_t>(settings_.n_slides + 1);
+    const std::int64_t margin = b.centre, length = static_cast<std::int64_t>(b.window_length);
+    EXPECT_EQ(length, 2 * margin + 1);
+    EXPECT_EQ(static_cast<const void*>(b.samples.data()), static_cast<const void*>(given_.data()));
+    EXPECT_LE(b.samples.size_bytes(), given_.size());
+    std::vector<std::int64_t> starts(b.n_tasks * n_det);
+    for (std::size_t t = 0; t < b.n_tasks; ++t) {
+      const Candidate& c = candidates_[(tasks + t) / trials];
+      const auto trial = static_cast<std::int64_t>((tasks + t) % trials);
+      EXPECT_EQ(b.ref[t], static_cast<std::int32_t>(c.ref_ifo));
+      EXPECT_EQ(b.first[t], trial % settings_.sky_stride);
+      for (std::size_t d = 0; d < n_det; ++d) {
+        const std::int64_t start = static_cast<std::int64_t>(c.tmpl * snr_.n_samples) + c.sample -
+                                   (d == c.ref_ifo ? 0 : trial * settings_.slide_samples) - margin;
+        starts[t * n_det + d] = start;
+        for (std::int64_t s = 0; s < length; ++s) {
+          const std::complex<double> z = snr_.z[d][static_cast<std::size_t>(start + s)];
+          const Real* got = b.samples.data() + (b.window[t * n_det + d] + s) * 2;
+          wrong_samples += got[0] != static_cast<Real>(z.real()) || got[1] != static_cast<Real>(z.imag());
+        }
+      }
+    }
+    std::int64_t stored = 0;
+    const auto want = expected_layout(starts, n_det, length, stored);
+    EXPECT_EQ(std::vector<std::int64_t>(b.window.begin(), b.window.end()), want) << "batch " << batches;
+    EXPECT_EQ(static_cast<std::int64_t>(b.samples.size() / 2), stored) << "batch " << batches;
+    tasks += b.n_tasks;
+    ++batches;
+    loop_.search(b, out);
+  }
+
+  const NetworkSnr& snr_;
+  std::span<const Candidate> candidates_;
+  CoherentSettings settings_;
+  std::size_t batch_;
+  std::span<std::byte> given_;
+  LoopEngine loop_;
+};
+
+void expect_same_results(const std::vector<CoherentResult>& cpu, const std::vector<CoherentResult>& dev,
+                         const std::string& what) {
+  ASSERT_EQ(cpu.size(), dev.size()) << what;
+  for (std::size_t t = 0; t < cpu.size(); ++t) {
+    EXPECT_EQ(dev[t].pixel, cpu[t].pixel) << what << " task " << t;
+    EXPECT_EQ(dev[t].coh_snr2, cpu[t].coh_snr2) << what << " task " << t;
+    EXPECT_EQ(dev[t].null_snr2, cpu[t].null_snr2) << what << " task " << t;
+    EXPECT_EQ(dev[t].network_chisq, cpu[t].network_chisq) << what << " task " << t;
+    EXPECT_EQ(dev[t].chisq, cpu[t].chisq) << what << " task " << t;
+    EXPECT_EQ(dev[t].snr, cpu[t].snr) << what << " task " << t;
+    EXPECT_EQ(dev[t].offset, cpu[t].offset) << what << " task " << t;
+  }
+}
+
+// Candidates in rows of their own in row order (the layout's linear path), the same rows in
+// reverse order and candidates sharing a row out of order (its sort), with slides longer and
+// shorter than a window and none, no slides at all, batches that split a candidate's trials, 2
+// and 3 detectors, 0, 1 and many candidates: the layout is the sorted one's and the results are
+// the CPU loop's, bit for bit.
+TEST(CoherentEngine, BatchWindowsAreStoredOncePerRunInSeriesOrder) {
+  const std::size_t row_length = 3000;
+  for (std::size_t n_det : {2, 3}) {
+    const RowNetwork w = random_rows(n_det, 6, row_length, 40 + static_cast<unsigned>(n_det));
+    const std::vector<double> sigma = n_det == 3 ? std::vector<double>{1.0, 1.0, 0.5} : std::vector<double>{1.0, 0.8};
+    const SkyMap map = make_sky_map(1, w.snr.ifos, sigma, gps, 2048);
+    struct Layout {
+      std::string name;
+      std::vector<Candidate> candidates;
+    };
+    std::vector<Layout> layouts;
+    {
+      Layout own{"own rows in order", {}}, reversed{"own rows reversed", {}}, shared{"one row shared", {}};
+      for (std::size_t k = 0; k < 6; ++k) {
+        own.candidates.push_back({k % n_det, k, 1600 + static_cast<std::int64_t>(k) * 37});
+        reversed.candidates.push_back({k % n_det, 5 - k, 1700});
+      }
+      for (std::int64_t s : {1900, 1650, 1900, 1700, 2500, 1660}) shared.candidates.push_back({0, 2, s});
+      shared.candidates[1].ref_ifo = n_det - 1;
+      layouts = {own, reversed, shared, {"one candidate", {{1, 3, 2000}}}, {"none", {}}};
+    }
+    for (const CoherentSettings& settings : {CoherentSettings{4, 300, false, 1}, CoherentSettings{4, 40, false, 2},
+                                             CoherentSettings{3, 0, false, 1}, CoherentSettings{0, 300, false, 1}})
+      for (const Layout& layout : layouts)
+        for (std::size_t batch : {1, 4, 1000}) {
+          const std::string what = std::to_string(n_det) + " detectors, " + layout.name + ", " +
+                                   std::to_string(settings.n_slides) + " slides of " +
+                                   std::to_string(settings.slide_samples) + ", batches of " + std::to_string(batch);
+          for (auto precision : {Precision::fp64, Precision::fp32}) {
+            LayoutCheck check(w.snr, layout.candidates, settings, batch);
+            const auto cpu = coherent_search(map, w.snr, w.ac, layout.candidates, settings, precision, 2);
+            const auto dev = coherent_search(map, w.snr, w.ac, layout.candidates, settings, precision, 2, &check);
+            const std::size_t tasks = layout.candidates.size() * static_cast<std::size_t>(settings.n_slides + 1);
+            EXPECT_EQ(check.tasks, tasks) << what;
+            EXPECT_EQ(check.batches, (tasks + batch - 1) / batch) << what;
+            EXPECT_EQ(check.wrong_samples, 0U) << what;
+            expect_same_results(cpu, dev, what);
+          }
+        }
+  }
+}
+
+// The default host memory for a batch's samples: as long as asked, aligned for double, and the same
+// memory again when a later batch needs no more.
+TEST(CoherentEngine, HostSamplesAreKeptFromBatchToBatch) {
+  LoopEngine engine;
+  const auto big = engine.host_samples(1000);
+  EXPECT_EQ(big.size(), 1000U);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.data()) % alignof(double), 0U);
+  const auto small = engine.host_samples(24);
+  EXPECT_EQ(small.size(), 24U);
+  EXPECT_EQ(small.data(), big.data());
+  EXPECT_EQ(engine.host_samples(5000).size(), 5000U);
+  EXPECT_TRUE(engine.host_samples(0).empty());
 }
 
 #ifdef ASTROSWEEP_WITH_CUDA
