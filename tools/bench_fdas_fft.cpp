@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
 #include "cufft_plan.hpp"
 #include "fft_benchmark_launch.hpp"
@@ -61,14 +62,11 @@ int run(int repeat) {
   std::printf("%s (%d SMs); %zu transforms of %zu points; best of %d\n\n", prop.name, prop.multiProcessorCount,
               transforms, L, repeat);
   std::printf("| method | signals × transforms in a row | device time | points/s |\n|---|---|---|---|\n");
-  std::vector<float2> host(transforms * L), table(L);
+  std::vector<float2> host(transforms * L);
+  const std::vector<float2> table = fdas::kernels::shared_memory_fft_twiddles(L);
   std::mt19937_64 rng(1);
   std::normal_distribution<float> g;
   for (auto& v : host) v = make_float2(g(rng), g(rng));
-  for (std::size_t m = 0; m < L; ++m) {
-    const double a = 2 * std::numbers::pi * static_cast<double>(m) / static_cast<double>(L);
-    table[m] = make_float2(static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)));
-  }
   cuda::Stream stream;
   cuda::DeviceMemory in, out, twiddle;
   in.reserve(host.size() * sizeof(float2));

@@ -63,13 +63,8 @@ CudaCorrelator::CudaCorrelator(const CorrelationLayout& layout,
   s.method = method == Method::shared_memory && shared_memory_supports(layout.fft_length) ? Method::shared_memory
                                                                                           : Method::cufft;
   if (s.method == Method::shared_memory) {
-    // The twiddles in double, then rounded: the table adds no error of its own.
     const std::size_t L = layout.fft_length;
-    std::vector<float2> table(L);
-    for (std::size_t m = 0; m < L; ++m) {
-      const double angle = 2 * std::numbers::pi * static_cast<double>(m) / static_cast<double>(L);
-      table[m] = make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
-    }
+    const std::vector<float2> table = shared_memory_fft_twiddles(L);
     s.twiddle.reserve(L * sizeof(float2));
     AS_CUDA_TRY(cudaMemcpyAsync(s.twiddle.as<float2>(), table.data(), L * sizeof(float2), cudaMemcpyHostToDevice,
                                 s.stream.get()));
@@ -269,6 +264,15 @@ CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(const CudaSpectr
   }
   correlate_bins(g, plane);
   return plane;
+}
+
+std::vector<float2> shared_memory_fft_twiddles(std::size_t fft_length) {
+  std::vector<float2> table(fft_length);
+  for (std::size_t m = 0; m < fft_length; ++m) {
+    const double angle = 2 * std::numbers::pi * static_cast<double>(m) / static_cast<double>(fft_length);
+    table[m] = make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
+  }
+  return table;
 }
 
 }  // namespace astrosweep::fdas::kernels

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <vector>
 
 namespace astrosweep::fdas::kernels {
 
@@ -28,6 +29,10 @@ void launch_multiply(const float2* inputs, const float2* kernels, float2* produc
 /// plane[t][s·U + j] = |products[t][s][b·m + j]|² · scale for the columns < n_r.
 void launch_extract_power(const float2* products, float* plane, std::size_t templates, std::size_t segments,
                           std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream);
+
+/// The shared-memory FFTs' twiddle table, e^{+2πi m/L} for m < L: computed in double, then rounded,
+/// so the table adds no error of its own (the correlation's and the FFT micro-benchmark's).
+std::vector<float2> shared_memory_fft_twiddles(std::size_t fft_length);
 
 /// Whether launch_correlate_fused has an L-point transform (powers of two 256 … 4096).
 bool fused_correlation_supports(std::size_t fft_length);

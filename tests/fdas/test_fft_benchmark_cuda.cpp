@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
 #include "device.hpp"
 #include "fft_benchmark_launch.hpp"
@@ -22,18 +23,9 @@ namespace {
 
 constexpr std::size_t L = kernels::fft_benchmark_length;
 
-std::vector<float2> twiddle_table() {
-  std::vector<float2> t(L);
-  for (std::size_t m = 0; m < L; ++m) {
-    const double a = 2 * std::numbers::pi * static_cast<double>(m) / static_cast<double>(L);
-    t[m] = make_float2(static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)));
-  }
-  return t;
-}
-
 // `signals` signals through `repeats` transforms on the device.
 std::vector<float2> run(const std::vector<float2>& in, std::size_t signals, int repeats) {
-  const std::vector<float2> table = twiddle_table();
+  const std::vector<float2> table = kernels::shared_memory_fft_twiddles(L);
   cuda::Stream stream;
   cuda::DeviceMemory d_in, d_out, d_twiddle;
   d_in.reserve(in.size() * sizeof(float2));
