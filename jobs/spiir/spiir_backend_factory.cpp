@@ -1,8 +1,9 @@
-// The spiir backend a rank runs, for the filtering and the coherent stage's sky search: --backend,
-// or on auto the CUDA backend when the rank sees a GPU.
+// The spiir backend a rank runs, for the filtering (single- and multi-rate banks) and the coherent
+// stage's sky search: --backend, or on auto the CUDA backend when the rank sees a GPU.
 #include "coherent_triggers.hpp"
 #include "core/error.hpp"
 #include "device.hpp"
+#include "multirate_filter.hpp"
 #include "spiir_backend.hpp"
 #ifdef ASTROSWEEP_WITH_CUDA
 #include "coherent_sky_cuda.hpp"
@@ -20,6 +21,12 @@ std::unique_ptr<SpiirBackend> make_spiir_backend(const RateBank& bank, Precision
   require_cuda_build();
   return nullptr;
 #endif
+}
+
+std::unique_ptr<MultirateBackend> make_multirate_backend(const SpiirBank& bank, Precision precision,
+                                                         const BackendOptions& options) {
+  return std::make_unique<MultirateStream>(
+      bank, [&](const RateBank& r) { return make_spiir_backend(r, precision, options); });
 }
 
 std::unique_ptr<SkySearchEngine> make_sky_search(const BackendOptions& options) {
