@@ -7,6 +7,7 @@
 #include "spiir_backend.hpp"
 #ifdef ASTROSWEEP_WITH_CUDA
 #include "coherent_sky_cuda.hpp"
+#include "multirate_backend_cuda.hpp"
 #include "spiir_backend_cuda.hpp"
 #endif
 
@@ -25,8 +26,15 @@ std::unique_ptr<SpiirBackend> make_spiir_backend(const RateBank& bank, Precision
 
 std::unique_ptr<MultirateBackend> make_multirate_backend(const SpiirBank& bank, Precision precision,
                                                          const BackendOptions& options) {
-  return std::make_unique<MultirateStream>(
-      bank, [&](const RateBank& r) { return make_spiir_backend(r, precision, options); });
+  if (resolve_backend(options.kind) != BackendKind::cuda)
+    return std::make_unique<MultirateStream>(
+        bank, [&](const RateBank& r) { return make_spiir_backend_cpu(r, precision, options); });
+#ifdef ASTROSWEEP_WITH_CUDA
+  return make_multirate_backend_cuda(bank, precision, options);
+#else
+  require_cuda_build();
+  return nullptr;
+#endif
 }
 
 std::unique_ptr<SkySearchEngine> make_sky_search(const BackendOptions& options) {
