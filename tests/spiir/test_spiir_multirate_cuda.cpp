@@ -10,7 +10,8 @@
 // template lanes, a warp) and 300 (grid rows of templates); chunks of the chunk multiple alone
 // (fewer samples from below than the interpolator's history), odd multiples of it and ones longer
 // than a block of the kernel (256 samples), the states carried across them; reset(); an empty
-// chunk; a chunk that is not a multiple (UsageError). Skipped without a GPU.
+// chunk; a chunk that is not a multiple (UsageError); filter_on_device refuses a CPU backend.
+// Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include "sample_max.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_backend_cuda.hpp"
+#include "spiir_backend_cuda_device.hpp"
 
 namespace astrosweep::spiir {
 namespace {
@@ -195,6 +197,9 @@ TEST_F(SpiirMultirateCuda, ResetEmptyAndBadChunks) {
   std::vector<SampleMax> best(6);
   EXPECT_THROW(device->filter_max(std::vector<double>(6, 0.0), best), UsageError);  // not a multiple of 4
   EXPECT_NE(device->describe().find("levels summed on the device"), std::string::npos) << device->describe();
+  // The levels' SNRs are left on the device by CUDA backends only.
+  const auto cpu = make_spiir_backend_cpu(bank.rates.front(), Precision::fp64, {});
+  EXPECT_THROW((void)filter_on_device(*cpu, x), UsageError);
 }
 
 }  // namespace
