@@ -59,7 +59,7 @@ std::vector<int> sub_harmonic_z_row_table(int z_max, int h, int harmonics) {
 }
 
 std::vector<int> harmonic_z_rows(int z_max, int numharm) {
-  const auto n_rows = static_cast<std::size_t>(z_max + 1);
+  const auto n_rows = static_cast<std::size_t>(z_max) + 1;
   const auto width = static_cast<std::size_t>(numharm);
   std::vector<int> table(n_rows * width);
   std::size_t m = 0;

@@ -71,7 +71,7 @@ TEST(HarmonicSumCell, SplitColumnIsTheSubHarmonicIndex) {
         const std::uint32_t width = cell::tile_width(columns);
         for (std::uint32_t u = 0; u < 2 * cell::warp_size - 1; ++u)  // r + lane
           for (int c = 0; c < columns; ++c) {
-            const std::int64_t i = 32 * q + std::int64_t{t} * width + u + 32 * c;
+            const std::int64_t i = 32 * q + std::int64_t{t} * width + u + std::int64_t{32} * c;
             const std::int64_t split =
                 q * cell::column_step(32, harmonic) + std::int64_t{t} * cell::column_step(width, harmonic) +
                 cell::lane_column(u, harmonic) + static_cast<std::int64_t>(c) * cell::column_step(32, harmonic);
@@ -84,7 +84,8 @@ TEST(HarmonicSumCell, SplitColumnIsTheSubHarmonicIndex) {
 }
 
 TEST(HarmonicSumCell, RowTableIsTheStagesTablesInOrder) {
-  const int z_max = 40, numharm = 16;
+  const int z_max = 40;
+  const int numharm = 16;
   const auto table = harmonic_z_rows(z_max, numharm);
   ASSERT_EQ(table.size(), static_cast<std::size_t>(numharm) * (z_max + 1));
   for (int m = 0; m < numharm; ++m) {
