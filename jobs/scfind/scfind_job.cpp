@@ -616,8 +616,12 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     if (i + 1 == pairs.size()) break;  // the final write follows
     // Rank 0's clock decides when a checkpoint is due; a stop signal on any rank forces one.
     int due = seconds_since(last_checkpoint) >= options.checkpoint_seconds ? 1 : 0;
-    mpi::broadcast_value(comm, due);
-    const bool stop = interrupt::any_rank(comm);
+    bool stop = false;
+    {
+      const PhaseClock::Scope phase(&phases, Phase::statistics);  // two small collectives a pair
+      mpi::broadcast_value(comm, due);
+      stop = interrupt::any_rank(comm);
+    }
     if (due != 0 || stop) {
       checkpoint(i + 1);
       last_checkpoint = Clock::now();
