@@ -23,7 +23,9 @@ double padding_mean(std::span<const float> x, std::size_t n_fft) noexcept;
 /// computed in double and rounded to float; F_0 = 1.
 std::vector<std::complex<float>> raw_spectrum(std::span<const float> x, std::size_t n_fft);
 
-/// PRESTO's median of a block of powers: the lower middle value ((n − 1)/2-th smallest) for even n.
+/// The dereddening's median of a block of powers: the lower middle value ((n − 1)/2-th smallest)
+/// for even n, PRESTO's median() before its 394bc81 (2026-07-04); PRESTO 3ae6229 takes GSL's,
+/// the mean of the two middle values, as the correlator's segment_median does (docs/fdas.md).
 float block_median(std::span<const float> powers);
 
 /// One block of the dereddening: its first bin, its length and its level (median / ln 2).

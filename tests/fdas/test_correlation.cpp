@@ -2,12 +2,17 @@
 // segment boundary, both interpolation factors, float and double transforms, any thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
+#include <limits>
+#include <numbers>
 #include <random>
 #include <vector>
 
 #include "core/error.hpp"
 #include "correlation.hpp"
+#include "deredden_arith.hpp"
 
 namespace astrosweep::fdas {
 namespace {
@@ -102,6 +107,93 @@ TEST(Correlation, BlockNormalisationMakesExponentialNoiseMeanOne) {
   EXPECT_NEAR(static_cast<double>(factor) * static_cast<double>(factor) * 7.0, 1.0, 0.03);
   EXPECT_EQ(block_normalisation(std::vector<std::complex<float>>(8)), 1.0F);  // zeros stay zeros
   EXPECT_EQ(block_normalisation({}), 1.0F);
+}
+
+// The median as PRESTO's accelsearch takes it (its median() is GSL's gsl_stats_float_median since
+// PRESTO 394bc81): the middle value, or for an even count half the float sum of the two middle ones.
+float gsl_median(std::vector<float> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return (v[(n - 1) / 2] + v[n / 2]) * 0.5F;
+}
+
+TEST(Correlation, SegmentMedianIsPrestosGslMedian) {
+  EXPECT_EQ(segment_median(std::vector<float>{4, 1, 3, 2}), 2.5F);  // the lower middle value would be 2
+  EXPECT_EQ(segment_median(std::vector<float>{5, 1, 3, 2, 4}), 3.0F);
+  EXPECT_EQ(segment_median(std::vector<float>{0, 1, 0, 1}), 0.5F);
+  EXPECT_EQ(segment_median(std::vector<float>{7}), 7.0F);
+  EXPECT_EQ(segment_median({}), 0.0F);
+  // The two middle values are added in float, as GSL adds them: near FLT_MAX the sum overflows.
+  EXPECT_EQ(segment_median(std::vector<float>{3e38F, 3e38F}), std::numeric_limits<float>::infinity());
+  std::mt19937_64 rng(9);
+  std::exponential_distribution<float> e;
+  for (const std::size_t n : {2U, 3U, 32U, 33U, 1024U, 1025U}) {
+    for (int trial = 0; trial < 10; ++trial) {
+      std::vector<float> v(n);
+      for (auto& x : v) x = trial % 2 == 0 ? std::floor(3 * e(rng)) : e(rng);  // ties every other trial
+      EXPECT_EQ(segment_median(v), gsl_median(v)) << n;
+    }
+  }
+  // Powers 1, 4, 9, 16: median 6.5.
+  const std::vector<std::complex<float>> bins{{1, 0}, {0, 2}, {3, 0}, {0, -4}};
+  EXPECT_EQ(block_normalisation(bins), static_cast<float>(1 / std::sqrt(6.5 / std::numbers::ln2)));
+}
+
+TEST(Correlation, CountingSelectionOfBothMiddlesIsSegmentMedian) {
+  // The device's segment median (deredden.cu's block_middles: every value counted against all the
+  // others once, arith::rank_span, the lowest index holding each middle rank kept) on the host.
+  std::mt19937_64 rng(6);
+  std::exponential_distribution<float> e;
+  for (const std::size_t n : {1U, 2U, 3U, 6U, 33U, 200U, 1024U}) {
+    for (int trial = 0; trial < 10; ++trial) {
+      std::vector<float> v(n);
+      for (auto& x : v) x = trial % 2 == 0 ? std::floor(3 * e(rng)) : e(rng);
+      std::size_t lower = n, upper = n;
+      for (std::size_t i = n; i-- > 0;) {
+        const arith::RankSpan span = arith::rank_span(v.data(), n, i);
+        if (span.holds(arith::median_rank(n))) lower = i;
+        if (span.holds(arith::upper_median_rank(n))) upper = i;
+      }
+      ASSERT_LT(lower, n);
+      ASSERT_LT(upper, n);
+      EXPECT_EQ(arith::middle_mean(v[lower], v[upper]), segment_median(v)) << n;
+    }
+  }
+}
+
+TEST(Correlation, SegmentsReachingPastEitherEndCountTheZerosThereInTheirMedian) {
+  // One template with the single tap g[0] = 1: the plane at integer r is |norm · F_r|², so each
+  // segment's normalisation can be read back. L = 64, b = 2, m = 5: segments of 32 input bins that
+  // keep 22 bins each. With r from 2 in a spectrum of 40 bins, the first segment reads bins −3 … 28
+  // (3 zeros before bin 0) and the second bins 19 … 50 (11 zeros past the end). PRESTO's
+  // accelsearch (get_fourier_amplitudes, subharm_fderivs_vol) takes its median over all 32,
+  // zeros included; powers k + 1 make every middle pair differ by 1 (4 %), so the median's rule shows.
+  const CorrelationLayout layout{64, 5, 2};
+  const std::size_t K = 40, r_lo = 2, r_hi = K;
+  std::vector<std::complex<float>> spectrum(K);
+  for (std::size_t k = 0; k < K; ++k) spectrum[k] = {std::sqrt(static_cast<float>(k + 1)), 0.0F};
+  std::vector<std::vector<std::complex<double>>> taps(1, std::vector<std::complex<double>>(layout.fft_length));
+  taps[0][0] = 1.0;
+  const std::size_t in_bins = 32, step = layout.step_bins();
+  ASSERT_EQ(step, 22U);
+  for (const bool in_double : {false, true}) {
+    const PowerPlane plane = in_double ? correlate(spectrum, transform_kernels<double>(taps, 64), layout, r_lo, r_hi)
+                                       : correlate(spectrum, transform_kernels<float>(taps, 64), layout, r_lo, r_hi);
+    ASSERT_EQ(plane.n_r, 2 * (r_hi - r_lo));
+    for (std::size_t s = 0; s < 2; ++s) {
+      const auto k0 = static_cast<std::ptrdiff_t>(r_lo + s * step) - 5;
+      std::vector<float> powers;
+      for (std::ptrdiff_t k = k0; k < k0 + static_cast<std::ptrdiff_t>(in_bins); ++k)
+        powers.push_back(k >= 0 && k < static_cast<std::ptrdiff_t>(K) ? std::norm(spectrum[static_cast<std::size_t>(k)])
+                                                                      : 0.0F);
+      const double norm = 1 / std::sqrt(static_cast<double>(gsl_median(powers)) / std::numbers::ln2);
+      for (std::size_t r = r_lo + s * step; r < std::min(r_lo + (s + 1) * step, r_hi); ++r) {
+        const double got = plane.at(0, 2 * (r - r_lo)) / std::norm(spectrum[r]);
+        EXPECT_NEAR(got, norm * norm, 1e-5 * norm * norm) << "segment " << s << ", r " << r << ", double " << in_double;
+      }
+    }
+  }
 }
 
 TEST(Correlation, SegmentsTooShortForTheTemplatesAreRefused) {
