@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/fftw_planner.hpp"
 #include "deredden_arith.hpp"
+#include "spectrum.hpp"
 
 namespace astrosweep::fdas {
 
@@ -109,22 +110,10 @@ void CorrelationLayout::check() const {
              "use a longer segment (fft length > " + std::to_string(2 * numbetween * half_width) + ")");
 }
 
-float segment_median(std::span<const float> powers) {
-  if (powers.empty()) return 0;
-  std::vector<float> scratch(powers.begin(), powers.end());
-  const std::size_t n = scratch.size();
-  const auto lower = scratch.begin() + static_cast<std::ptrdiff_t>(arith::median_rank(n));
-  std::nth_element(scratch.begin(), lower, scratch.end());
-  // nth_element leaves the values above the lower middle after it: the upper middle is their least.
-  const float upper =
-      arith::upper_median_rank(n) == arith::median_rank(n) ? *lower : *std::min_element(lower + 1, scratch.end());
-  return arith::middle_mean(*lower, upper);
-}
-
 float block_normalisation(std::span<const std::complex<float>> bins) {
   std::vector<float> power(bins.size());
   for (std::size_t i = 0; i < bins.size(); ++i) power[i] = arith::bin_power(bins[i].real(), bins[i].imag());
-  return arith::segment_norm_from_median(segment_median(power));
+  return arith::segment_norm_from_median(block_median(power));
 }
 
 template <class Real>

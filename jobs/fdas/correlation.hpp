@@ -75,13 +75,8 @@ PowerPlane correlate(std::span<const std::complex<float>> spectrum, const Kernel
                      const CorrelationLayout& layout, std::size_t r_lo, std::size_t r_hi,
                      const CorrelationOptions& options = {});
 
-/// PRESTO's median of a segment's powers (accelsearch's median(), GSL's since PRESTO 394bc81):
-/// the middle value for odd n, half the float sum of the two middle values for even n
-/// (arith::middle_mean); 0 for no powers.
-float segment_median(std::span<const float> powers);
-
 /// The factor that block normalisation applies to a segment's bins: 1/√(median(|F|²)/ln 2) with
-/// segment_median over all of them, the zeros a segment reads before bin 0 or past the spectrum's
+/// PRESTO's median (block_median) over all of them, the zeros a segment reads before bin 0 or past the spectrum's
 /// end included, as PRESTO's accelsearch counts them; 1 when the median is zero (a segment of
 /// zeros stays zero).
 float block_normalisation(std::span<const std::complex<float>> bins);

@@ -53,7 +53,7 @@ AS_HOST_DEVICE inline float div(float a, float b) {
 /// |F|² as std::norm computes it: re·re + im·im, each product rounded.
 AS_HOST_DEVICE inline float bin_power(float re, float im) { return add(mul(re, re), mul(im, im)); }
 
-/// The rank of the dereddening's median among n values: the lower middle one for even n.
+/// The rank of the lower middle value of n values ((n − 1) / 2).
 AS_HOST_DEVICE inline std::size_t median_rank(std::size_t n) { return n == 0 ? 0 : (n - 1) / 2; }
 
 /// The rank of the upper middle value of n (n / 2): median_rank's own for odd n.
@@ -83,10 +83,11 @@ AS_HOST_DEVICE inline bool is_kth_smallest(const float* values, std::size_t n, s
   return rank_span(values, n, i).holds(k);
 }
 
-/// A correlation segment's median from its two middle values (lower = upper for odd n): half their
-/// float sum. PRESTO's accelsearch (3ae6229, subharm_fderivs_vol) takes its median() over all of
-/// a segment's fftlen / numbetween amplitudes, the zeros read before bin 0 or past the last bin
-/// included; median() is GSL's gsl_stats_float_median since PRESTO 394bc81 (2026-07-04), which
+/// PRESTO's median from the two middle values (lower = upper for odd n): half their float sum.
+/// PRESTO (3ae6229) takes its median() for the dereddening's blocks (misc_utils.c, dered_engine)
+/// and for each correlation segment's normalisation over all of the segment's fftlen / numbetween
+/// amplitudes, the zeros read before bin 0 or past the last bin included (accel_utils.c,
+/// subharm_fderivs_vol); median() is GSL's gsl_stats_float_median since PRESTO 394bc81 (2026-07-04), which
 /// for even n returns 0.5 · (a + b) with the sum a + b taken in float (two powers near FLT_MAX
 /// give inf there too), as a double that median() rounds back to float: halving is exact, so the
 /// value is the float sum halved.

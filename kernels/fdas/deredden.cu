@@ -53,9 +53,8 @@ __global__ void block_levels(const float* __restrict__ powers, const DeviceBlock
   __shared__ int winners[2];
   const DeviceBlock b = blocks[blockIdx.x];
   for (std::uint32_t i = threadIdx.x; i < b.length; i += blockDim.x) values[i] = powers[b.first + i];
-  // The dereddening's median is the lower middle value (spectrum.cpp's block_median).
-  const float median = block_middles(values, b.length, winners).x;
-  if (threadIdx.x == 0) levels[blockIdx.x] = arith::level_from_median(median);
+  const float2 middles = block_middles(values, b.length, winners);
+  if (threadIdx.x == 0) levels[blockIdx.x] = arith::level_from_median(arith::middle_mean(middles.x, middles.y));
 }
 
 __global__ void apply_ramps(float2* __restrict__ spectrum, const DeviceRamp* __restrict__ ramps,
@@ -96,7 +95,7 @@ __global__ void segment_norms(const float* __restrict__ powers, std::size_t step
   __shared__ int winners[2];
   const float* segment = powers + blockIdx.x * step;
   for (std::uint32_t i = threadIdx.x; i < length; i += blockDim.x) values[i] = segment[i];
-  // Over all of the segment's bins, the zeros outside the spectrum included (segment_median).
+  // Over all of the segment's bins, the zeros outside the spectrum included (block_normalisation).
   const float2 middles = block_middles(values, length, winners);
   if (threadIdx.x == 0) norm[blockIdx.x] = arith::segment_norm_from_median(arith::middle_mean(middles.x, middles.y));
 }
