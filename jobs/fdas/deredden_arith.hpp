@@ -78,11 +78,6 @@ AS_HOST_DEVICE inline RankSpan rank_span(const float* values, std::size_t n, std
   return span;
 }
 
-/// Whether values[i] is the k-th smallest of values[0, n).
-AS_HOST_DEVICE inline bool is_kth_smallest(const float* values, std::size_t n, std::size_t i, std::size_t k) {
-  return rank_span(values, n, i).holds(k);
-}
-
 /// PRESTO's median from the two middle values (lower = upper for odd n): half their float sum.
 /// PRESTO (3ae6229) takes its median() for the dereddening's blocks (misc_utils.c, dered_engine)
 /// and for each correlation segment's normalisation over all of the segment's fftlen / numbetween

@@ -300,7 +300,6 @@ TEST(Spectrum, CountingSelectionOfBothMiddlesIsTheMedianWithTies) {
         const arith::RankSpan span = arith::rank_span(v.data(), n, i);
         if (span.holds(arith::median_rank(n))) lower = i;
         if (span.holds(arith::upper_median_rank(n))) upper = i;
-        EXPECT_EQ(arith::is_kth_smallest(v.data(), n, i, arith::median_rank(n)), span.holds(arith::median_rank(n)));
       }
       ASSERT_LT(lower, n);
       ASSERT_LT(upper, n);
