@@ -76,7 +76,9 @@ PowerPlane correlate(std::span<const std::complex<float>> spectrum, const Kernel
                      const CorrelationOptions& options = {});
 
 /// The factor that block normalisation applies to a segment's bins: 1/√(median(|F|²)/ln 2) with
-/// PRESTO's median (block_median); 1 when the median is zero (a segment of zeros stays zero).
+/// PRESTO's median (block_median) over all of them, the zeros a segment reads before bin 0 or past the spectrum's
+/// end included, as PRESTO's accelsearch counts them; 1 when the median is zero (a segment of
+/// zeros stays zero).
 float block_normalisation(std::span<const std::complex<float>> bins);
 
 }  // namespace astrosweep::fdas

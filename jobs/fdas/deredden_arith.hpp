@@ -53,21 +53,40 @@ AS_HOST_DEVICE inline float div(float a, float b) {
 /// |F|² as std::norm computes it: re·re + im·im, each product rounded.
 AS_HOST_DEVICE inline float bin_power(float re, float im) { return add(mul(re, re), mul(im, im)); }
 
-/// The rank of PRESTO's median among n values: the lower middle one for even n.
+/// The rank of the lower middle value of n values ((n − 1) / 2).
 AS_HOST_DEVICE inline std::size_t median_rank(std::size_t n) { return n == 0 ? 0 : (n - 1) / 2; }
 
-/// Whether values[i] is the k-th smallest of values[0, n) (what std::nth_element puts at k): fewer
-/// than k + 1 values below it, and at least k + 1 at or below it. The device's selection: every
-/// value of a block tested against all the others, with no data-dependent control flow.
-AS_HOST_DEVICE inline bool is_kth_smallest(const float* values, std::size_t n, std::size_t i, std::size_t k) {
-  const float x = values[i];
+/// The rank of the upper middle value of n (n / 2): median_rank's own for odd n.
+AS_HOST_DEVICE inline std::size_t upper_median_rank(std::size_t n) { return n / 2; }
+
+/// The ranks values[i] holds among values[0, n): it is the k-th smallest (what std::nth_element
+/// puts at k) for every k in [less, less + equal).
+struct RankSpan {
   std::size_t less = 0, equal = 0;
+  [[nodiscard]] AS_HOST_DEVICE bool holds(std::size_t k) const { return less <= k && k < less + equal; }
+};
+
+/// values[i] counted against all of values[0, n): the device's selection, every value of a block
+/// tested against all the others with no data-dependent control flow, both middle ranks in one pass.
+AS_HOST_DEVICE inline RankSpan rank_span(const float* values, std::size_t n, std::size_t i) {
+  const float x = values[i];
+  RankSpan span;
   for (std::size_t m = 0; m < n; ++m) {
-    less += values[m] < x ? 1 : 0;
-    equal += values[m] == x ? 1 : 0;
+    span.less += values[m] < x ? 1 : 0;
+    span.equal += values[m] == x ? 1 : 0;
   }
-  return less <= k && k < less + equal;
+  return span;
 }
+
+/// PRESTO's median from the two middle values (lower = upper for odd n): half their float sum.
+/// PRESTO (3ae6229) takes its median() for the dereddening's blocks (misc_utils.c, dered_engine)
+/// and for each correlation segment's normalisation over all of the segment's fftlen / numbetween
+/// amplitudes, the zeros read before bin 0 or past the last bin included (accel_utils.c,
+/// subharm_fderivs_vol); median() is GSL's gsl_stats_float_median since PRESTO 394bc81 (2026-07-04), which
+/// for even n returns 0.5 · (a + b) with the sum a + b taken in float (two powers near FLT_MAX
+/// give inf there too), as a double that median() rounds back to float: halving is exact, so the
+/// value is the float sum halved.
+AS_HOST_DEVICE inline float middle_mean(float lower, float upper) { return mul(add(lower, upper), 0.5F); }
 
 /// The dereddening level of a block of median `median`: median / ln 2 in double, rounded to float.
 AS_HOST_DEVICE inline float level_from_median(float median) {

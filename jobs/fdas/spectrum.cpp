@@ -81,9 +81,13 @@ namespace {
 float block_median(std::span<const float> powers, std::vector<float>& scratch) {
   if (powers.empty()) return 0;
   scratch.assign(powers.begin(), powers.end());
-  const std::size_t k = (scratch.size() - 1) / 2;
-  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k), scratch.end());
-  return scratch[k];
+  const std::size_t n = scratch.size();
+  const auto lower = scratch.begin() + static_cast<std::ptrdiff_t>(arith::median_rank(n));
+  std::nth_element(scratch.begin(), lower, scratch.end());
+  // nth_element leaves the values above the lower middle after it: the upper middle is their least.
+  const float upper =
+      arith::upper_median_rank(n) == arith::median_rank(n) ? *lower : *std::min_element(lower + 1, scratch.end());
+  return arith::middle_mean(*lower, upper);
 }
 
 }  // namespace

@@ -23,7 +23,10 @@ double padding_mean(std::span<const float> x, std::size_t n_fft) noexcept;
 /// computed in double and rounded to float; F_0 = 1.
 std::vector<std::complex<float>> raw_spectrum(std::span<const float> x, std::size_t n_fft);
 
-/// PRESTO's median of a block of powers: the lower middle value ((n − 1)/2-th smallest) for even n.
+/// PRESTO's median of a block of powers (the dereddening's blocks, the correlator's segments):
+/// its median() is GSL's gsl_stats_float_median since PRESTO 394bc81 (2026-07-04), the middle
+/// value for odd n and half the float sum of the two middle values for even n
+/// (arith::middle_mean); 0 for no powers.
 float block_median(std::span<const float> powers);
 
 /// One block of the dereddening: its first bin, its length and its level (median / ln 2).

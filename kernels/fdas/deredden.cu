@@ -1,7 +1,7 @@
 // The dereddening (twin of deredden in jobs/fdas/spectrum.cpp) and the correlator's segment
 // normalisation (twin of block_normalisation, jobs/fdas/correlation.cpp) on the device. The
 // medians are exact: each block's powers in shared memory, every value counted against all the
-// others (arith::is_kth_smallest), the lowest index holding the k-th smallest value kept; blocks
+// others (arith::rank_span), the lowest index holding each middle rank kept; blocks
 // are at most 200 bins for the dereddening and a segment's input bins for the correlator, so the
 // quadratic count costs less than the memory traffic around it. The float steps are
 // deredden_arith.hpp's, with explicitly rounded intrinsics: the CPU's results bit for bit.
@@ -17,22 +17,29 @@ namespace {
 constexpr int block = 256;
 constexpr int median_threads = 128;
 /// Powers a segment may hold in shared memory: 48 KiB (what a block may take without opting
-/// into more) less room for the kernel's static `winner`.
+/// into more) less room for the kernel's static `winners`.
 constexpr std::size_t max_shared_powers = (48 * 1024 - 64) / sizeof(float);
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + block - 1) / block); }
 
-/// PRESTO's median of the `length` values this thread block holds in `values` (shared), on all
-/// threads; NaN when the values are not ordered (a NaN among them).
-__device__ float block_median(const float* values, std::uint32_t length, int* winner) {
-  const std::size_t k = arith::median_rank(length);
-  if (threadIdx.x == 0) *winner = static_cast<int>(length);
+/// The two middle values (ranks arith::median_rank and arith::upper_median_rank, the same for odd
+/// `length`) of the `length` values this thread block holds in `values` (shared), on all threads:
+/// one count per value for both ranks, the lowest index holding each rank kept. NaN for a rank no
+/// value holds (the values are not ordered: a NaN among them). `winners` is two shared ints.
+__device__ float2 block_middles(const float* values, std::uint32_t length, int* winners) {
+  const std::size_t lower = arith::median_rank(length), upper = arith::upper_median_rank(length);
+  if (threadIdx.x == 0) winners[0] = winners[1] = static_cast<int>(length);
   __syncthreads();
-  for (std::uint32_t i = threadIdx.x; i < length; i += blockDim.x)
-    if (arith::is_kth_smallest(values, length, i, k)) atomicMin(winner, static_cast<int>(i));
+  for (std::uint32_t i = threadIdx.x; i < length; i += blockDim.x) {
+    const arith::RankSpan span = arith::rank_span(values, length, i);
+    if (span.holds(lower)) atomicMin(&winners[0], static_cast<int>(i));
+    if (span.holds(upper)) atomicMin(&winners[1], static_cast<int>(i));
+  }
   __syncthreads();
-  const int w = *winner;
-  return w < static_cast<int>(length) ? values[w] : __int_as_float(0x7fc00000);
+  const float nan = __int_as_float(0x7fc00000);
+  const int lo = winners[0], hi = winners[1];
+  return make_float2(lo < static_cast<int>(length) ? values[lo] : nan,
+                     hi < static_cast<int>(length) ? values[hi] : nan);
 }
 
 __global__ void bin_powers(const float2* __restrict__ spectrum, float* __restrict__ powers, std::size_t n) {
@@ -43,11 +50,11 @@ __global__ void bin_powers(const float2* __restrict__ spectrum, float* __restric
 __global__ void block_levels(const float* __restrict__ powers, const DeviceBlock* __restrict__ blocks,
                              float* __restrict__ levels) {
   extern __shared__ float values[];
-  __shared__ int winner;
+  __shared__ int winners[2];
   const DeviceBlock b = blocks[blockIdx.x];
   for (std::uint32_t i = threadIdx.x; i < b.length; i += blockDim.x) values[i] = powers[b.first + i];
-  const float median = block_median(values, b.length, &winner);
-  if (threadIdx.x == 0) levels[blockIdx.x] = arith::level_from_median(median);
+  const float2 middles = block_middles(values, b.length, winners);
+  if (threadIdx.x == 0) levels[blockIdx.x] = arith::level_from_median(arith::middle_mean(middles.x, middles.y));
 }
 
 __global__ void apply_ramps(float2* __restrict__ spectrum, const DeviceRamp* __restrict__ ramps,
@@ -85,11 +92,12 @@ __global__ void gather_bins(const float2* __restrict__ spectrum, std::size_t siz
 __global__ void segment_norms(const float* __restrict__ powers, std::size_t step, std::uint32_t length,
                               float* __restrict__ norm) {
   extern __shared__ float values[];
-  __shared__ int winner;
+  __shared__ int winners[2];
   const float* segment = powers + blockIdx.x * step;
   for (std::uint32_t i = threadIdx.x; i < length; i += blockDim.x) values[i] = segment[i];
-  const float median = block_median(values, length, &winner);
-  if (threadIdx.x == 0) norm[blockIdx.x] = arith::segment_norm_from_median(median);
+  // Over all of the segment's bins, the zeros outside the spectrum included (block_normalisation).
+  const float2 middles = block_middles(values, length, winners);
+  if (threadIdx.x == 0) norm[blockIdx.x] = arith::segment_norm_from_median(arith::middle_mean(middles.x, middles.y));
 }
 
 __global__ void fill(float* __restrict__ out, std::size_t n, float value) {

@@ -23,7 +23,7 @@ struct DeviceRamp {
 /// powers[k] = |spectrum[k]|² for k < n.
 void launch_bin_powers(const float2* spectrum, float* powers, std::size_t n, cudaStream_t stream);
 
-/// levels[j] = median of powers[blocks[j]] / ln 2 (PRESTO's lower middle median), j < n_blocks.
+/// levels[j] = median of powers[blocks[j]] / ln 2 (PRESTO's median, block_median), j < n_blocks.
 void launch_block_levels(const float* powers, const DeviceBlock* blocks, std::size_t n_blocks, float* levels,
                          cudaStream_t stream);
 

@@ -2,7 +2,11 @@
 // segment boundary, both interpolation factors, float and double transforms, any thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
+#include <limits>
+#include <numbers>
 #include <random>
 #include <vector>
 
@@ -102,6 +106,56 @@ TEST(Correlation, BlockNormalisationMakesExponentialNoiseMeanOne) {
   EXPECT_NEAR(static_cast<double>(factor) * static_cast<double>(factor) * 7.0, 1.0, 0.03);
   EXPECT_EQ(block_normalisation(std::vector<std::complex<float>>(8)), 1.0F);  // zeros stay zeros
   EXPECT_EQ(block_normalisation({}), 1.0F);
+}
+
+// The median as PRESTO's accelsearch takes it (its median() is GSL's gsl_stats_float_median since
+// PRESTO 394bc81): the middle value, or for an even count half the float sum of the two middle
+// ones. Sorting, not selection: the reference for block_median.
+float gsl_median(std::vector<float> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return (v[(n - 1) / 2] + v[n / 2]) * 0.5F;
+}
+
+TEST(Correlation, BlockNormalisationTakesPrestosMedian) {
+  // Powers 1, 4, 9, 16: median 6.5 (PRESTO's, GSL's: the lower middle value would be 4).
+  const std::vector<std::complex<float>> bins{{1, 0}, {0, 2}, {3, 0}, {0, -4}};
+  EXPECT_EQ(block_normalisation(bins), static_cast<float>(1 / std::sqrt(6.5 / std::numbers::ln2)));
+}
+
+TEST(Correlation, SegmentsReachingPastEitherEndCountTheZerosThereInTheirMedian) {
+  // One template with the single tap g[0] = 1: the plane at integer r is |norm · F_r|², so each
+  // segment's normalisation can be read back. L = 64, b = 2, m = 5: segments of 32 input bins that
+  // keep 22 bins each. With r from 2 in a spectrum of 40 bins, the first segment reads bins −3 … 28
+  // (3 zeros before bin 0) and the second bins 19 … 50 (11 zeros past the end). PRESTO's
+  // accelsearch (get_fourier_amplitudes, subharm_fderivs_vol) takes its median over all 32,
+  // zeros included; powers k + 1 make every middle pair differ by 1 (4 %), so the median's rule shows.
+  const CorrelationLayout layout{64, 5, 2};
+  const std::size_t K = 40, r_lo = 2, r_hi = K;
+  std::vector<std::complex<float>> spectrum(K);
+  for (std::size_t k = 0; k < K; ++k) spectrum[k] = {std::sqrt(static_cast<float>(k + 1)), 0.0F};
+  std::vector<std::vector<std::complex<double>>> taps(1, std::vector<std::complex<double>>(layout.fft_length));
+  taps[0][0] = 1.0;
+  const std::size_t in_bins = 32, step = layout.step_bins();
+  ASSERT_EQ(step, 22U);
+  for (const bool in_double : {false, true}) {
+    const PowerPlane plane = in_double ? correlate(spectrum, transform_kernels<double>(taps, 64), layout, r_lo, r_hi)
+                                       : correlate(spectrum, transform_kernels<float>(taps, 64), layout, r_lo, r_hi);
+    ASSERT_EQ(plane.n_r, 2 * (r_hi - r_lo));
+    for (std::size_t s = 0; s < 2; ++s) {
+      const auto k0 = static_cast<std::ptrdiff_t>(r_lo + s * step) - 5;
+      std::vector<float> powers;
+      for (std::ptrdiff_t k = k0; k < k0 + static_cast<std::ptrdiff_t>(in_bins); ++k)
+        powers.push_back(k >= 0 && k < static_cast<std::ptrdiff_t>(K) ? std::norm(spectrum[static_cast<std::size_t>(k)])
+                                                                      : 0.0F);
+      const double norm = 1 / std::sqrt(static_cast<double>(gsl_median(powers)) / std::numbers::ln2);
+      for (std::size_t r = r_lo + s * step; r < std::min(r_lo + (s + 1) * step, r_hi); ++r) {
+        const double got = plane.at(0, 2 * (r - r_lo)) / std::norm(spectrum[r]);
+        EXPECT_NEAR(got, norm * norm, 1e-5 * norm * norm) << "segment " << s << ", r " << r << ", double " << in_double;
+      }
+    }
+  }
 }
 
 TEST(Correlation, SegmentsTooShortForTheTemplatesAreRefused) {

@@ -7,14 +7,18 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <bit>
 #include <complex>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "correlation.hpp"
 #include "correlation_cuda.hpp"
+#include "cuda_memory.hpp"
+#include "deredden_launch.hpp"
 #include "device.hpp"
 
 namespace astrosweep::fdas {
@@ -137,6 +141,52 @@ TEST_P(CudaCorrelationFromDevice, IsTheHostPathBitForBit) {
         for (std::size_t i = 0; i < power.size(); ++i)
           differing += std::bit_cast<std::uint32_t>(power[i]) != std::bit_cast<std::uint32_t>(want.power[i]) ? 1 : 0;
         EXPECT_EQ(differing, 0U) << "L " << c.L << ", bins " << lo << " … " << hi << ", normalise " << normalise;
+      }
+    }
+  }
+}
+
+// The device's segment norms (deredden.cu's segment_norms: PRESTO's median of each segment's
+// powers, the mean of the two middle values for an even count) against block_normalisation on the
+// host, bit for bit: odd and even lengths, one value, a thread block's worth and more, ties and
+// zeros, and segments that straddle bin 0 or the spectrum's end (their padding zeros counted).
+TEST(CudaSegmentNorms, AreTheHostsBitForBit) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(13);
+  std::uniform_int_distribution<int> part(-3, 3);
+  std::normal_distribution<float> g(0.0F, 0.7F);
+  cuda::Stream stream;
+  for (const std::size_t length : {1U, 2U, 3U, 32U, 33U, 256U, 257U, 1024U, 1025U}) {
+    for (const bool quantised : {false, true}) {
+      const std::size_t K = 3 * length + 7, step = std::max<std::size_t>(length / 3, 1);
+      std::vector<std::complex<float>> spectrum(K);
+      for (auto& v : spectrum)
+        v = quantised ? std::complex<float>(0.5F * static_cast<float>(part(rng)), static_cast<float>(part(rng)))
+                      : std::complex<float>(g(rng), g(rng));
+      // The bins the segments read, as the correlator gathers them: from `pad` bins before bin 0
+      // to past the last bin, zeros outside.
+      const std::size_t pad = length / 2 + 1, segments = (K + 2 * pad - length) / step + 1;
+      const std::size_t n_bins = (segments - 1) * step + length;
+      std::vector<std::complex<float>> bins(n_bins);
+      for (std::size_t k = 0; k < n_bins; ++k)
+        bins[k] = k >= pad && k - pad < K ? spectrum[k - pad] : std::complex<float>{};
+      cuda::DeviceMemory d_bins, d_powers, d_norm;
+      d_bins.reserve(n_bins * sizeof(float2));
+      d_powers.reserve(n_bins * sizeof(float));
+      d_norm.reserve(segments * sizeof(float));
+      AS_CUDA_TRY(cudaMemcpyAsync(d_bins.as<float2>(), bins.data(), n_bins * sizeof(float2), cudaMemcpyHostToDevice,
+                                  stream.get()));
+      kernels::launch_bin_powers(d_bins.as<float2>(), d_powers.as<float>(), n_bins, stream.get());
+      kernels::launch_segment_norms(d_powers.as<float>(), segments, step, length, true, d_norm.as<float>(),
+                                    stream.get());
+      std::vector<float> norm(segments);
+      AS_CUDA_TRY(cudaMemcpyAsync(norm.data(), d_norm.as<float>(), segments * sizeof(float), cudaMemcpyDeviceToHost,
+                                  stream.get()));
+      stream.synchronize();
+      for (std::size_t s = 0; s < segments; ++s) {
+        const float want = block_normalisation(std::span<const std::complex<float>>(bins).subspan(s * step, length));
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(norm[s]), std::bit_cast<std::uint32_t>(want))
+            << "length " << length << ", segment " << s << " of " << segments << ", quantised " << quantised;
       }
     }
   }

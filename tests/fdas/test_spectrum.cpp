@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -65,9 +66,10 @@ TEST(Spectrum, BlocksFollowTheRulesExactly) {
   EXPECT_TRUE(deredden_blocks(std::vector<float>(6, 1.0F)).empty());
 }
 
-TEST(Spectrum, MedianIsPrestosLowerMiddle) {
+TEST(Spectrum, MedianIsPrestosGslMedian) {
+  // PRESTO's median() is GSL's since its 394bc81: for an even count, half the two middle values' float sum.
   EXPECT_EQ(block_median(std::vector<float>{3, 1, 2}), 2.0F);
-  EXPECT_EQ(block_median(std::vector<float>{4, 1, 3, 2}), 2.0F);
+  EXPECT_EQ(block_median(std::vector<float>{4, 1, 3, 2}), 2.5F);
   EXPECT_EQ(block_median(std::vector<float>{5}), 5.0F);
   EXPECT_EQ(block_median({}), 0.0F);
 }
@@ -258,25 +260,51 @@ TEST(Spectrum, DereddenLayoutRampsCoverEveryBinButDcOnce) {
   }
 }
 
-TEST(Spectrum, CountingSelectionIsNthElementWithTies) {
-  // The device's median (arith::is_kth_smallest, one test per value) against std::nth_element, on
-  // blocks of the dereddening's lengths and the correlator's, with repeated values and zeros.
+// PRESTO's median by sorting (its median() is GSL's gsl_stats_float_median since PRESTO 394bc81):
+// the middle value, or for an even count half the float sum of the two middle ones.
+float sorted_median(std::vector<float> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return (v[(n - 1) / 2] + v[n / 2]) * 0.5F;
+}
+
+TEST(Spectrum, MedianIsTheSortedOnesWithTies) {
+  // The two middle values are added in float, as GSL adds them: near FLT_MAX the sum overflows.
+  EXPECT_EQ(block_median(std::vector<float>{3e38F, 3e38F}), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(block_median(std::vector<float>{0, 1, 0, 1}), 0.5F);
+  std::mt19937_64 rng(9);
+  std::exponential_distribution<float> e;
+  for (const std::size_t n : {2U, 3U, 6U, 7U, 32U, 33U, 200U, 1024U, 1025U}) {
+    for (int trial = 0; trial < 10; ++trial) {
+      std::vector<float> v(n);
+      for (auto& x : v) x = trial % 2 == 0 ? std::floor(3 * e(rng)) : e(rng);  // ties every other trial
+      EXPECT_EQ(block_median(v), sorted_median(v)) << n;
+    }
+  }
+}
+
+TEST(Spectrum, CountingSelectionOfBothMiddlesIsTheMedianWithTies) {
+  // The device's median (deredden.cu's block_middles: every value counted against all the others
+  // once, arith::rank_span, the lowest index holding each middle rank kept, then
+  // arith::middle_mean) on the host, against block_median (std::nth_element), on blocks of the
+  // dereddening's lengths and the correlator's, with repeated values and zeros.
   std::mt19937_64 rng(5);
   std::exponential_distribution<float> e;
   for (const std::size_t n : {1U, 2U, 3U, 6U, 7U, 32U, 33U, 91U, 200U, 1024U}) {
     for (int trial = 0; trial < 20; ++trial) {
       std::vector<float> v(n);
       for (auto& x : v) x = trial % 3 == 0 ? std::floor(4 * e(rng)) : e(rng);  // ties every third trial
-      const std::size_t k = arith::median_rank(n);
-      std::size_t winners = 0;
-      float selected = -1;
-      for (std::size_t i = 0; i < n; ++i)
-        if (arith::is_kth_smallest(v.data(), n, i, k)) {
-          ++winners;
-          selected = v[i];
-        }
-      EXPECT_GE(winners, 1U) << n;
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(selected), std::bit_cast<std::uint32_t>(block_median(v))) << n;
+      std::size_t lower = n, upper = n;
+      for (std::size_t i = n; i-- > 0;) {
+        const arith::RankSpan span = arith::rank_span(v.data(), n, i);
+        if (span.holds(arith::median_rank(n))) lower = i;
+        if (span.holds(arith::upper_median_rank(n))) upper = i;
+      }
+      ASSERT_LT(lower, n);
+      ASSERT_LT(upper, n);
+      const float median = arith::middle_mean(v[lower], v[upper]);
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(median), std::bit_cast<std::uint32_t>(block_median(v))) << n;
     }
   }
 }
