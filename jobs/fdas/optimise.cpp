@@ -33,7 +33,7 @@ Window window_of(std::size_t bins, double r, double z, Accuracy accuracy) {
 // added in bin order as interpolate_amplitude adds them: the same bits on any thread count.
 class SummedPower {
  public:
-  static constexpr std::ptrdiff_t min_terms_per_thread = 128;
+  static constexpr std::ptrdiff_t min_terms_per_thread = 512;
 
   SummedPower(std::span<const std::complex<float>> spectrum, int numharm, Accuracy accuracy, int threads)
       : spectrum_(spectrum), numharm_(numharm), accuracy_(accuracy), threads_(threads) {}
@@ -53,8 +53,10 @@ class SummedPower {
     }
     terms_.resize(offsets_.back());
     const auto n_terms = static_cast<std::ptrdiff_t>(terms_.size());
-    // A step worth spreading: at least min_terms_per_thread responses (≈ 0.5 µs each) per thread,
-    // against a few µs to start and join a team. Chunks handed out as threads come: a thread
+    // A step worth spreading: at least min_terms_per_thread responses (≈ 0.1 µs each since the
+    // Fresnel integrals come from a table) per thread, some 50 µs, against a few µs to start and
+    // join a team when every thread is at hand and far more when one is descheduled (a GPU rank's
+    // other lanes keep the cores busy). Chunks handed out as threads come: a thread
     // that starts late (a busy machine) finds the work done instead of holding its share back.
     const int team = static_cast<int>(std::clamp<std::ptrdiff_t>(n_terms / min_terms_per_thread, 1, threads_));
 #pragma omp parallel for schedule(dynamic, 32) num_threads(team) if (team > 1)
