@@ -229,17 +229,17 @@ void search_on_histories(const SkyMap& map, const PixelTables<Real>& tables, con
     picks.assign(n, {});
     zeta.assign(n * n_det, {});
     chi.assign(n * n_det, 0.0);
-    engine.search_histories(histories,
-                            SkyHistoryBatch{n, settings.sky_stride, read_margin(map, settings), tmpl, chisq_row, base,
-                                            ref, first},
-                            SkyHistoryOut{picks, zeta, chi});
+    engine.search_histories(
+        histories,
+        SkyHistoryBatch{n, settings.sky_stride, read_margin(map, settings), tmpl, chisq_row, base, ref, first},
+        SkyHistoryOut{picks, zeta, chi});
 #pragma omp parallel for schedule(static) num_threads(thread_count(threads))
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
       const std::int64_t task = begin + i;
       const auto t = static_cast<std::size_t>(i);
       finish_from_engine<Real>(map, candidates[static_cast<std::size_t>(task / trials)],
-                               static_cast<int>(task % trials), settings, picks[t], &zeta[t * n_det],
-                               &chi[t * n_det], results[static_cast<std::size_t>(task)]);
+                               static_cast<int>(task % trials), settings, picks[t], &zeta[t * n_det], &chi[t * n_det],
+                               results[static_cast<std::size_t>(task)]);
     }
   }
 }

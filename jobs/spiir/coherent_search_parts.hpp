@@ -89,8 +89,8 @@ struct PixelTables {
 
 // The CPU's pixel loop for one task: every searched pixel's ρ_coh², then `reported_pixel`.
 template <typename Real>
-SkyPick pick_pixel(const SkyMap& map, const PixelTables<Real>& tables, const Bases& base, const Candidate& c,
-                   int trial, const CoherentSettings& settings, std::vector<Real>& coh) {
+SkyPick pick_pixel(const SkyMap& map, const PixelTables<Real>& tables, const Bases& base, const Candidate& c, int trial,
+                   const CoherentSettings& settings, std::vector<Real>& coh) {
   const std::size_t n_pix = map.n_pix();
   const auto stride = static_cast<std::size_t>(settings.sky_stride);
   const std::size_t first = static_cast<std::size_t>(trial) % stride;

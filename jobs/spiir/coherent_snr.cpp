@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <set>
 
+#include "coherent_search_parts.hpp"
 #include "core/error.hpp"
 #include "detector_geometry.hpp"
-#include "coherent_search_parts.hpp"
 #include "subsample_interpolation.hpp"
 
 namespace astrosweep::spiir {
@@ -85,7 +85,6 @@ std::array<const std::complex<double>*, 3> trial_bases(const SkyMap& map, const 
     base[d] = snr.series(d, c.tmpl) + c.sample - (d == c.ref_ifo ? 0 : trial * slide_samples);
   return base;
 }
-
 
 // A task's window in one detector's series: where it starts in snr.z[d], and its place
 // t · n_det + d in the batch's window offsets.

@@ -241,7 +241,8 @@ class SkySearchEngine {
   /// them sends only tasks and gets back picks, ζ and χ² (search_histories); otherwise the caller
   /// reads their windows (SnrHistory::read) and uses search(). This default reads none.
   [[nodiscard]] virtual bool reads_histories(std::span<const SnrHistory* const> histories) const;
-  /// The χ² tables of a search over histories, after load(SkySearchTables) and before its batches (reads_histories only).
+  /// The χ² tables of a search over histories, after load(SkySearchTables) and before its batches (reads_histories
+  /// only).
   virtual void load_chisq(const SkyChisqTables& tables);
   /// A batch over histories that reads_histories accepted, in the precision of the pixel tables
   /// loaded (the histories' own); `out` sized to the batch.

@@ -269,8 +269,7 @@ class SkySearchCuda final : public SkySearchEngine {
   // staging its windows from the rings, the χ² kernel at the picked pixels, and picks, ζ and χ²
   // down in one copy.
   template <class Real>
-  void run_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& b,
-                     const SkyHistoryOut& out) {
+  void run_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& b, const SkyHistoryOut& out) {
     const std::size_t n = b.n_tasks, n_det = static_cast<std::size_t>(n_det_);
     AS_EXPECTS(out.picks.size() == n && out.zeta.size() == n * n_det && out.chisq.size() == n * n_det &&
                    b.tmpl.size() == n && b.chisq_row.size() == n && b.ref.size() == n && b.first.size() == n &&

@@ -2,8 +2,8 @@
 // into the ring (a thread per sample of a template: consecutive threads write consecutive slots,
 // coalesced but at the ring's wrap) and reads gathered out of it for the host.
 #include "cuda_memory.hpp"
-#include "snr_ring.hpp"
 #include "snr_history_launch.hpp"
+#include "snr_ring.hpp"
 
 namespace astrosweep::spiir::kernels {
 namespace {
@@ -56,9 +56,8 @@ template <class Real>
 void launch_ring_gather(const Real* ring, std::size_t length, const std::int64_t* row, const std::int64_t* first,
                         std::size_t n_reads, std::size_t n, Real* out, cudaStream_t stream) {
   if (n == 0 || n_reads == 0) return;
-  ring_gather<Real><<<blocks_for(n_reads * n), block, 0, stream>>>(reinterpret_cast<const Pair<Real>*>(ring), length,
-                                                                   row, first, n_reads, n,
-                                                                   reinterpret_cast<Pair<Real>*>(out));
+  ring_gather<Real><<<blocks_for(n_reads * n), block, 0, stream>>>(
+      reinterpret_cast<const Pair<Real>*>(ring), length, row, first, n_reads, n, reinterpret_cast<Pair<Real>*>(out));
   AS_CUDA_TRY(cudaGetLastError());
 }
 

@@ -60,8 +60,8 @@ class SnrHistoryOnDevice final : public SnrHistoryCuda {
       staged[2 * i] = static_cast<Real>(z[i].real());
       staged[2 * i + 1] = static_cast<Real>(z[i].imag());
     }
-    AS_CUDA_TRY(cudaMemcpyAsync(chunk_.as<Real>(), staged, values * sizeof(Real), cudaMemcpyHostToDevice,
-                                stream_.get()));
+    AS_CUDA_TRY(
+        cudaMemcpyAsync(chunk_.as<Real>(), staged, values * sizeof(Real), cudaMemcpyHostToDevice, stream_.get()));
     kernels::launch_ring_write<Real>(chunk_.as<Real>(), n_templates(), n, ring_.as<Real>(), length(), written(),
                                      stream_.get());
     stream_.synchronize();
@@ -82,10 +82,9 @@ class SnrHistoryOnDevice final : public SnrHistoryCuda {
     }
     AS_CUDA_TRY(cudaMemcpyAsync(index_.as<void>(), index, index_bytes, cudaMemcpyHostToDevice, stream_.get()));
     kernels::launch_ring_gather<Real>(ring_.as<Real>(), length(), index_.as<std::int64_t>(),
-                                      index_.as<std::int64_t>() + n_reads, n_reads, n, out_.as<Real>(),
-                                      stream_.get());
-    AS_CUDA_TRY(cudaMemcpyAsync(staged_out_.as<void>(), out_.as<void>(), out_bytes, cudaMemcpyDeviceToHost,
-                                stream_.get()));
+                                      index_.as<std::int64_t>() + n_reads, n_reads, n, out_.as<Real>(), stream_.get());
+    AS_CUDA_TRY(
+        cudaMemcpyAsync(staged_out_.as<void>(), out_.as<void>(), out_bytes, cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
     const Real* v = staged_out_.as<Real>();
     for (std::size_t i = 0; i < n_reads * n; ++i)

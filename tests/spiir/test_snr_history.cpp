@@ -360,10 +360,9 @@ class TwinEngine final : public SkySearchEngine {
         histories[d]->read(read, span, std::span(window).subspan(d * span, span));
       }
       const auto zeta = [&](std::size_t d, std::int32_t p) {
-        const std::int32_t off = k.reads[(static_cast<std::size_t>(b.ref[t]) * k.n_pix + static_cast<std::size_t>(p)) *
-                                             n_det +
-                                         d];
-        return window[d * span + half + static_cast<std::size_t>(static_cast<std::int64_t>(off))];
+        const std::int32_t off =
+            k.reads[(static_cast<std::size_t>(b.ref[t]) * k.n_pix + static_cast<std::size_t>(p)) * n_det + d];
+        return (&window[d * span + half])[off];
       };
       const auto coherent = [&](std::int32_t p, Real& total) {
         const Real* u = &k.u01[static_cast<std::size_t>(p) * 2 * n_det];
@@ -382,15 +381,15 @@ class TwinEngine final : public SkySearchEngine {
       };
       coh.clear();
       Real total = 0;
-      for (auto p = b.first[t]; p < static_cast<std::int32_t>(k.n_pix); p += b.stride) coh.push_back(coherent(p, total));
+      for (auto p = b.first[t]; p < static_cast<std::int32_t>(k.n_pix); p += b.stride)
+        coh.push_back(coherent(p, total));
       const auto pixel = b.first[t] + static_cast<std::int32_t>(reported_pixel(std::span<const Real>(coh))) * b.stride;
       const Real v = coherent(pixel, total);
       out.picks[t] = {pixel, static_cast<double>(v), static_cast<double>(total)};
       for (std::size_t d = 0; d < n_det; ++d) {
         const std::size_t row = static_cast<std::size_t>(b.chisq_row[t]) * n_det + d;
-        const std::int32_t off = k.reads[(static_cast<std::size_t>(b.ref[t]) * k.n_pix + static_cast<std::size_t>(pixel)) *
-                                             n_det +
-                                         d];
+        const std::int32_t off =
+            k.reads[(static_cast<std::size_t>(b.ref[t]) * k.n_pix + static_cast<std::size_t>(pixel)) * n_det + d];
         const std::complex<double>* centre = &window[d * span + half] + off;
         const auto load = [&](int s) { return history_chisq::Value{centre[s].real(), centre[s].imag()}; };
         out.zeta[t * n_det + d] = *centre;
