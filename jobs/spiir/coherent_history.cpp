@@ -188,6 +188,7 @@ void search_on_histories(const SkyMap& map, const PixelTables<Real>& tables, con
   const TemplateAutocorrelations& ac = chisq.ac;
   std::vector<std::int32_t> row_of(ac.n_templates, -1);
   std::vector<double> r, norms;
+  r.reserve(std::min(candidates.size(), ac.n_templates) * n_det * ac.length * 2);  // no regrowth in the chunk's path
   std::size_t n_rows = 0;
   for (const Candidate& c : candidates) {
     if (row_of[c.tmpl] >= 0) continue;
