@@ -288,7 +288,7 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
 ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, BackendKind kind, std::string& described) {
   const std::vector<std::string> ifos{"H1", "L1", "V1"};
   const std::size_t n_det = ifos.size(), chunk = config.rate;
-  const double rate = static_cast<double>(config.rate);
+  const auto rate = static_cast<double>(config.rate);
   BackendOptions options;
   options.kind = kind;
   options.threads = config.threads;

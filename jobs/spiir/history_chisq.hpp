@@ -47,7 +47,8 @@ AS_HOST_DEVICE inline double chisq(const Load& load, const double* r, int half, 
   double num = 0;
   for (int s = -half; s <= half; ++s) {
     const Value z = load(s);
-    const double rr = r[2 * (s + half)], ri = r[2 * (s + half) + 1];
+    const int at = 2 * (s + half);  // R(s)'s pair
+    const double rr = r[at], ri = r[at + 1];
     const double pr = sub(mul(peak.re, rr), mul(peak.im, ri));
     const double pi = add(mul(peak.re, ri), mul(peak.im, rr));
     const double dr = sub(z.re, pr), di = sub(z.im, pi);

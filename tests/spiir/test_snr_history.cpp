@@ -182,9 +182,9 @@ TEST(RingHistory, RoundsToItsPrecision) {
 TEST(RingHistory, RefusesWhatItCannotHold) {
   EXPECT_THROW(make_snr_history_host(2, 100, Precision::fp32), UsageError);  // not a power of two
   auto h = make_snr_history_host(2, 8, Precision::fp32);
-  std::vector<std::complex<double>> chunk(2 * 9);
+  std::vector<std::complex<double>> chunk(18);    // 2 templates × 9
   EXPECT_THROW(h->append(chunk, 9), UsageError);  // longer than the ring
-  chunk.resize(2 * 5);
+  chunk.resize(10);
   EXPECT_THROW(h->append(chunk, 4), UsageError);  // the chunk's size does not fit
   h->append(chunk, 5);
   std::vector<std::complex<double>> out(3);
@@ -431,7 +431,7 @@ TEST(HistoryBackend, AppendSnrEqualsTheRowsAppended) {
   auto by_rows = make_snr_history_host(3, 256, Precision::fp32);
   const std::vector<double> x = white_noise(500, 9);
   std::vector<SampleMax> best(100);
-  std::vector<std::complex<double>> rows(3 * 100);
+  std::vector<std::complex<double>> rows(std::size_t{3} * 100);
   const std::vector<std::size_t> every{0, 1, 2};
   EXPECT_THROW(backend->append_snr(*by_backend), UsageError);  // no filter_max yet
   for (int c = 0; c < 5; ++c) {
@@ -440,7 +440,7 @@ TEST(HistoryBackend, AppendSnrEqualsTheRowsAppended) {
     backend->snr_rows(every, rows);
     by_rows->append(rows, 100);
   }
-  std::vector<std::complex<double>> a(3 * 256), b(3 * 256);
+  std::vector<std::complex<double>> a(std::size_t{3} * 256), b(std::size_t{3} * 256);
   const std::vector<HistoryRead> all{{0, 244}, {1, 244}, {2, 244}};
   by_backend->read(all, 256, a);
   by_rows->read(all, 256, b);
