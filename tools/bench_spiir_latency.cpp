@@ -4,7 +4,8 @@
 //
 //   astrosweep_bench_spiir_latency [--backend cpu|cuda|all] [--templates N] [--filters F]
 //       [--rate HZ] [--chunks C] [--warmup W] [--threads T] [--precision fp32|fp64]
-//       [--threshold X] [--sky-order K] [--n-slides S] [--history device|windows]
+//       [--threshold X] [--sky-order K] [--n-slides S] [--levels L] [--level-sum device|host]
+//       [--history device|windows]
 //
 // A chunk costs what it costs in `astrosweep spiir`, with the job's functions:
 // - filter: each detector's chunk through its own backend's filter_max (make_spiir_backend, states
@@ -16,6 +17,13 @@
 //   backend is CUDA) over every detector's peaks of the chunk, at the job's defaults (HEALPix order
 //   5, 100 time slides of 0.1 s, χ² over 201 lags), each candidate's SNR window gathered into a
 //   NetworkSnr.
+// With --levels L > 1 the bank is multi-rate (spec §4): filter l of F runs at level ⌊l · L / F⌋
+// (rate / 2^level; the later filters, the chirp's earlier and lower-frequency part, at the lower
+// rates), its pole's frequency divided by 2^level so that it lies in that level's band, mapped by
+// at_rate; the filter stage is then the multi-rate stream's filter_max, its levels summed on the
+// device (make_multirate_backend; --level-sum device, the default) or, on CUDA, on the host over
+// the levels' CUDA backends (MultirateStream; --level-sum host: every level's SNRs come down,
+// the form before the sum moved to the device), so the two can be timed side by side.
 // With --history device (the default) each detector keeps every template's SNR history in a ring
 // (snr_history.hpp; make_snr_history: on the device with the CUDA backend) long enough for the
 // slides: "windows" is then the time to append the chunk to the rings (SpiirBackend::append_snr:
@@ -57,6 +65,8 @@
 #include "coherent_snr.hpp"
 #include "coherent_triggers.hpp"
 #include "device.hpp"
+#include "multirate.hpp"
+#include "multirate_filter.hpp"
 #include "snr_history.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_units.hpp"
@@ -75,6 +85,8 @@ struct Config {
   int chunks = 30, warmup = 3, threads = 0, sky_order = 5, n_slides = 100;
   Precision precision = Precision::fp32;
   double threshold = 4.0;
+  int levels = 1;                    ///< rates of the bank (--levels)
+  std::string level_sum = "device";  ///< where a multi-rate bank's levels are summed on CUDA
 };
 
 /// E|y|² of one template's summed filters for unit white input: Σ_l Σ_m b_l b̄_m Σ_k a_l^k ā_m^(k+Δ)
@@ -91,22 +103,59 @@ double white_noise_power(const std::vector<IirFilter>& filters) {
   return sum.real();
 }
 
+/// The level filter l of `filters` runs at in a bank of `levels` rates.
+int level_of(std::size_t l, std::size_t filters, int levels) {
+  return static_cast<int>(l * static_cast<std::size_t>(levels) / filters);
+}
+
 /// The seed's synthetic bank (bench_spiir.cpp's draws), each template scaled to E|z|² = 2 in unit
-/// white noise (spec §7).
-RateBank normalised_seed_bank(std::size_t templates, std::size_t filters, std::int64_t rate, int threads) {
+/// white noise (spec §7), at the top rate; with levels > 1, each pole's frequency divided by 2^level
+/// of the level its filter will run at (multirate_seed_bank).
+std::vector<std::vector<IirFilter>> normalised_seed_filters(std::size_t templates, std::size_t filters, int levels,
+                                                            int threads) {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<std::vector<IirFilter>> per_template(templates);
   for (auto& t : per_template)
-    for (std::size_t l = 0; l < filters; ++l)
-      t.push_back({std::polar(0.9 + 0.099 * u(rng), -3.0 * u(rng)), std::polar(0.1 + u(rng), 6.28 * u(rng)),
-                   static_cast<std::int64_t>(l) * 20});
+    for (std::size_t l = 0; l < filters; ++l) {
+      const double radius = 0.9 + 0.099 * u(rng), phase = -3.0 * u(rng);
+      t.push_back({std::polar(radius, std::ldexp(phase, -level_of(l, filters, levels))),
+                   std::polar(0.1 + u(rng), 6.28 * u(rng)), static_cast<std::int64_t>(l) * 20});
+    }
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
   for (std::size_t j = 0; j < templates; ++j) {
     const double scale = std::sqrt(2.0 / white_noise_power(per_template[j]));
     for (auto& f : per_template[j]) f.b0 *= scale;
   }
-  return RateBank::pack(rate, per_template);
+  return per_template;
+}
+
+/// The filters spread over `levels` rates from `rate` down (level_of), each mapped to its rate by
+/// at_rate (spec §4).
+SpiirBank multirate_seed_bank(const std::vector<std::vector<IirFilter>>& per_template, std::int64_t rate, int levels) {
+  SpiirBank bank;
+  bank.sample_rate_max = static_cast<double>(rate);
+  bank.templates.resize(per_template.size());
+  for (int level = 0; level < levels; ++level) {
+    std::vector<std::vector<IirFilter>> at_level(per_template.size());
+    for (std::size_t t = 0; t < per_template.size(); ++t)
+      for (std::size_t l = 0; l < per_template[t].size(); ++l)
+        if (level_of(l, per_template[t].size(), levels) == level)
+          at_level[t].push_back(at_rate(per_template[t][l], 1 << level));
+    bank.rates.push_back(RateBank::pack(rate >> level, at_level));
+  }
+  return bank;
+}
+
+/// A detector's filter for the chunks: the single-rate backend, or the multi-rate stream with its
+/// levels summed where --level-sum says (on the CPU always on the host).
+std::unique_ptr<SpiirBackend> make_chunk_filter(const Config& config, const RateBank& single, const SpiirBank& multi,
+                                                const BackendOptions& options) {
+  if (config.levels == 1) return make_spiir_backend(single, config.precision, options);
+  if (config.level_sum == "host")
+    return std::make_unique<MultirateStream>(
+        multi, [&](const RateBank& r) { return make_spiir_backend(r, config.precision, options); });
+  return make_multirate_backend(multi, config.precision, options);
 }
 
 std::vector<double> white_noise(std::size_t n, std::uint64_t seed) {
@@ -133,7 +182,8 @@ struct ChunkTimes {
 
 /// Streams `config.warmup + config.chunks` chunks of 3 detectors through `kind`; the warm-up
 /// chunks are not recorded.
-ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind kind, std::string& described) {
+ChunkTimes stream_chunks(const Config& config, const RateBank& bank, const SpiirBank& multi, BackendKind kind,
+                         std::string& described) {
   const std::vector<std::string> ifos{"H1", "L1", "V1"};
   const std::size_t n_det = ifos.size(), chunk = config.rate;
   const double rate = static_cast<double>(config.rate);
@@ -141,7 +191,7 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
   options.kind = kind;
   options.threads = config.threads;
   std::vector<std::unique_ptr<SpiirBackend>> filters;
-  for (std::size_t d = 0; d < n_det; ++d) filters.push_back(make_spiir_backend(bank, config.precision, options));
+  for (std::size_t d = 0; d < n_det; ++d) filters.push_back(make_chunk_filter(config, bank, multi, options));
   described = filters.front()->describe();
   const std::unique_ptr<SkySearchEngine> engine = make_sky_search(options);
 
@@ -285,7 +335,8 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, BackendKind
 }
 
 /// The same chunks with every template's SNR history kept in rings (--history device).
-ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, BackendKind kind, std::string& described) {
+ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, const SpiirBank& multi, BackendKind kind,
+                                 std::string& described) {
   const std::vector<std::string> ifos{"H1", "L1", "V1"};
   const std::size_t n_det = ifos.size(), chunk = config.rate;
   const auto rate = static_cast<double>(config.rate);
@@ -293,7 +344,7 @@ ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, Bac
   options.kind = kind;
   options.threads = config.threads;
   std::vector<std::unique_ptr<SpiirBackend>> filters;
-  for (std::size_t d = 0; d < n_det; ++d) filters.push_back(make_spiir_backend(bank, config.precision, options));
+  for (std::size_t d = 0; d < n_det; ++d) filters.push_back(make_chunk_filter(config, bank, multi, options));
   described = filters.front()->describe();
   const std::unique_ptr<SkySearchEngine> engine = make_sky_search(options);
 
@@ -394,11 +445,17 @@ void print_rows(const std::string& where, const char* precision, const ChunkTime
   std::fflush(stdout);
 }
 
+/// ", L<levels> <where>-sum" for a multi-rate bank (its levels summed on the host or the device),
+/// else nothing: short enough for the table's first column.
+std::string levels_label(const Config& config, const std::string& where) {
+  return config.levels > 1 ? ", L" + std::to_string(config.levels) + " " + where + "-sum" : "";
+}
+
 [[noreturn]] void usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--backend cpu|cuda|all] [--templates N] [--filters F] [--rate HZ] [--chunks C] "
                "[--warmup W] [--threads T] [--precision fp32|fp64] [--threshold X] [--sky-order K] [--n-slides S] "
-               "[--history device|windows]\n",
+               "[--levels L] [--level-sum device|host] [--history device|windows]\n",
                argv0);
   std::exit(2);
 }
@@ -433,31 +490,44 @@ int main(int argc, char** argv) {
       config.sky_order = std::atoi(v);
     else if (a == "--n-slides")
       config.n_slides = std::atoi(v);
+    else if (a == "--levels")
+      config.levels = std::atoi(v);
+    else if (a == "--level-sum" && (std::string(v) == "device" || std::string(v) == "host"))
+      config.level_sum = v;
     else if (a == "--history" && (std::string(v) == "device" || std::string(v) == "windows"))
       config.history = v;
     else
       usage(argv[0]);
   }
   if (config.templates == 0 || config.filters == 0 || config.rate < 64 || config.chunks < 1 || config.warmup < 0 ||
-      config.n_slides < 0 || (config.backend != "cpu" && config.backend != "cuda" && config.backend != "all"))
+      config.n_slides < 0 || config.levels < 1 || config.levels > 7 ||
+      config.rate % (std::size_t{1} << (config.levels - 1)) != 0 ||
+      config.filters < static_cast<std::size_t>(config.levels) ||
+      (config.backend != "cpu" && config.backend != "cuda" && config.backend != "all"))
     usage(argv[0]);
   if (config.threads <= 0) config.threads = omp_get_max_threads();
   const char* precision = config.precision == Precision::fp32 ? "fp32" : "fp64";
 
   std::printf(
       "# astrosweep_bench_spiir_latency --backend %s --templates %zu --filters %zu --rate %zu --chunks %d --warmup %d "
-      "--threads %d --precision %s --threshold %g --sky-order %d --n-slides %d --history %s\n",
+      "--threads %d --precision %s --threshold %g --sky-order %d --n-slides %d --levels %d --level-sum %s "
+      "--history %s\n",
       config.backend.c_str(), config.templates, config.filters, config.rate, config.chunks, config.warmup,
-      config.threads, precision, config.threshold, config.sky_order, config.n_slides, config.history.c_str());
+      config.threads, precision, config.threshold, config.sky_order, config.n_slides, config.levels,
+      config.level_sum.c_str(), config.history.c_str());
   std::printf(
       "# 1-s chunks of unit white noise in H1 L1 V1; seed Table II bank (delays l x 20, |a1| in [0.9, 0.999)),"
       " E|z|^2 = 2 per template; target (spec 14): < 100 ms per chunk, 3 detectors, 1024 templates\n");
   const auto t0 = Clock::now();
-  const RateBank bank =
-      normalised_seed_bank(config.templates, config.filters, static_cast<std::int64_t>(config.rate), config.threads);
+  const auto rate = static_cast<std::int64_t>(config.rate);
+  const auto seed_filters = normalised_seed_filters(config.templates, config.filters, config.levels, config.threads);
+  const RateBank bank = RateBank::pack(rate, seed_filters);
+  const SpiirBank multi = config.levels > 1 ? multirate_seed_bank(seed_filters, rate, config.levels) : SpiirBank{};
+  const std::size_t latency = config.levels > 1 ? MultirateLayout(multi).latency : 0;
   // Chunks before the filters have settled (every filter reached by the input, the slowest pole,
-  // |a1| = 0.999, decayed by 1e-3: 6,905 samples) give fewer peaks: never timed.
-  const auto settle = static_cast<std::size_t>(bank.max_delay()) + 6905;
+  // |a1| = 0.999, decayed by 1e-3: 6,905 samples, and the multi-rate stream's latency) give fewer
+  // peaks: never timed.
+  const auto settle = static_cast<std::size_t>(bank.max_delay()) + 6905 + latency;
   config.warmup = std::max(config.warmup, static_cast<int>((settle + config.rate - 1) / config.rate));
   // Nor chunks before the rings hold a candidate's whole reach (the slides': 10 s and the margins),
   // in either form, so that both time the same chunks.
@@ -475,9 +545,10 @@ int main(int argc, char** argv) {
   const bool history = config.history == "device";
   if (want_cpu) {
     std::string described;
-    const ChunkTimes t = history ? stream_chunks_history(config, bank, BackendKind::cpu, described)
-                                 : stream_chunks(config, bank, BackendKind::cpu, described);
-    print_rows("OpenMP, " + std::to_string(config.threads) + " threads", precision, t, history);
+    const ChunkTimes t = history ? stream_chunks_history(config, bank, multi, BackendKind::cpu, described)
+                                 : stream_chunks(config, bank, multi, BackendKind::cpu, described);
+    print_rows("OpenMP, " + std::to_string(config.threads) + " threads" + levels_label(config, "host"), precision, t,
+               history);
   }
   if (want_cuda) {
     if (cuda_device_count() == 0) {
@@ -485,8 +556,9 @@ int main(int argc, char** argv) {
       return config.backend == "cuda" ? 5 : 0;
     }
     std::string described;
-    const ChunkTimes t = history ? stream_chunks_history(config, bank, BackendKind::cuda, described)
-                                 : stream_chunks(config, bank, BackendKind::cuda, described);
+    const ChunkTimes t = history ? stream_chunks_history(config, bank, multi, BackendKind::cuda, described)
+                                 : stream_chunks(config, bank, multi, BackendKind::cuda, described);
+    if (config.levels > 1) described = "cuda" + levels_label(config, config.level_sum);
     if (described.size() > 34) described.resize(34);
     print_rows(described, precision, t, history);
   }

@@ -58,14 +58,21 @@ std::vector<int> sub_harmonic_z_row_table(int z_max, int h, int harmonics) {
   return rows;
 }
 
-std::vector<int> added_z_row_tables(int z_max, int numharm) {
-  std::vector<int> tables;
-  for (const auto& stage : harmonic_stages(numharm))
-    for (const int h : stage.harmonics) {
+std::vector<int> harmonic_z_rows(int z_max, int numharm) {
+  const auto n_rows = static_cast<std::size_t>(z_max) + 1;
+  const auto width = static_cast<std::size_t>(numharm);
+  std::vector<int> table(n_rows * width);
+  std::size_t m = 0;
+  for (const auto& stage : harmonic_stages(numharm)) {
+    // Stage 0 reads the fundamental, harmonic 1 of 1: its own row.
+    const std::vector<int> stage_harmonics = stage.stage == 0 ? std::vector<int>{1} : stage.harmonics;
+    for (const int h : stage_harmonics) {
       const auto rows = sub_harmonic_z_row_table(z_max, h, stage.numharm);
-      tables.insert(tables.end(), rows.begin(), rows.end());
+      for (std::size_t j = 0; j < n_rows; ++j) table[j * width + m] = rows[j];
+      ++m;
     }
-  return tables;
+  }
+  return table;
 }
 
 void harmonic_sum_reference(const PowerPlaneView& plane, std::int64_t i_begin, std::int64_t i_end, int numharm,

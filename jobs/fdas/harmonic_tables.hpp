@@ -43,10 +43,11 @@ std::vector<std::int64_t> sub_harmonic_index_table(std::int64_t i_begin, std::in
 /// Row j → row of sub_harmonic_z on the grid z_j = −z_max + 2j, j = 0 … z_max (z_max even).
 std::vector<int> sub_harmonic_z_row_table(int z_max, int h, int harmonics);
 
-/// The z-row tables of every harmonic added after the fundamental, in harmonic_stages' order
-/// (stage by stage, h ascending), concatenated: numharm − 1 tables of z_max + 1 rows, the layout
-/// the GPU's harmonic sum reads (kernels/fdas/harmonic_sum_launch.hpp).
-std::vector<int> added_z_row_tables(int z_max, int numharm);
+/// For each summed row j = 0 … z_max, the z row that each of its numharm harmonics reads, in
+/// harmonic_stages' order (the fundamental's, j itself, then stage by stage with h ascending):
+/// row-major, numharm entries a row, the layout the GPU's harmonic sum reads
+/// (kernels/fdas/harmonic_sum_launch.hpp: a row's entries in one or a few 16-byte loads).
+std::vector<int> harmonic_z_rows(int z_max, int numharm);
 
 /// A z-major float power plane P[j][k] on the grid z_j = −z_max + 2j (z_max + 1 rows) and half-bin
 /// indices i = i_first + k (k = 0 … n_i − 1), i.e. r = i/2; row stride n_i.

@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "magnitude_counter.hpp"
 #include "mask_offsets.hpp"
+#include "phase_clock.hpp"
 #include "smooth_and_clip.hpp"
 
 namespace astrosweep::scfind {
@@ -37,6 +38,9 @@ class SpectralCarry {
   /// Hands the smoothed values of channel own_begin (rows [y0, y1)) to the slab below. Only called
   /// when the slab is not at the bottom; `values` may be reused once send() returns.
   virtual void send(std::size_t y0, std::size_t y1, std::span<const float> values) = 0;
+  /// Moves the sends along without waiting (MPI moves a large message only while its sender is in
+  /// the library): called while the backend waits for its device between blocks.
+  virtual void progress() {}
 };
 
 /// Owned voxels of a slab's smoothed data and their values (ScfindBackend::values_above).
@@ -189,6 +193,19 @@ class ScfindBackend {
 
   /// Resources and time used so far, for the per-rank summary; may be empty.
   [[nodiscard]] virtual std::string usage() const { return {}; }
+  /// Seconds of device kernels run so far, by the device's own clock (events), once they have
+  /// finished (waits for those queued); nullopt for a backend without a device.
+  [[nodiscard]] virtual std::optional<double> kernel_seconds() const { return std::nullopt; }
+
+  /// The clock the backend charges its copies between host and device to (Phase::transfers) and its
+  /// waits for the device outside the calls the job charges to Phase::compute; null: none.
+  void set_phase_clock(PhaseClock* clock) noexcept { phase_clock_ = clock; }
+
+ protected:
+  [[nodiscard]] PhaseClock* phase_clock() const noexcept { return phase_clock_; }
+
+ private:
+  PhaseClock* phase_clock_ = nullptr;
 };
 
 /// Bytes a backend of this kind needs to hold `slab` (host for cpu, device for cuda).

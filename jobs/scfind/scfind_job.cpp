@@ -219,9 +219,10 @@ std::uint64_t count_in_mask(std::span<const std::uint8_t> mask) {
 struct MaskCount {
   std::optional<std::uint64_t> rank, all;
 };
-MaskCount count_mask(SlabSweep& sweep, MPI_Comm comm) {
+MaskCount count_mask(SlabSweep& sweep, MPI_Comm comm, PhaseClock& clock) {
   MaskCount count;
   count.rank = sweep.mask_count();
+  const PhaseClock::Scope phase(&clock, Phase::statistics);
   std::uint64_t values[2] = {count.rank.value_or(0), count.rank ? 0U : 1U};
   AS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_UINT64_T, MPI_SUM, comm));
   if (values[1] == 0) count.all = values[0];
@@ -231,9 +232,14 @@ MaskCount count_mask(SlabSweep& sweep, MPI_Comm comm) {
 /// SoFiA-2's noise statistic of the smoothed cube, over all slabs of all ranks.
 class NoiseMeter {
  public:
+  /// Its collectives count as Phase::statistics on `clock`, after the ranks have met (Phase::waiting).
   NoiseMeter(const ScfindParameters& parameters, std::string input, const SlabLayout& layout, MPI_Comm comm, int rank,
-             int size)
-      : parameters_(parameters), input_(std::move(input)), layout_(layout), cadence_(noise_cadence(layout.cube())) {
+             int size, PhaseClock& clock)
+      : parameters_(parameters),
+        input_(std::move(input)),
+        layout_(layout),
+        cadence_(noise_cadence(layout.cube())),
+        clock_(clock) {
     chain_.comm = comm;
     chain_.above = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
     chain_.below = rank > 0 ? rank - 1 : MPI_PROC_NULL;
@@ -259,6 +265,9 @@ class NoiseMeter {
     if (!sweep.resident())
       request.keep_above = SlabSweep::Request::KeepAbove{0.6 * parameters_.threshold, parameters_.flux_range};
     SlabSweep::Sampled sampled = sweep.sample(pair, replacement, request);
+    clock_.wait_for_ranks(chain_.comm);
+    // A GPU's counting of the magnitudes is compute (the backend says so); a CPU rank's is counted here.
+    const PhaseClock::Scope phase(&clock_, Phase::statistics);
     double rms = 0;
     if (sampled.magnitudes) {
       rms = mad_noise(*sampled.magnitudes, parameters_.flux_range, layout_.cube().voxels(), cadence_, chain_);
@@ -286,6 +295,7 @@ class NoiseMeter {
   std::size_t cadence_;
   SampleRange group_;
   SlabChain chain_;
+  PhaseClock& clock_;
 };
 
 std::string mib(std::uint64_t bytes) {
@@ -523,7 +533,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
 
   // Each rank reads only its slabs' channels (and their halos).
   const auto t_read = Clock::now();
-  SlabSweep sweep(layout, *backend, info, plan.keeping, comm);
+  PhaseClock phases;  // where smooth-and-clip's time goes on this rank (phase_clock.hpp)
+  SlabSweep sweep(layout, *backend, info, plan.keeping, comm, &phases);
   const double read_seconds = seconds_since(t_read);
   if (talk) {
     run.log(format_text("%s, %zu x %zu x %zu, %d rank(s), %s", options.input.c_str(), cube.nx, cube.ny, cube.nz, size,
@@ -552,7 +563,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                         pairs_done + 1, pairs.size(), pairs.size(), options.checkpoint_seconds > 0 ? "up to " : "",
                         to_do > 0 ? to_do - 1 : 0, size, run.journal_file().c_str()));
   }
-  NoiseMeter meter(options.parameters, options.input, layout, comm, rank, size);
+  NoiseMeter meter(options.parameters, options.input, layout, comm, rank, size, phases);
   ScfindSummary summary;
   // The noise of the cube is measured again on resume (replacement depends on it); the noise of
   // the pairs done comes from the product.
@@ -578,6 +589,8 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   auto last_line = Clock::now();
 
   const auto t_smooth = Clock::now();
+  const PhaseSeconds phases_before = phases.snapshot();
+  const std::optional<double> kernels_before = backend->kernel_seconds();
   std::optional<MaskCount> in_mask;  // after the latest clip
   for (std::size_t i = pairs_done; i < pairs.size(); ++i) {
     const auto t_pair = Clock::now();
@@ -591,7 +604,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     }
     noise_used.push_back(noise);
     sweep.clip(pair, replacement, options.parameters.threshold * noise);
-    in_mask = count_mask(sweep, comm);
+    in_mask = count_mask(sweep, comm, phases);
     // A line per pair, at most one per --progress-interval but always the last.
     if (talk && (i + 1 == pairs.size() || seconds_since(last_line) >= options.progress_interval)) {
       last_line = Clock::now();
@@ -603,8 +616,12 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
     if (i + 1 == pairs.size()) break;  // the final write follows
     // Rank 0's clock decides when a checkpoint is due; a stop signal on any rank forces one.
     int due = seconds_since(last_checkpoint) >= options.checkpoint_seconds ? 1 : 0;
-    mpi::broadcast_value(comm, due);
-    const bool stop = interrupt::any_rank(comm);
+    bool stop = false;
+    {
+      const PhaseClock::Scope phase(&phases, Phase::statistics);  // two small collectives a pair
+      mpi::broadcast_value(comm, due);
+      stop = interrupt::any_rank(comm);
+    }
     if (due != 0 || stop) {
       checkpoint(i + 1);
       last_checkpoint = Clock::now();
@@ -615,6 +632,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                       "its checkpoint is");
   }
   const double smooth_seconds = seconds_since(t_smooth);
+  summary.smooth_and_clip.seconds = smooth_seconds;
+  summary.smooth_and_clip.phases = phases.snapshot().since(phases_before);
+  if (const auto kernels_after = backend->kernel_seconds())
+    summary.smooth_and_clip.kernels = *kernels_after - kernels_before.value_or(0.0);
 
   // Every rank owns the same number of slabs, so the collective writes pair up.
   const auto t_write = Clock::now();
@@ -625,7 +646,7 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   // every byte. Only while the rank's offsets (8 bytes each) take no more room than its owned mask
   // (a byte a voxel; a streamed rank holds all of it anyway). Each rank decides for itself: both
   // writes make the same collective calls.
-  if (!in_mask) in_mask = count_mask(sweep, comm);
+  if (!in_mask) in_mask = count_mask(sweep, comm, phases);
   std::uint64_t owned_voxels = 0;
   for (std::size_t j : sweep.slabs()) owned_voxels += layout.slab(j).owned_voxels();
   const bool sparse_mask = !options.linker.enable && options.fits_mask.empty() && product.compressed() &&
@@ -887,6 +908,10 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
   const Slab bottom = layout.slab(sweep.slabs().back());
   const auto [clips_kept, clips_smoothed] = sweep.clips_kept_smoothed();
   const SlabSweep::StreamSeconds streamed = sweep.stream_seconds();
+  const ScfindSummary::SmoothAndClip& loop = summary.smooth_and_clip;
+  const std::string device_kernels = loop.kernels ? format_text("; device kernels %.2f s", *loop.kernels) : "";
+  const std::string split = format_text(", smooth-and-clip %.2f s (%s%s)", loop.seconds,
+                                        describe_phases(loop.phases, loop.seconds).c_str(), device_kernels.c_str());
   const std::string clips =
       sweep.resident() ? std::string()
                        : format_text(", slab clips %" PRIu64 " from kept values and %" PRIu64
@@ -896,12 +921,12 @@ ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm parent) {
                                      static_cast<double>(sweep.kept_values()) / 1e6, streamed.halos);
   run.print_summary(
       "",
-      format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s (%.2f GB/s)%s, mask fetched "
-                  "%.2f s%s and written %.2f s, %s, %s\n",
+      format_text("  rank %d: %zu slab(s), channels %zu-%zu (held %zu-%zu), reading %.2f s (%.2f GB/s)%s%s, mask "
+                  "fetched %.2f s%s and written %.2f s, %s, %s\n",
                   rank, sweep.slabs().size(), bottom.own_begin, top.own_end - 1, bottom.held_begin, top.held_end - 1,
                   sweep.read_seconds(),
                   sweep.read_seconds() > 0 ? static_cast<double>(sweep.read_bytes()) / sweep.read_seconds() / 1e9 : 0.0,
-                  clips.c_str(), mask_fetch_seconds, sparse_mask ? " (the offsets of its ones)" : "",
+                  split.c_str(), clips.c_str(), mask_fetch_seconds, sparse_mask ? " (the offsets of its ones)" : "",
                   mask_write_seconds, backend->describe().c_str(), backend->usage().c_str()),
       stderr);
   return summary;

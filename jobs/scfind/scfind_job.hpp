@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "catalogue.hpp"
 #include "io/cube.hpp"
 #include "linker.hpp"
+#include "phase_clock.hpp"
 #include "run/common_options.hpp"
 #include "scfind_backend.hpp"
 #include "scfind_config.hpp"
@@ -57,6 +59,12 @@ struct ScfindSummary {
   std::vector<std::string> image_files;      ///< the moment maps and 2-D mask written (rank 0)
   std::vector<std::string> cubelet_files;    ///< the cubelets' files written (rank 0)
   std::vector<double> noise;                 ///< rms of the original, then of each smoothing pair in order
+  /// This rank's kernel-pair loop (the rank line's "smooth-and-clip" figures; docs/scfind.md).
+  struct SmoothAndClip {
+    double seconds = 0;             ///< wall time of the loop
+    PhaseSeconds phases;            ///< disjoint parts of it (phase_clock.hpp); the rest is "other"
+    std::optional<double> kernels;  ///< device kernel time in it (events; overlaps the phases), GPU ranks
+  } smooth_and_clip;
 };
 
 ScfindSummary run_scfind_job(const ScfindOptions& options, MPI_Comm comm);

@@ -63,13 +63,15 @@ std::uint64_t slab_sweep_host_bytes(const SlabLayout& layout, const std::vector<
 }
 
 SlabSweep::SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, SlabKeeping keeping,
-                     MPI_Comm comm)
+                     MPI_Comm comm, PhaseClock* clock)
     : layout_(layout),
       backend_(backend),
       info_(info),
       comm_(comm),
+      clock_(clock),
       keep_values_(keeping.values),
       keep_in_backend_(keeping.backend_originals) {
+  backend_.set_phase_clock(clock);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   mine_ = layout.slabs_of(rank);
@@ -107,6 +109,7 @@ void SlabSweep::read(Streamed& s, std::span<float> out) {
 
 void SlabSweep::read_part(Streamed& s, std::size_t z0, std::size_t z1, std::span<float> out) {
   if (!s.counted) return read_channels(s.slab, z0, z1, out);
+  const PhaseClock::Scope phase(clock_, Phase::reading);
   const auto t0 = std::chrono::steady_clock::now();
   io::read_cube_channels(info_, z0, z1, out);
   read_bytes_ += out.size_bytes();
@@ -114,6 +117,7 @@ void SlabSweep::read_part(Streamed& s, std::size_t z0, std::size_t z1, std::span
 }
 
 void SlabSweep::read_channels(const Slab& slab, std::size_t z0, std::size_t z1, std::span<float> out) {
+  const PhaseClock::Scope phase(clock_, Phase::reading);
   const auto t0 = std::chrono::steady_clock::now();
   // Up to three reads so that the blanks are counted over the owned channels only (halos belong
   // to other slabs, which count them).
@@ -140,6 +144,8 @@ SlabSweep::Streamed& SlabSweep::state(std::size_t j) {
 }
 
 void SlabSweep::activate(Streamed& s) {
+  // Loading a slab into the backend is a transfer (a host copy on a CPU backend); its reads are reading.
+  const PhaseClock::Scope phase(clock_, Phase::transfers);
   const auto t0 = std::chrono::steady_clock::now();
   // On every way out: the time counts.
   struct Count {
@@ -192,6 +198,7 @@ bool SlabSweep::kept_values_match(const KeptFrom& now) const {
 }
 
 void SlabSweep::keep_values_above(Streamed& s, std::span<const float> samples, const Request::KeepAbove& keep) {
+  const PhaseClock::Scope phase(clock_, Phase::compute);
   const auto t0 = std::chrono::steady_clock::now();
   s.kept.reset();
   const double noise = sample_noise(samples, keep.flux);
@@ -219,6 +226,7 @@ bool SlabSweep::clip_from_kept(Streamed& s, double threshold) {
 }
 
 void SlabSweep::smooth(const std::optional<KernelPair>& pair, std::optional<float> replacement, SpectralCarry& carry) {
+  const PhaseClock::Scope phase(clock_, Phase::compute);  // the carry's MPI calls are the hand-over
   if (smooths(pair))
     backend_.smooth(*pair, replacement, carry);
   else
@@ -240,8 +248,12 @@ SlabSweep::Sampled SlabSweep::sample(const std::optional<KernelPair>& pair, std:
       activate(s);
       record = s.above;
     }
-    carries.push_back(std::make_unique<MpiSpectralCarry>(comm_, layout_, j, record));
+    carries.push_back(std::make_unique<MpiSpectralCarry>(comm_, layout_, j, record, clock_));
     smooth(pair, replacement, *carries.back());
+    // One slab a rank: its last block goes to the slab below now, not at this rank's next MPI call
+    // (after its sampling), while that rank waits for it.
+    if (resident()) carries.back()->finish();
+    const PhaseClock::Scope phase(clock_, Phase::compute);
     const Slab slab = layout_.slab(j);
     const SampleRange range =
         samples_in(layout_.cube().voxels(), request.cadence, slab.own_begin * plane, slab.own_end * plane);
@@ -265,6 +277,7 @@ SlabSweep::Sampled SlabSweep::sample(const std::optional<KernelPair>& pair, std:
 }
 
 void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float> replacement, double threshold) {
+  std::optional<PhaseClock::Scope> computing(std::in_place, clock_, Phase::compute);
   if (resident()) {
     if (!smooths(pair)) backend_.use_original();
     backend_.clip(threshold);
@@ -307,28 +320,38 @@ void SlabSweep::clip(const std::optional<KernelPair>& pair, std::optional<float>
   ++mask_version_;
   kept_valid_ = false;
   for (Streamed& s : streamed_) s.kept.reset();
-  dist::HaloAccess access;  // the mask, one byte per voxel
+  // The halos by the offsets of their set voxels (the mask only grows, and holds about 0.02 % of
+  // the cube): kilobytes instead of a byte a voxel of every halo channel, which a GPU rank also
+  // downloaded and uploaded again.
+  dist::SparseHaloAccess access;
   if (resident()) {
-    access.get = [this](std::size_t, std::size_t z0, std::size_t z1) { return backend_.mask_channels(z0, z1); };
-    access.set = [this](std::size_t, std::size_t z0, std::span<const std::uint8_t> values) {
-      backend_.set_mask_channels(z0, values);
+    access.get = [this](std::size_t, std::size_t z0, std::size_t z1) { return backend_.mask_offsets(z0, z1); };
+    access.set = [this](std::size_t, std::size_t z0, std::span<const std::uint64_t> offsets) {
+      backend_.set_mask_voxels(z0, offsets);
     };
   } else {
     const std::size_t plane = layout_.cube().plane();
     access.get = [this, plane](std::size_t j, std::size_t z0, std::size_t z1) {
       const Streamed& s = state(j);
-      const auto first = s.mask.begin() + static_cast<std::ptrdiff_t>((z0 - s.slab.held_begin) * plane);
-      return std::vector<std::uint8_t>(first, first + static_cast<std::ptrdiff_t>((z1 - z0) * plane));
+      return mask_offsets(
+          std::span<const std::uint8_t>(s.mask).subspan((z0 - s.slab.held_begin) * plane, (z1 - z0) * plane));
     };
-    access.set = [this, plane](std::size_t j, std::size_t z0, std::span<const std::uint8_t> values) {
+    access.set = [this, plane](std::size_t j, std::size_t z0, std::span<const std::uint64_t> offsets) {
       Streamed& s = state(j);
-      AS_ASSERT(z0 >= s.slab.held_begin && (z0 - s.slab.held_begin) * plane + values.size() <= s.mask.size());
-      std::copy(values.begin(), values.end(),
-                s.mask.begin() + static_cast<std::ptrdiff_t>((z0 - s.slab.held_begin) * plane));
+      AS_ASSERT(z0 >= s.slab.held_begin && z0 <= s.slab.held_end);
+      std::uint8_t* first = s.mask.data() + (z0 - s.slab.held_begin) * plane;
+      const std::uint64_t room = (s.slab.held_end - z0) * plane;
+      for (const std::uint64_t offset : offsets) {
+        AS_ASSERT(offset < room);
+        first[offset] = 1;
+      }
     };
   }
+  computing.reset();
+  if (clock_ != nullptr) clock_->wait_for_ranks(comm_);
+  const PhaseClock::Scope phase(clock_, Phase::halos);  // the backend's copies are transfers
   const auto t_halos = std::chrono::steady_clock::now();
-  dist::exchange_halos(layout_, access, comm_);
+  dist::exchange_sparse_halos(layout_, access, comm_);
   if (!resident()) stream_seconds_.halos += seconds_since(t_halos);
 }
 
@@ -367,6 +390,7 @@ const std::vector<std::uint8_t>& SlabSweep::checkpoint_labels(std::size_t j, std
 }
 
 std::optional<std::uint64_t> SlabSweep::mask_count() {
+  const PhaseClock::Scope phase(clock_, Phase::compute);
   if (resident()) return backend_.mask_count();
   std::uint64_t count = 0;
   for (Streamed& s : streamed_) {

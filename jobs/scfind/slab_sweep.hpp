@@ -24,6 +24,7 @@
 
 #include "io/cube.hpp"
 #include "magnitude_counter.hpp"
+#include "phase_clock.hpp"
 #include "scfind_backend.hpp"
 #include "slab_layout.hpp"
 #include "slab_samples.hpp"
@@ -69,8 +70,9 @@ std::uint64_t slab_sweep_host_bytes(const SlabLayout& layout, const std::vector<
 class SlabSweep {
  public:
   /// Resident when the layout has one slab per rank (which is then read and loaded here).
+  /// `clock` (may be null) is charged with the sweeps' phases (phase_clock.hpp), the backend's too.
   SlabSweep(const SlabLayout& layout, ScfindBackend& backend, const io::CubeInfo& info, SlabKeeping keeping,
-            MPI_Comm comm);
+            MPI_Comm comm, PhaseClock* clock = nullptr);
 
   [[nodiscard]] bool resident() const noexcept { return layout_.slabs_per_rank() == 1; }
   [[nodiscard]] const std::vector<std::size_t>& slabs() const noexcept { return mine_; }
@@ -186,6 +188,7 @@ class SlabSweep {
   ScfindBackend& backend_;
   const io::CubeInfo& info_;
   MPI_Comm comm_;
+  PhaseClock* clock_;
   std::vector<std::size_t> mine_;
   std::vector<Streamed> streamed_;
   std::map<std::size_t, std::vector<std::uint8_t>> labels_;  ///< per slab, owned voxels

@@ -114,19 +114,20 @@ std::uint64_t second_pass_samples(std::span<const SecondPassBatch> batches) {
 void filter_batch(const SpiirBank& bank, std::span<const std::size_t> templates, std::span<const double> x,
                   std::size_t first, std::size_t end, std::size_t chunk,
                   const std::function<std::unique_ptr<SpiirBackend>(const RateBank&)>& make,
-                  const SecondPassFilter::Each& each) {
+                  const SecondPassFilter::Each& each,
+                  const std::function<std::unique_ptr<MultirateBackend>(const SpiirBank&)>& make_multirate) {
   AS_ASSERT(first <= end && end <= x.size());
   const SpiirBank sub = template_rows(bank, templates);
   const std::size_t nt = templates.size();
   std::function<void(std::span<const double>, std::span<std::complex<double>>)> run;
   std::size_t multiple = 1;
   std::unique_ptr<SpiirBackend> single;
-  std::unique_ptr<MultirateStream> stream;
+  std::unique_ptr<MultirateBackend> stream;
   if (const RateBank* r = sub.single_rate()) {
     single = make(*r);
     run = [&](std::span<const double> in, std::span<std::complex<double>> z) { single->filter(in, z); };
   } else {
-    stream = std::make_unique<MultirateStream>(sub, make);
+    stream = make_multirate ? make_multirate(sub) : std::make_unique<MultirateStream>(sub, make);
     multiple = stream->chunk_multiple();
     run = [&](std::span<const double> in, std::span<std::complex<double>> z) { stream->filter(in, z); };
   }

@@ -21,6 +21,7 @@
 
 #include "coherent_snr.hpp"
 #include "coherent_triggers.hpp"
+#include "multirate_filter.hpp"
 #include "spiir_backend.hpp"
 
 namespace astrosweep::spiir {
@@ -96,12 +97,14 @@ std::uint64_t second_pass_samples(std::span<const SecondPassBatch> batches);
 
 /// Filters the sub-bank `templates` of `bank` (template_rows) over output samples [first, end) of
 /// `x` from zero states, in chunks of `chunk` samples (rounded to the stream's multiple): the
-/// single-rate backend, or the multi-rate stream over backends from `make`. `each` as for
-/// SecondPassFilter::run_batch.
+/// single-rate backend, or a multi-rate backend: `make_multirate`'s where given (the job's
+/// make_multirate_backend: on a GPU the levels summed there), else MultirateStream over backends
+/// from `make`. `each` as for SecondPassFilter::run_batch.
 void filter_batch(const SpiirBank& bank, std::span<const std::size_t> templates, std::span<const double> x,
                   std::size_t first, std::size_t end, std::size_t chunk,
                   const std::function<std::unique_ptr<SpiirBackend>(const RateBank&)>& make,
-                  const SecondPassFilter::Each& each);
+                  const SecondPassFilter::Each& each,
+                  const std::function<std::unique_ptr<MultirateBackend>(const SpiirBank&)>& make_multirate = {});
 
 /// The windows of the candidates of `tasks` (indices into `all`), every detector's: rows in the
 /// order of the tasks, then of each task's candidates (`rows` says which candidate each is),

@@ -5,6 +5,8 @@
 #include <numbers>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
+#include "multirate_upsample_rule.hpp"
 
 namespace astrosweep::spiir {
 
@@ -96,7 +98,7 @@ std::vector<std::complex<double>> multirate_filter(const SpiirBank& bank, std::s
   return carried;
 }
 
-MultirateStream::MultirateStream(const SpiirBank& bank, const BackendMaker& make) : n_templates_(bank.n_templates()) {
+MultirateLayout::MultirateLayout(const SpiirBank& bank) : n_templates(bank.n_templates()), n_rates(bank.rates.size()) {
   AS_EXPECTS(!bank.rates.empty(), UsageError, "the bank has no rates");
   const auto top = static_cast<std::int64_t>(bank.sample_rate_max);
   std::vector<const RateBank*> at_level(8, nullptr);
@@ -105,98 +107,153 @@ MultirateStream::MultirateStream(const SpiirBank& bank, const BackendMaker& make
     AS_EXPECTS(level >= 0 && level < 8 && (top >> level) == r.rate, UsageError,
                "a rate of the bank is not the top rate over a power of two");
     at_level[static_cast<std::size_t>(level)] = &r;
-    lowest_ = std::max(lowest_, level);
+    lowest = std::max(lowest, level);
   }
-  taps_ = halfband_taps(halfband_half_length(lowest_));
-  const auto k = static_cast<std::int64_t>(taps_.size() / 2);
+  taps = halfband_taps(halfband_half_length(lowest));
+  const auto k = static_cast<std::int64_t>(taps.size() / 2);
   AS_ASSERT(k % 2 == 0);
-  latency_ = static_cast<std::size_t>(2 * k * ((std::int64_t{1} << lowest_) - 1));
-  levels_.resize(static_cast<std::size_t>(lowest_ + 1));
-  for (int level = 0; level <= lowest_; ++level) {
-    auto& l = levels_[static_cast<std::size_t>(level)];
-    l.input_history.assign(static_cast<std::size_t>(2 * k), 0.0);
-    l.up_history.assign(n_templates_ * static_cast<std::size_t>(k + 1), 0.0);
+  half_length = static_cast<std::size_t>(k);
+  latency = static_cast<std::size_t>(2 * k * ((std::int64_t{1} << lowest) - 1));
+  levels.resize(static_cast<std::size_t>(lowest + 1));
+  for (int level = 0; level <= lowest; ++level) {
+    auto& l = levels[static_cast<std::size_t>(level)];
     // Level delays in its own samples: the decimators' K(2^ℓ − 1) top-rate samples before the filters,
     // and all but the interpolators' K(2^ℓ − 1) after them.
     const std::int64_t step = std::int64_t{1} << level;
     AS_ASSERT((k * (step - 1)) % step == 0);  // halfband_half_length makes K a multiple of 2^L
     l.input_start = static_cast<std::size_t>(k * (step - 1) / step);
-    l.output_start = static_cast<std::size_t>((static_cast<std::int64_t>(latency_) - k * (step - 1)) / step);
+    l.output_start = static_cast<std::size_t>((static_cast<std::int64_t>(latency) - k * (step - 1)) / step);
     if (const RateBank* r = at_level[static_cast<std::size_t>(level)]) {
       RateBank delayed = *r;
-      const std::int64_t extra = 2 * k * ((std::int64_t{1} << (lowest_ - level)) - 1);
+      const std::int64_t extra = 2 * k * ((std::int64_t{1} << (lowest - level)) - 1);
       for (std::size_t t = 0; t < delayed.n_templates; ++t)
         for (std::size_t f = 0; f < static_cast<std::size_t>(delayed.n_filters[t]); ++f)
           delayed.delay[t * delayed.width + f] += static_cast<std::int32_t>(extra);
-      l.backend = make(delayed);
+      l.bank = std::move(delayed);
     }
   }
 }
 
-void MultirateStream::filter(std::span<const double> x, std::span<std::complex<double>> z) {
-  AS_EXPECTS(x.size() % chunk_multiple() == 0, UsageError,
-             "a multi-rate chunk must be a multiple of " + std::to_string(chunk_multiple()) + " samples");
-  AS_EXPECTS(z.size() == n_templates_ * x.size(), UsageError, "the SNR buffer does not fit the chunk");
-  const std::size_t k = taps_.size() / 2;
-  const std::size_t nt = n_templates_;
-  // Inputs of every level: causal decimation, y[m] = √2 Σ_j h_j x[2m − j], with each level's history.
-  std::vector<std::vector<double>> inputs{std::vector<double>(x.begin(), x.end())};
-  for (std::size_t level = 0; level + 1 < levels_.size(); ++level) {
-    auto& hist = levels_[level].input_history;
-    const auto& in = inputs.back();
+MultirateDecimator::MultirateDecimator(const MultirateLayout& layout)
+    : half_length_(layout.half_length),
+      taps_(layout.taps),
+      history_(layout.levels.size() - 1),
+      inputs_(layout.levels.size()) {
+  for (const auto& l : layout.levels) input_start_.push_back(l.input_start);
+  reset();
+}
+
+void MultirateDecimator::reset() {
+  for (auto& h : history_) h.assign(2 * half_length_, 0.0);
+  seen_ = 0;
+}
+
+void MultirateDecimator::next(std::span<const double> x) {
+  const std::size_t k = half_length_;
+  AS_ASSERT(x.size() % (std::size_t{1} << history_.size()) == 0);
+  inputs_[0].assign(x.begin(), x.end());
+  for (std::size_t level = 0; level < history_.size(); ++level) {
+    auto& hist = history_[level];
+    const auto& in = inputs_[level];
     std::vector<double> ext(hist);
     ext.insert(ext.end(), in.begin(), in.end());
-    std::vector<double> out(in.size() / 2);
+    auto& out = inputs_[level + 1];
+    out.resize(in.size() / 2);
+    const std::size_t seen_below = seen_ >> (level + 1);
     for (std::size_t m = 0; m < out.size(); ++m) {
       double sum = 0;
       for (std::size_t j = 0; j <= 2 * k; ++j) sum += taps_[j] * ext[2 * k + 2 * m - j];
-      const bool before_start = levels_[level + 1].seen + m < levels_[level + 1].input_start;
+      const bool before_start = seen_below + m < input_start_[level + 1];
       out[m] = before_start ? 0.0 : std::numbers::sqrt2 * sum;
     }
     std::copy(ext.end() - static_cast<std::ptrdiff_t>(2 * k), ext.end(), hist.begin());
-    inputs.push_back(std::move(out));
   }
+  seen_ += x.size();
+}
+
+void add_interpolated(std::span<const double> taps, std::span<std::complex<double>> history,
+                      std::span<const std::complex<double>> below, std::size_t seen, std::size_t output_start,
+                      std::span<std::complex<double>> here) {
+  const std::size_t k = taps.size() / 2;
+  AS_ASSERT(history.size() == k + 1 && 2 * below.size() == here.size());
+  // e: the last K + 1 samples from below, then this chunk's; zero-stuffed index 2q ↔ e[q].
+  std::vector<std::complex<double>> e(history.begin(), history.end());
+  e.insert(e.end(), below.begin(), below.end());
+  const auto read = [&](std::size_t q, double& re, double& im) {
+    re = e[q].real();
+    im = e[q].imag();
+  };
+  for (std::size_t i = 0; i < here.size(); ++i) {
+    if (seen + i < output_start) continue;
+    double re = 0, im = 0;
+    multirate_upsample_rule::interpolate(taps.data(), k, i, read, re, im);
+    here[i] = {multirate_upsample_rule::add(here[i].real(), re), multirate_upsample_rule::add(here[i].imag(), im)};
+  }
+  std::copy(e.end() - static_cast<std::ptrdiff_t>(k + 1), e.end(), history.begin());
+}
+
+MultirateStream::MultirateStream(const SpiirBank& bank, const BackendMaker& make)
+    : layout_(bank), decimator_(layout_), backends_(layout_.levels.size()), up_history_(layout_.levels.size() - 1) {
+  for (std::size_t level = 0; level < layout_.levels.size(); ++level)
+    if (const auto& r = layout_.levels[level].bank) backends_[level] = make(*r);
+  reset();
+}
+
+std::string MultirateStream::describe() const {
+  std::string first;
+  for (const auto& b : backends_)
+    if (b) {
+      first = b->describe();
+      break;
+    }
+  return first +
+         format_text(", %zu rates (latency %zu samples), levels summed on the host", layout_.n_rates, layout_.latency);
+}
+
+void MultirateStream::reset() {
+  for (auto& b : backends_)
+    if (b) b->reset();
+  decimator_.reset();
+  for (auto& h : up_history_) h.assign(layout_.n_templates * (layout_.half_length + 1), 0.0);
+}
+
+void MultirateStream::run(std::span<const double> x, std::span<std::complex<double>> z) {
+  AS_EXPECTS(x.size() % chunk_multiple() == 0, UsageError,
+             "a multi-rate chunk must be a multiple of " + std::to_string(chunk_multiple()) + " samples");
+  const std::size_t k = layout_.half_length;
+  const std::size_t nt = layout_.n_templates;
+  const std::size_t seen = decimator_.seen();
+  decimator_.next(x);
   // From the lowest level up: filter, add the causal interpolation of what came from below.
   std::vector<std::complex<double>> carried;
-  for (int level = lowest_; level >= 0; --level) {
-    auto& l = levels_[static_cast<std::size_t>(level)];
-    const auto& in = inputs[static_cast<std::size_t>(level)];
+  for (int level = layout_.lowest; level >= 0; --level) {
+    const auto ul = static_cast<std::size_t>(level);
+    const auto& in = decimator_.inputs()[ul];
     const std::size_t n = in.size();
     std::vector<std::complex<double>> here(nt * n);
-    if (l.backend) l.backend->filter(in, here);
+    if (backends_[ul]) backends_[ul]->filter(in, here);
     if (!carried.empty()) {
-      const std::size_t n_below = carried.size() / nt;  // = n / 2
-      for (std::size_t t = 0; t < nt; ++t) {
-        // ext: the last K + 1 samples from below, then this chunk's; zero-stuffed index 2i ↔ ext[i].
-        std::vector<std::complex<double>> ext(l.up_history.begin() + static_cast<std::ptrdiff_t>(t * (k + 1)),
-                                              l.up_history.begin() + static_cast<std::ptrdiff_t>((t + 1) * (k + 1)));
-        ext.insert(ext.end(), carried.begin() + static_cast<std::ptrdiff_t>(t * n_below),
-                   carried.begin() + static_cast<std::ptrdiff_t>((t + 1) * n_below));
-        const std::size_t origin = 2 * (k + 1);  // stuffed position of this chunk's first sample
-        for (std::size_t i = 0; i < n; ++i) {
-          if (l.seen + i < l.output_start) continue;
-          std::complex<double> sum = 0;
-          for (std::size_t j = 0; j <= 2 * k; ++j) {
-            const std::size_t pos = origin + i - j;  // never negative: origin > 2K
-            if (pos % 2 == 0) sum += 2.0 * taps_[j] * ext[pos / 2];
-          }
-          here[t * n + i] += sum;
-        }
-        std::copy(ext.end() - static_cast<std::ptrdiff_t>(k + 1), ext.end(),
-                  l.up_history.begin() + static_cast<std::ptrdiff_t>(t * (k + 1)));
-      }
+      const std::size_t n_below = n / 2;
+      for (std::size_t t = 0; t < nt; ++t)
+        add_interpolated(layout_.taps, std::span(up_history_[ul]).subspan(t * (k + 1), k + 1),
+                         std::span<const std::complex<double>>(carried).subspan(t * n_below, n_below), seen >> level,
+                         layout_.levels[ul].output_start, std::span(here).subspan(t * n, n));
     }
     carried = std::move(here);
-    l.seen += n;
   }
   std::copy(carried.begin(), carried.end(), z.begin());
 }
 
-void MultirateStream::filter_max(std::span<const double> x, std::span<SampleMax> best) {
-  AS_EXPECTS(best.size() == x.size(), UsageError, "the per-sample buffer does not fit the chunk");
-  summed_.resize(n_templates_ * x.size());
-  filter(x, summed_);
-  sample_max(summed_, n_templates_, x.size(), best);
+void MultirateStream::run_max(std::span<const double> x, std::span<SampleMax> best) {
+  summed_.resize(layout_.n_templates * x.size());
+  run(x, summed_);
+  sample_max(summed_, layout_.n_templates, x.size(), best);
+}
+
+void MultirateStream::copy_rows(std::span<const std::size_t> rows, std::size_t n, std::span<std::complex<double>> out) {
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    std::copy_n(summed_.begin() + static_cast<std::ptrdiff_t>(rows[r] * n), n,
+                out.begin() + static_cast<std::ptrdiff_t>(r * n));
 }
 
 }  // namespace astrosweep::spiir

@@ -353,16 +353,14 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
       f.run = [backend](std::span<const double> x, std::span<std::complex<double>> z) { backend->filter(x, z); };
       f.run_max = [backend](std::span<const double> x, std::span<SampleMax> best) { backend->filter_max(x, best); };
     } else {
-      auto stream = std::make_shared<MultirateStream>(b, [&](const RateBank& r) {
-        auto backend = make_spiir_backend(r, precision, o);
-        if (describe) *describe = backend->describe();
-        return backend;
-      });
+      // Levels filtered, interpolated and summed where the backend runs (on a GPU, only the
+      // per-sample maximum comes down in the first pass).
+      std::shared_ptr<MultirateBackend> stream = make_multirate_backend(b, precision, o);
+      if (describe) *describe = stream->describe();
       f.latency = stream->latency();
       f.multiple = stream->chunk_multiple();
       f.run = [stream](std::span<const double> x, std::span<std::complex<double>> z) { stream->filter(x, z); };
       f.run_max = [stream](std::span<const double> x, std::span<SampleMax> best) { stream->filter_max(x, best); };
-      if (describe) *describe += format_text(", %zu rates (latency %zu samples)", b.rates.size(), f.latency);
     }
     return f;
   };
@@ -607,7 +605,8 @@ int spiir_command(const std::vector<std::string>& args, MPI_Comm comm) {
                               const SecondPassFilter::Each& each) {
     filter_batch(
         bank, templates, streams[d].x, first, end, chunk,
-        [&](const RateBank& r) { return make_spiir_backend(r, precision, task_options); }, each);
+        [&](const RateBank& r) { return make_spiir_backend(r, precision, task_options); }, each,
+        [&](const SpiirBank& b) { return make_multirate_backend(b, precision, task_options); });
   };
   if (detectors.size() >= 2) {
     network.peak_samples.resize(detectors.size());

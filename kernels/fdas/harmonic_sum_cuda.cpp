@@ -50,8 +50,8 @@ std::vector<StageCells> CudaHarmonicDetector::detect(const PowerPlaneView& plane
   HarmonicSumPlan plan;
   plan.numharm = numharm;
   std::copy(powcut.begin(), powcut.end(), plan.powcut);
-  // In harmonic_stages' order, which the kernel's added_harmonic follows (test_harmonic_sum_cell).
-  const std::vector<int> rows = added_z_row_tables(plane.z_max, numharm);
+  // In harmonic_stages' order, which the kernel's read_harmonic follows (test_harmonic_sum_cell).
+  const std::vector<int> rows = harmonic_z_rows(plane.z_max, numharm);
   if (d.rows_z_max != plane.z_max || d.rows_numharm != numharm) {
     d.rows.reserve(std::max<std::size_t>(rows.size(), 1) * sizeof(int));
     AS_CUDA_TRY(cudaMemcpyAsync(d.rows.as<int>(), rows.data(), rows.size() * sizeof(int), cudaMemcpyHostToDevice, s));

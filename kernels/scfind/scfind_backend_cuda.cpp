@@ -107,6 +107,12 @@ class CudaScfindBackend final : public ScfindBackend {
 
   [[nodiscard]] std::uint64_t memory_budget() const override { return device_.memory_budget; }
 
+  [[nodiscard]] std::optional<double> kernel_seconds() const override {
+    compute_->synchronize();  // const: waits for queued kernels so their time counts (mutable bookkeeping only)
+    kernel_timer_.collect();
+    return kernel_timer_.seconds();
+  }
+
   [[nodiscard]] std::string usage() const override {
     // const: waits for queued kernels so their time counts (mutable bookkeeping only)
     compute_->synchronize();
@@ -130,6 +136,7 @@ class CudaScfindBackend final : public ScfindBackend {
 
   void load(const Slab& slab, std::span<const float> original) override {
     AS_ASSERT(original.size() == slab.held_voxels());
+    const PhaseClock::Scope phase(phase_clock(), Phase::transfers);
     begin_load(slab);
     const cuda::DeviceScope scope(device_.index);
     const auto t0 = std::chrono::steady_clock::now();
@@ -186,6 +193,7 @@ class CudaScfindBackend final : public ScfindBackend {
   /// while the next is read: no whole-cube host buffer (whose fresh pages cost more to fault in
   /// than to fill) and no second copy through the staging slots.
   void load_from(const Slab& slab, const ChannelReader& read) override {
+    const PhaseClock::Scope phase(phase_clock(), Phase::transfers);  // the reads are the reader's
     begin_load(slab);
     const cuda::DeviceScope scope(device_.index);
     const std::size_t plane = slab.cube.plane();
@@ -513,6 +521,7 @@ class CudaScfindBackend final : public ScfindBackend {
 
   MagnitudeCounter::Counts count_digits(const std::uint32_t* values, std::uint64_t n, std::uint32_t prefix,
                                         std::uint32_t mask, int shift) {
+    const PhaseClock::Scope phase(phase_clock(), Phase::compute);  // called from the noise's statistics
     const cuda::DeviceScope scope(device_.index);
     kernel_timer_.start(*compute_);
     kernels::digit_histogram(values, n, prefix, mask, shift, word(digit_words), compute_->get());
@@ -609,7 +618,7 @@ class CudaScfindBackend final : public ScfindBackend {
         AS_CUDA_TRY(cudaMemcpyAsync(sent + first, at<float>(layout_.carry_out) + first, count * sizeof(float),
                                     cudaMemcpyDeviceToHost, download_->get()));
         sent_.record(*download_);
-        sent_.synchronize();
+        while (!sent_.ready()) carry.progress();  // the earlier blocks' sends move on meanwhile
         carry.send(y0, y1, std::span<const float>(sent + first, count));
       }
     }
@@ -620,6 +629,7 @@ class CudaScfindBackend final : public ScfindBackend {
   /// compute stream waits for the copy.
   void upload(void* device, const void* host, std::size_t bytes) {
     if (bytes == 0) return;
+    const PhaseClock::Scope phase(phase_clock(), Phase::transfers);
     reserve_staging(bytes);
     staged_.record(*compute_);  // kernels queued so far may still use the destination
     AS_CUDA_TRY(cudaStreamWaitEvent(upload_->get(), staged_.get(), 0));
@@ -649,6 +659,7 @@ class CudaScfindBackend final : public ScfindBackend {
   /// Copies `bytes` from page-locked host memory after the kernels queued so far, in one DMA on
   /// the upload stream; returns when it has finished (the caller may then change the memory).
   void upload_direct(void* device, const void* host, std::size_t bytes) {
+    const PhaseClock::Scope phase(phase_clock(), Phase::transfers);
     staged_.record(*compute_);
     AS_CUDA_TRY(cudaStreamWaitEvent(upload_->get(), staged_.get(), 0));
     AS_CUDA_TRY(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, upload_->get()));
@@ -661,6 +672,13 @@ class CudaScfindBackend final : public ScfindBackend {
   /// through the pinned slots (the DMA of one chunk overlaps the host's copy of the previous one).
   void download(void* host, const void* device, std::size_t bytes) {
     if (bytes == 0) return;
+    {
+      // The copy waits for the kernels queued before it anyway: waited for here, they are not
+      // counted as the transfer's time.
+      const PhaseClock::Scope phase(phase_clock(), Phase::compute);
+      compute_->synchronize();
+    }
+    const PhaseClock::Scope phase(phase_clock(), Phase::transfers);
     reserve_staging(bytes);
     staged_.record(*compute_);
     AS_CUDA_TRY(cudaStreamWaitEvent(download_->get(), staged_.get(), 0));

@@ -20,6 +20,7 @@
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
 #include "snr_history_device.hpp"
+#include "spiir_backend_cuda_device.hpp"
 #include "spiir_filter_launch.hpp"
 #include "spiir_sample_max_launch.hpp"
 
@@ -78,6 +79,15 @@ class SpiirBackendCuda final : public SpiirBackend {
            " samples";
   }
   [[nodiscard]] std::size_t n_templates() const override { return n_templates_; }
+
+  /// The chunk through the filters, its SNRs left in z_ (spiir_backend_cuda_device.hpp: a
+  /// multi-rate level). The previous chunk's copies are waited for before its staging is rewritten.
+  DeviceSnrs filter_kept_on_device(std::span<const double> x) {
+    const cuda::DeviceScope scope(device_.index);
+    stream_.synchronize();
+    if (!x.empty() && n_templates_ > 0) filter_on_device(x);
+    return {z_.as<Real>(), stream_.get()};
+  }
 
   void reset() override {
     const cuda::DeviceScope scope(device_.index);
@@ -258,6 +268,12 @@ class SpiirBackendCuda final : public SpiirBackend {
 };
 
 }  // namespace
+
+DeviceSnrs filter_on_device(SpiirBackend& backend, std::span<const double> x) {
+  if (auto* b = dynamic_cast<SpiirBackendCuda<float>*>(&backend)) return b->filter_kept_on_device(x);
+  if (auto* b = dynamic_cast<SpiirBackendCuda<double>*>(&backend)) return b->filter_kept_on_device(x);
+  throw UsageError("filter_on_device needs a CUDA backend");
+}
 
 std::unique_ptr<SpiirBackend> make_spiir_backend_cuda(const RateBank& bank, Precision precision,
                                                       const BackendOptions& options) {

@@ -96,6 +96,17 @@ void MpiCarry<T>::send(std::size_t r0, std::size_t r1, std::span<const T> values
 }
 
 template <class T>
+void MpiCarry<T>::progress() {
+  if (requests_.empty()) return;
+  int done = 0;  // the requests stay for finish() until all are done (Testall then frees them)
+  AS_MPI_TRY(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE));
+  if (done != 0) {
+    requests_.clear();
+    outgoing_.clear();
+  }
+}
+
+template <class T>
 void MpiCarry<T>::finish() {
   if (!requests_.empty())
     AS_MPI_TRY(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
@@ -188,6 +199,85 @@ void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm 
   }
   // Pairs within this rank (streamed slabs): straight from the source's owned positions into the
   // holder's halo, without packing them for MPI and receiving them from itself.
+  for (std::size_t i = 0; i < layout.count(); ++i) {
+    if (layout.owner(i) != rank) continue;
+    for (const std::size_t q : near(i)) {
+      if (layout.owner(q) != rank) continue;
+      const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
+      if (p0 != p1) halos.set(q, p0, halos.get(i, p0, p1));
+    }
+  }
+}
+
+void exchange_sparse_halos(const SlabLayout& layout, const SparseHaloAccess& halos, MPI_Comm comm) {
+  int size = 1;
+  int rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  const Halo halo = layout.axis().halo;
+  if (layout.count() == 1 || (halo.below == 0 && halo.above == 0)) return;
+  auto overlap = [](const Slab& owner, const Slab& holder) {
+    const std::size_t p0 = std::max(owner.own_begin, holder.held_begin);
+    return std::pair{p0, std::max(p0, std::min(owner.own_end, holder.held_end))};
+  };
+  auto near = [&layout, reach = std::max(halo.below, halo.above)](std::size_t i) {
+    std::vector<std::size_t> slabs;
+    for (std::size_t q = i > reach ? i - reach : 0; q < std::min(layout.count(), i + reach + 1); ++q)
+      if (q != i) slabs.push_back(q);
+    return slabs;
+  };
+  // As exchange_halos, pairs (source slab i, holder slab q) in the same order on both sides; each
+  // pair's part of a message is its count of offsets, then the offsets.
+  const auto n_ranks = static_cast<std::size_t>(size);
+  std::vector<int> send_counts(n_ranks), send_displs(n_ranks), recv_counts(n_ranks), recv_displs(n_ranks);
+  std::vector<std::uint64_t> send_buffer;
+  for (int q_rank = 0; q_rank < size; ++q_rank) {
+    const auto uq = static_cast<std::size_t>(q_rank);
+    send_displs[uq] = checked_count(send_buffer.size());
+    if (q_rank != rank)
+      for (std::size_t i = 0; i < layout.count(); ++i) {
+        if (layout.owner(i) != rank) continue;
+        for (const std::size_t q : near(i)) {
+          if (layout.owner(q) != q_rank) continue;
+          const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
+          if (p0 == p1) continue;
+          const std::vector<std::uint64_t> offsets = halos.get(i, p0, p1);
+          send_buffer.push_back(offsets.size());
+          send_buffer.insert(send_buffer.end(), offsets.begin(), offsets.end());
+        }
+      }
+    send_counts[uq] = checked_count(send_buffer.size()) - send_displs[uq];
+  }
+  AS_MPI_TRY(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm));
+  std::size_t recv_total = 0;
+  for (std::size_t p = 0; p < n_ranks; ++p) {
+    recv_displs[p] = checked_count(recv_total);
+    recv_total += static_cast<std::size_t>(recv_counts[p]);
+  }
+  std::vector<std::uint64_t> recv_buffer(recv_total);
+  AS_MPI_TRY(MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_displs.data(), MPI_UINT64_T, recv_buffer.data(),
+                           recv_counts.data(), recv_displs.data(), MPI_UINT64_T, comm));
+  for (int p_rank = 0; p_rank < size; ++p_rank) {
+    if (p_rank == rank) continue;
+    const auto up = static_cast<std::size_t>(p_rank);
+    std::size_t at = static_cast<std::size_t>(recv_displs[up]);
+    const std::size_t end = at + static_cast<std::size_t>(recv_counts[up]);
+    for (std::size_t i = 0; i < layout.count(); ++i) {
+      if (layout.owner(i) != p_rank) continue;
+      for (const std::size_t q : near(i)) {
+        if (layout.owner(q) != rank) continue;
+        const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
+        if (p0 == p1) continue;
+        AS_ASSERT(at < end);
+        const auto n = static_cast<std::size_t>(recv_buffer[at++]);
+        AS_ASSERT(n <= end - at);
+        halos.set(q, p0, std::span<const std::uint64_t>(recv_buffer).subspan(at, n));
+        at += n;
+      }
+    }
+    AS_ASSERT(at == end);
+  }
+  // Pairs within this rank (streamed slabs): straight from the source into the holder's halo.
   for (std::size_t i = 0; i < layout.count(); ++i) {
     if (layout.owner(i) != rank) continue;
     for (const std::size_t q : near(i)) {

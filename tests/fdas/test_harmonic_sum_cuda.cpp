@@ -106,21 +106,23 @@ struct Width {
   std::int64_t columns;
   int numharm;
   int z_max;
+  std::int64_t shift = 0;  ///< added to the band's first half bin (its place mod 32)
 };
 
 void PrintTo(const Width& w, std::ostream* os) {
-  *os << w.columns << " columns, numharm " << w.numharm << ", z_max " << w.z_max;
+  *os << w.columns << " columns, numharm " << w.numharm << ", z_max " << w.z_max << ", shift " << w.shift;
 }
 
 class CudaHarmonicSumWidth : public ::testing::TestWithParam<Width> {};
 
 TEST_P(CudaHarmonicSumWidth, EveryColumnOfTheTileIsSummedOnce) {
-  // Widths around the kernel's 256-column tiles and its warps, one column, one row: the summed
-  // plane bit for bit (a column missed or summed by two threads shows), and the cells above a
+  // Widths around a warp's tiles (128 columns up to 16 harmonics, 64 for 32; a lane's cells 32
+  // apart), one column, rows around a block's 8, bands starting at various half bins mod 32: the
+  // summed plane bit for bit (a column missed or summed by two lanes shows), and the cells above a
   // threshold that about a third of them pass (partial warps in every ballot).
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Width w = GetParam();
-  const std::int64_t i_begin = 100 * w.numharm + 64, i_end = i_begin + w.columns;
+  const std::int64_t i_begin = 100 * w.numharm + 64 + w.shift, i_end = i_begin + w.columns;
   const std::vector<float> data = noise_plane(w.z_max, i_end - 100, static_cast<std::uint64_t>(w.columns));
   const PowerPlaneView plane{data.data(), w.z_max, 100, i_end - 100};
   std::vector<float> powcut;
@@ -135,9 +137,11 @@ TEST_P(CudaHarmonicSumWidth, EveryColumnOfTheTileIsSummedOnce) {
 
 INSTANTIATE_TEST_SUITE_P(Tiles, CudaHarmonicSumWidth,
                          ::testing::Values(Width{1, 1, 0}, Width{1, 8, 10}, Width{1, 32, 4}, Width{31, 8, 10},
-                                           Width{32, 8, 10}, Width{33, 8, 10}, Width{255, 4, 20}, Width{256, 4, 20},
-                                           Width{257, 4, 20}, Width{511, 32, 6}, Width{513, 16, 6}, Width{4097, 8, 0},
-                                           Width{1000, 1, 40}));
+                                           Width{32, 8, 10}, Width{33, 8, 10, 5}, Width{127, 8, 6, 31},
+                                           Width{128, 8, 8}, Width{129, 8, 16, 17}, Width{255, 4, 20, 1},
+                                           Width{256, 4, 20, 30}, Width{257, 4, 20}, Width{63, 32, 14, 21},
+                                           Width{65, 32, 6, 3}, Width{511, 32, 6}, Width{513, 16, 6, 9},
+                                           Width{4097, 8, 0, 2}, Width{1000, 1, 40, 23}, Width{1000, 2, 16, 11}));
 
 TEST(CudaHarmonicSum, KeepsEveryCellWhenAllPass) {
   // Every cell of every stage above its threshold: whole warps take their places with one

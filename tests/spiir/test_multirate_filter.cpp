@@ -1,8 +1,12 @@
 // Multi-rate filtering (spec §4, §12 tolerance 3): the half-band decimator and interpolator on
 // tones, and a multi-rate bank against the same template's single-rate bank: |ρ| at a noise-free
-// injection within 1 %, the peak on the same sample, and E|z|² = 2 in white noise.
+// injection within 1 %, the peak on the same sample, and E|z|² = 2 in white noise. The stream's
+// interpolation (multirate_upsample_rule.hpp, shared with the CUDA kernel) against the plain
+// zero-stuffed low-pass in complex arithmetic, bit for bit; the stream as a SpiirBackend
+// (filter_max, snr_rows, reset) and make_multirate_backend on the CPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -11,7 +15,9 @@
 
 #include "bank_generation.hpp"
 #include "core/error.hpp"
+#include "filter_test_support.hpp"
 #include "multirate_filter.hpp"
+#include "sample_max.hpp"
 
 namespace astrosweep::spiir {
 namespace {
@@ -149,6 +155,122 @@ TEST(MultirateFilter, WhiteNoiseGivesUnitVarianceSnr) {
   std::printf("[ spiir    ] multi-rate E|z|^2 = %.4f +- %.4f\n", mean, se);
   EXPECT_NEAR(mean, 2.0, 3 * se);
   EXPECT_NEAR(mean, 2.0, 0.04);
+}
+
+// The plain causal interpolation as the stream computed it before the rule was shared with the
+// CUDA kernel: the zero-stuffed series e (2q ↔ e[q]) low-passed with gain 2, complex arithmetic.
+std::vector<std::complex<double>> plain_interpolation(const std::vector<double>& taps,
+                                                      const std::vector<std::complex<double>>& e, std::size_t n) {
+  const std::size_t k = taps.size() / 2, origin = 2 * (k + 1);
+  std::vector<std::complex<double>> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::complex<double> sum = 0;
+    for (std::size_t j = 0; j <= 2 * k; ++j) {
+      const std::size_t pos = origin + i - j;
+      if (pos % 2 == 0) sum += 2.0 * taps[j] * e[pos / 2];
+    }
+    out[i] = sum;
+  }
+  return out;
+}
+
+// add_interpolated (the rule the CUDA kernel runs) adds exactly the plain interpolation, only from
+// output_start on, and moves its history on by the chunk: K = 32 and 64, chunks shorter and longer
+// than the history, samples before the start left alone.
+TEST(MultirateFilter, AddInterpolatedIsThePlainLowPassBitForBit) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> g(0, 1);
+  for (const int half : {32, 64})
+    for (const std::size_t n : {std::size_t{2}, std::size_t{16}, std::size_t{66}, std::size_t{300}})
+      for (const std::size_t output_start : {std::size_t{0}, std::size_t{5}, std::size_t{1000}}) {
+        SCOPED_TRACE("K " + std::to_string(half) + ", n " + std::to_string(n) + ", start " +
+                     std::to_string(output_start));
+        const auto taps = halfband_taps(half);
+        const auto k = static_cast<std::size_t>(half);
+        std::vector<std::complex<double>> history(k + 1), below(n / 2), here(n);
+        for (auto& v : history) v = {g(rng), g(rng)};
+        for (auto& v : below) v = {g(rng), g(rng)};
+        for (auto& v : here) v = {g(rng), g(rng)};
+        std::vector<std::complex<double>> e(history);
+        e.insert(e.end(), below.begin(), below.end());
+        const auto up = plain_interpolation(taps, e, n);
+        const auto level = here;
+        const std::size_t seen = 4;
+        add_interpolated(taps, history, below, seen, output_start, here);
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::complex<double> want = seen + i < output_start ? level[i] : level[i] + up[i];
+          EXPECT_EQ(here[i].real(), want.real()) << "sample " << i;
+          EXPECT_EQ(here[i].imag(), want.imag()) << "sample " << i;
+        }
+        for (std::size_t q = 0; q <= k; ++q) EXPECT_EQ(history[q], e[e.size() - (k + 1) + q]) << "history " << q;
+      }
+}
+
+// A multi-rate bank of random filters: templates with filters at `levels` rates from 2048 Hz
+// down, and none at level `empty` (when below the lowest).
+SpiirBank random_multirate_bank(std::size_t n_templates, int levels, int empty, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  SpiirBank bank;
+  bank.sample_rate_max = 2048;
+  for (int level = 0; level < levels; ++level) {
+    if (level == empty) continue;
+    std::vector<std::vector<IirFilter>> per_template;
+    for (std::size_t t = 0; t < n_templates; ++t) per_template.push_back(random_filters(rng, 1 + (t + level) % 5, 60));
+    bank.rates.push_back(RateBank::pack(2048 >> level, per_template));
+  }
+  bank.templates.resize(n_templates);
+  return bank;
+}
+
+// The stream as a SpiirBackend: filter_max is the plain loop over filter()'s SNRs of a twin fed
+// the same chunks, snr_rows gives the twin's rows (repeats, any order), reset() starts a new run,
+// and make_multirate_backend on the CPU is this stream.
+TEST(MultirateFilter, StreamIsABackend) {
+  const SpiirBank bank = random_multirate_bank(5, 3, 1, 3);  // levels 0 and 2: level 1 has no filters
+  const auto make = [](const RateBank& r) { return make_spiir_backend_cpu(r, Precision::fp64, {}); };
+  MultirateStream with_max(bank, make), with_snr(bank, make);
+  BackendOptions cpu;
+  cpu.kind = BackendKind::cpu;
+  const auto made = make_multirate_backend(bank, Precision::fp64, cpu);
+  EXPECT_NE(made->describe().find("2 rates"), std::string::npos) << made->describe();
+  const auto x = white_noise(4 * 1024, 9);
+  const std::size_t nt = bank.n_templates();
+  const std::vector<std::size_t> rows = {4, 0, 4, 2};
+  std::vector<std::complex<double>> first_run;
+  for (std::size_t first = 0, c = 0; first < x.size(); ++c) {
+    const std::size_t n = std::min<std::size_t>(c % 2 == 0 ? 4 : 1020, x.size() - first);
+    const auto chunk = std::span(x).subspan(first, n);
+    std::vector<SampleMax> best(n), want(n), from_made(n);
+    std::vector<std::complex<double>> z(nt * n), got_rows(rows.size() * n);
+    with_max.filter_max(chunk, best);
+    with_snr.filter(chunk, z);
+    made->filter_max(chunk, from_made);
+    sample_max(z, nt, n, want);
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(best[i].power, want[i].power);
+      EXPECT_EQ(best[i].template_index, want[i].template_index);
+      EXPECT_EQ(best[i].z, want[i].z);
+      EXPECT_EQ(from_made[i].power, want[i].power);
+    }
+    with_max.snr_rows(rows, got_rows);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(got_rows[r * n + i], z[rows[r] * n + i]);
+    first_run.insert(first_run.end(), z.begin(), z.end());
+    first += n;
+  }
+  // After reset(), the same chunks give the same SNRs.
+  with_snr.reset();
+  std::vector<std::complex<double>> second_run;
+  for (std::size_t first = 0, c = 0; first < x.size(); ++c) {
+    const std::size_t n = std::min<std::size_t>(c % 2 == 0 ? 4 : 1020, x.size() - first);
+    std::vector<std::complex<double>> z(nt * n);
+    with_snr.filter(std::span(x).subspan(first, n), z);
+    second_run.insert(second_run.end(), z.begin(), z.end());
+    first += n;
+  }
+  EXPECT_EQ(first_run, second_run);
+  std::vector<SampleMax> best(6);
+  EXPECT_THROW(with_max.filter_max(std::vector<double>(6, 0.0), best), UsageError);  // not a multiple of 4
 }
 
 }  // namespace
