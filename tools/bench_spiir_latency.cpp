@@ -5,6 +5,7 @@
 //   astrosweep_bench_spiir_latency [--backend cpu|cuda|all] [--templates N] [--filters F]
 //       [--rate HZ] [--chunks C] [--warmup W] [--threads T] [--precision fp32|fp64]
 //       [--threshold X] [--sky-order K] [--n-slides S] [--levels L] [--level-sum device|host]
+//       [--history device|windows]
 //
 // A chunk costs what it costs in `astrosweep spiir`, with the job's functions:
 // - filter: each detector's chunk through its own backend's filter_max (make_spiir_backend, states
@@ -23,6 +24,16 @@
 // device (make_multirate_backend; --level-sum device, the default) or, on CUDA, on the host over
 // the levels' CUDA backends (MultirateStream; --level-sum host: every level's SNRs come down,
 // the form before the sum moved to the device), so the two can be timed side by side.
+// With --history device (the default) each detector keeps every template's SNR history in a ring
+// (snr_history.hpp; make_snr_history: on the device with the CUDA backend) long enough for the
+// slides: "windows" is then the time to append the chunk to the rings (SpiirBackend::append_snr:
+// on CUDA a copy on the device, on the CPU the rows down and written), and "coherent" the search
+// over the rings (coherent_history.hpp: on CUDA only the tasks go up and picks, ζ and χ² come
+// down). A candidate is searched once its χ²'s last lag is written: those within that reach of a
+// chunk's end wait for the next chunk (a streaming search cannot do otherwise), so a chunk's
+// candidates are its own but for those, and the previous chunk's last ones. The chunks before the
+// rings hold a candidate's whole reach are warm-up. With --history windows, the form before the
+// rings:
 // The bank is the seed's Table II workload (bench_spiir.cpp: |a1| in [0.9, 0.999), delays l × 20)
 // with each template's b0 scaled so that unit white noise gives E|z|² = 2 (spec §7), so that the
 // threshold selects as many peaks as in whitened data. The strain is unit white noise per detector.
@@ -50,11 +61,13 @@
 #include <string>
 #include <vector>
 
+#include "coherent_history.hpp"
 #include "coherent_snr.hpp"
 #include "coherent_triggers.hpp"
 #include "device.hpp"
 #include "multirate.hpp"
 #include "multirate_filter.hpp"
+#include "snr_history.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_units.hpp"
 
@@ -67,6 +80,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Config {
   std::string backend = "all";
+  std::string history = "device";
   std::size_t templates = 1024, filters = 512, rate = 4096;
   int chunks = 30, warmup = 3, threads = 0, sky_order = 5, n_slides = 100;
   Precision precision = Precision::fp32;
@@ -320,14 +334,109 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, const Spiir
   return times;
 }
 
-void print_rows(const std::string& where, const char* precision, const ChunkTimes& t) {
+/// The same chunks with every template's SNR history kept in rings (--history device).
+ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, const SpiirBank& multi, BackendKind kind,
+                                 std::string& described) {
+  const std::vector<std::string> ifos{"H1", "L1", "V1"};
+  const std::size_t n_det = ifos.size(), chunk = config.rate;
+  const auto rate = static_cast<double>(config.rate);
+  BackendOptions options;
+  options.kind = kind;
+  options.threads = config.threads;
+  std::vector<std::unique_ptr<SpiirBackend>> filters;
+  for (std::size_t d = 0; d < n_det; ++d) filters.push_back(make_chunk_filter(config, bank, multi, options));
+  described = filters.front()->describe();
+  const std::unique_ptr<SkySearchEngine> engine = make_sky_search(options);
+
+  const SkyMap map = make_sky_map(config.sky_order, ifos, {1.0, 1.0, 0.5}, 1187008882.4, rate);
+  CoherentSettings search;
+  search.n_slides = config.n_slides;
+  search.slide_samples = static_cast<std::int64_t>(std::llround(0.1 * rate));
+  constexpr std::size_t chisq_half = 100;  // spiirbank's --autocorrelation-length 201
+  const SearchReach reach = search_reach(map, search, chisq_half);
+  // Room for a candidate that waited a chunk for its χ²'s last lags: its reach and a chunk.
+  const std::size_t length = history_length_for(chunk + static_cast<std::size_t>(reach.before + reach.after + 1));
+  std::vector<std::unique_ptr<SnrHistory>> rings;
+  std::vector<const SnrHistory*> histories;
+  for (std::size_t d = 0; d < n_det; ++d) {
+    rings.push_back(make_snr_history(bank.n_templates, length, config.precision, options));
+    histories.push_back(rings.back().get());
+  }
+  std::printf(
+      "# SNR history: %zu samples (%.1f s) of %zu templates per detector, %.0f MiB each\n", length,
+      static_cast<double>(length) / rate, bank.n_templates,
+      static_cast<double>(bank.n_templates * length * 2 * (config.precision == Precision::fp32 ? 4 : 8)) / (1 << 20));
+  std::vector<std::complex<double>> acf;
+  for (int s = -static_cast<int>(chisq_half); s <= static_cast<int>(chisq_half); ++s)
+    acf.push_back(std::exp(-0.002 * s * s) * std::polar(1.0, 0.3 * s));
+  TemplateAutocorrelations ac;  // the same autocorrelation for every template
+  ac.length = acf.size();
+  ac.n_templates = bank.n_templates;
+  ac.per_ifo.resize(n_det);
+  for (auto& per_ifo : ac.per_ifo)
+    for (std::size_t t = 0; t < bank.n_templates; ++t) per_ifo.insert(per_ifo.end(), acf.begin(), acf.end());
+
+  std::vector<std::vector<double>> strain;
+  for (std::size_t d = 0; d < n_det; ++d) strain.push_back(white_noise(chunk * 4, 100 + d));
+  std::vector<std::vector<SampleMax>> best(n_det, std::vector<SampleMax>(chunk));
+  const std::vector<bool> usable(chunk, true);
+  std::vector<Candidate> waiting, ready;
+  ChunkTimes times;
+  for (int c = 0; c < config.warmup + config.chunks; ++c) {
+    const auto t0 = Clock::now();
+    for (std::size_t d = 0; d < n_det; ++d) {
+      const auto& s = strain[d];
+      filters[d]->filter_max(std::span(s).subspan((static_cast<std::size_t>(c) % 4) * chunk, chunk), best[d]);
+    }
+    const auto t1 = Clock::now();
+    const std::int64_t chunk_start = rings.front()->written();
+    for (std::size_t d = 0; d < n_det; ++d) {
+      std::vector<SampleBest> above;
+      append_sample_best(best[d], usable, config.threshold, 0, 0, above);
+      for (const SampleBest& p : merged_peaks(std::move(above), chunk, config.threshold))
+        waiting.push_back({d, static_cast<std::size_t>(p.template_index), chunk_start + p.sample});
+    }
+    const auto t2 = Clock::now();
+    for (std::size_t d = 0; d < n_det; ++d) filters[d]->append_snr(*rings[d]);
+    const auto t_windows = Clock::now();
+    // Those whose reach is written now; those whose reach begins before the oldest sample held (the
+    // first chunks only) are dropped.
+    const std::int64_t written = rings.front()->written(), oldest = rings.front()->oldest();
+    ready.clear();
+    std::erase_if(waiting, [&](const Candidate& k) {
+      if (k.sample - reach.before < oldest) return true;
+      if (k.sample + reach.after >= written) return false;
+      ready.push_back(k);
+      return true;
+    });
+    if (!ready.empty())
+      (void)coherent_search(map, histories, ac, ready, search, config.precision, config.threads, engine.get());
+    const auto t3 = Clock::now();
+    if (c < config.warmup) continue;
+    times.filter.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    times.peaks.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+    times.windows.push_back(std::chrono::duration<double, std::milli>(t_windows - t2).count());
+    times.coherent.push_back(std::chrono::duration<double, std::milli>(t3 - t_windows).count());
+    times.total.push_back(ms_since(t0));
+    times.candidates.push_back(static_cast<double>(ready.size()));
+  }
+  std::vector<std::size_t> every(bank.n_templates);
+  for (std::size_t t = 0; t < every.size(); ++t) every[t] = t;
+  std::vector<std::complex<double>> z(bank.n_templates * chunk);
+  filters.front()->snr_rows(every, z);
+  for (const auto& v : z) times.mean_power += std::norm(v);
+  times.mean_power /= static_cast<double>(z.size());
+  return times;
+}
+
+void print_rows(const std::string& where, const char* precision, const ChunkTimes& t, bool history) {
   const auto row = [&](const char* stage, const std::vector<double>& v, const char* unit) {
     std::printf("%-34s %-5s %-30s %12.2f %s %12.2f %s\n", where.c_str(), precision, stage, percentile(v, 0.5), unit,
                 percentile(v, 0.99), unit);
   };
   row("filter+max (3 det, transfers)", t.filter, "ms");
   row("peaks (3 det)", t.peaks, "ms");
-  row("windows (SNR rows, see header)", t.windows, "ms");
+  row(history ? "windows (chunk into the rings)" : "windows (SNR rows, see header)", t.windows, "ms");
   row("coherent (chunk's candidates)", t.coherent, "ms");
   row("total per 1-s chunk", t.total, "ms");
   row("candidates per chunk", t.candidates, "  ");
@@ -346,7 +455,7 @@ std::string levels_label(const Config& config, const std::string& where) {
   std::fprintf(stderr,
                "usage: %s [--backend cpu|cuda|all] [--templates N] [--filters F] [--rate HZ] [--chunks C] "
                "[--warmup W] [--threads T] [--precision fp32|fp64] [--threshold X] [--sky-order K] [--n-slides S] "
-               "[--levels L] [--level-sum device|host]\n",
+               "[--levels L] [--level-sum device|host] [--history device|windows]\n",
                argv0);
   std::exit(2);
 }
@@ -385,6 +494,8 @@ int main(int argc, char** argv) {
       config.levels = std::atoi(v);
     else if (a == "--level-sum" && (std::string(v) == "device" || std::string(v) == "host"))
       config.level_sum = v;
+    else if (a == "--history" && (std::string(v) == "device" || std::string(v) == "windows"))
+      config.history = v;
     else
       usage(argv[0]);
   }
@@ -399,10 +510,11 @@ int main(int argc, char** argv) {
 
   std::printf(
       "# astrosweep_bench_spiir_latency --backend %s --templates %zu --filters %zu --rate %zu --chunks %d --warmup %d "
-      "--threads %d --precision %s --threshold %g --sky-order %d --n-slides %d --levels %d --level-sum %s\n",
+      "--threads %d --precision %s --threshold %g --sky-order %d --n-slides %d --levels %d --level-sum %s "
+      "--history %s\n",
       config.backend.c_str(), config.templates, config.filters, config.rate, config.chunks, config.warmup,
       config.threads, precision, config.threshold, config.sky_order, config.n_slides, config.levels,
-      config.level_sum.c_str());
+      config.level_sum.c_str(), config.history.c_str());
   std::printf(
       "# 1-s chunks of unit white noise in H1 L1 V1; seed Table II bank (delays l x 20, |a1| in [0.9, 0.999)),"
       " E|z|^2 = 2 per template; target (spec 14): < 100 ms per chunk, 3 detectors, 1024 templates\n");
@@ -417,6 +529,12 @@ int main(int argc, char** argv) {
   // peaks: never timed.
   const auto settle = static_cast<std::size_t>(bank.max_delay()) + 6905 + latency;
   config.warmup = std::max(config.warmup, static_cast<int>((settle + config.rate - 1) / config.rate));
+  // Nor chunks before the rings hold a candidate's whole reach (the slides': 10 s and the margins),
+  // in either form, so that both time the same chunks.
+  const auto slides_reach = static_cast<std::size_t>(config.n_slides) *
+                                static_cast<std::size_t>(std::llround(0.1 * static_cast<double>(config.rate))) +
+                            1024;
+  config.warmup = std::max(config.warmup, static_cast<int>((slides_reach + config.rate - 1) / config.rate) + 1);
   std::printf(
       "# bank made and normalised in %.1f s; per chunk: median and 99th percentile (nearest rank) of %d chunks after "
       "%d (at least the filters' settling)\n",
@@ -424,10 +542,13 @@ int main(int argc, char** argv) {
   std::printf("%-34s %-5s %-30s %15s %15s\n", "backend", "prec", "stage", "median", "p99");
 
   const bool want_cpu = config.backend != "cuda", want_cuda = config.backend != "cpu";
+  const bool history = config.history == "device";
   if (want_cpu) {
     std::string described;
-    const ChunkTimes t = stream_chunks(config, bank, multi, BackendKind::cpu, described);
-    print_rows("OpenMP, " + std::to_string(config.threads) + " threads" + levels_label(config, "host"), precision, t);
+    const ChunkTimes t = history ? stream_chunks_history(config, bank, multi, BackendKind::cpu, described)
+                                 : stream_chunks(config, bank, multi, BackendKind::cpu, described);
+    print_rows("OpenMP, " + std::to_string(config.threads) + " threads" + levels_label(config, "host"), precision, t,
+               history);
   }
   if (want_cuda) {
     if (cuda_device_count() == 0) {
@@ -435,10 +556,11 @@ int main(int argc, char** argv) {
       return config.backend == "cuda" ? 5 : 0;
     }
     std::string described;
-    const ChunkTimes t = stream_chunks(config, bank, multi, BackendKind::cuda, described);
+    const ChunkTimes t = history ? stream_chunks_history(config, bank, multi, BackendKind::cuda, described)
+                                 : stream_chunks(config, bank, multi, BackendKind::cuda, described);
     if (config.levels > 1) described = "cuda" + levels_label(config, config.level_sum);
     if (described.size() > 34) described.resize(34);
-    print_rows(described, precision, t);
+    print_rows(described, precision, t, history);
   }
   return 0;
 }

@@ -177,6 +177,45 @@ struct SkySearchBatch {
   std::span<const std::int32_t> first;
 };
 
+class SnrHistory;  // snr_history.hpp
+
+/// The χ²'s autocorrelations for a search over SNR histories, per row (a candidate's template, in
+/// the order of the search's rows) and detector: R(−K … K) as (re, im) doubles at
+/// [((row · n_det + d) · length + s) · 2], its denominator autocorrelation_chisq_norm at
+/// [row · n_det + d].
+struct SkyChisqTables {
+  std::size_t n_det = 0;
+  std::size_t n_rows = 0;
+  std::size_t length = 0;  ///< 2K + 1
+  std::span<const double> r;
+  std::span<const double> norms;
+};
+
+/// A batch of tasks read from SNR histories (coherent_history.hpp; rounded reads): per task its
+/// template (the row of the histories), its row of the χ² tables, its reference detector and first
+/// searched pixel; per [t · n_det + d] the absolute sample of its base in detector d's history (the
+/// candidate's, the trial's slide applied). Every read lies within margin + K of a base, and the
+/// histories hold it (the caller checks).
+struct SkyHistoryBatch {
+  std::size_t n_tasks = 0;
+  int stride = 1;
+  std::int64_t margin = 0;  ///< read_margin
+  std::span<const std::int32_t> tmpl;
+  std::span<const std::int32_t> chisq_row;
+  std::span<const std::int64_t> base;
+  std::span<const std::int32_t> ref;
+  std::span<const std::int32_t> first;
+};
+
+/// What a history search returns: per task the pick; per [t · n_det + d] ζ_d at the picked pixel
+/// (the history's value, exact in double) and χ²_d there, bit for bit autocorrelation_chisq of the
+/// same samples.
+struct SkyHistoryOut {
+  std::span<SkyPick> picks;
+  std::span<std::complex<double>> zeta;
+  std::span<double> chisq;
+};
+
 /// The seam for a device's pixel evaluation and `reported_pixel` reduction (kernels/spiir, CUDA):
 /// the same pixel and, bit for bit, the same ρ_coh² and Σ|ζ|² as the CPU's loop; the rest of the
 /// search (χ², offsets) stays on the CPU. load() once per search, then search() per batch.
@@ -197,6 +236,18 @@ class SkySearchEngine {
   /// chunk cost more than filling them). This default is plain host memory; the CUDA engine's is
   /// its pinned upload buffer, so that search() sends the samples without a staging copy.
   virtual std::span<std::byte> host_samples(std::size_t bytes);
+
+  /// Whether this engine reads `histories` (one per detector) where they lie: then a search over
+  /// them sends only tasks and gets back picks, ζ and χ² (search_histories); otherwise the caller
+  /// reads their windows (SnrHistory::read) and uses search(). This default reads none.
+  [[nodiscard]] virtual bool reads_histories(std::span<const SnrHistory* const> histories) const;
+  /// The χ² tables of a search over histories, after load(SkySearchTables) and before its batches (reads_histories
+  /// only).
+  virtual void load_chisq(const SkyChisqTables& tables);
+  /// A batch over histories that reads_histories accepted, in the precision of the pixel tables
+  /// loaded (the histories' own); `out` sized to the batch.
+  virtual void search_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& batch,
+                                const SkyHistoryOut& out);
 
  private:
   std::vector<std::byte> host_samples_;

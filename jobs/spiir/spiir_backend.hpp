@@ -20,6 +20,8 @@
 
 namespace astrosweep::spiir {
 
+class SnrHistory;  // snr_history.hpp
+
 /// The arithmetic of the recurrence (states, coefficients, sums).
 enum class Precision { fp32, fp64 };
 
@@ -51,6 +53,10 @@ class SpiirBackend {
     for (const std::size_t t : rows) AS_EXPECTS(t < n_templates(), UsageError, "snr_rows: no such template");
     copy_rows(rows, *kept_samples_, out);
   }
+  /// Appends every template's SNR over the chunk of the last filter_max to `history` (its
+  /// templates this backend's): on the CUDA backend into a CUDA history on the same device without
+  /// leaving it, otherwise through snr_rows and SnrHistory::append.
+  void append_snr(SnrHistory& history);
   /// Forgets the states and the input history: the next chunk starts a new run.
   virtual void reset() = 0;
 
@@ -59,6 +65,9 @@ class SpiirBackend {
   virtual void run_max(std::span<const double> x, std::span<SampleMax> best) = 0;
   /// Rows of the SNRs that run_max kept, its chunk of n samples; the rows are checked.
   virtual void copy_rows(std::span<const std::size_t> rows, std::size_t n, std::span<std::complex<double>> out) = 0;
+  /// The kept chunk of n samples (checked) appended to `history`; this default takes every row
+  /// down with copy_rows (snr_history.cpp).
+  virtual void write_history(SnrHistory& history, std::size_t n);
 
  private:
   std::optional<std::size_t> kept_samples_;  ///< the last filter_max's chunk, while its SNRs are kept

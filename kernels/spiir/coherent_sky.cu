@@ -16,6 +16,7 @@
 
 #include "coherent_sky_launch.hpp"
 #include "cuda_memory.hpp"
+#include "snr_ring.hpp"
 
 namespace astrosweep::spiir::kernels {
 namespace {
@@ -81,11 +82,19 @@ __global__ void __launch_bounds__(block_threads) sky_search(const SkyLaunch<Real
   const int length = k.window_length;
   constexpr int row = row_of<Real, T>;
 
-  // Stage the windows; an unused place of the tile reads zeros (evaluated, never reported).
+  // Stage the windows, from the batch's samples or the histories' rings; an unused place of the
+  // tile reads zeros (evaluated, never reported).
   for (int td = 0; td < T * NDet; ++td) {
     const int t = td / NDet, d = td % NDet, task = tasks[t];
-    const Real* from = task < 0 ? nullptr : k.samples + k.window[static_cast<std::size_t>(task) * NDet + d] * 2;
     Real* to = stage + d * length * row + 2 * t;
+    if (task >= 0 && k.ring_length > 0) {
+      const std::int64_t start = k.window[static_cast<std::size_t>(task) * NDet + d];
+      const auto tmpl = static_cast<std::size_t>(k.ring_row[task]);
+      for (int e = tid; e < 2 * length; e += block_threads)
+        to[(e >> 1) * row + (e & 1)] = k.ring[d][ring_slot(tmpl, start + (e >> 1), k.ring_length) * 2 + (e & 1)];
+      continue;
+    }
+    const Real* from = task < 0 ? nullptr : k.samples + k.window[static_cast<std::size_t>(task) * NDet + d] * 2;
     for (int e = tid; e < 2 * length; e += block_threads) to[(e >> 1) * row + (e & 1)] = from ? from[e] : Real(0);
   }
   __syncthreads();

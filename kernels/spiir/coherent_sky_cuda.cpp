@@ -14,11 +14,13 @@
 #include <limits>
 #include <vector>
 
+#include "coherent_history_launch.hpp"
 #include "coherent_sky_launch.hpp"
 #include "coherent_sky_tile.hpp"
 #include "core/error.hpp"
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
+#include "snr_history_device.hpp"
 
 namespace astrosweep::spiir {
 namespace {
@@ -111,6 +113,42 @@ class SkySearchCuda final : public SkySearchEngine {
     return {samples_pinned_.as<std::byte>(), bytes};
   }
 
+  [[nodiscard]] bool reads_histories(std::span<const SnrHistory* const> histories) const override {
+    if (histories.empty()) return false;
+    for (const SnrHistory* h : histories) {
+      const auto* ring = dynamic_cast<const SnrHistoryCuda*>(h);
+      if (ring == nullptr || ring->device() != device_.index || h->length() != histories[0]->length() ||
+          h->n_templates() != histories[0]->n_templates() || h->precision() != histories[0]->precision())
+        return false;
+    }
+    return true;
+  }
+
+  void load_chisq(const SkyChisqTables& t) override {
+    AS_EXPECTS(t.length % 2 == 1 && t.r.size() == t.n_rows * t.n_det * t.length * 2 &&
+                   t.norms.size() == t.n_rows * t.n_det && t.n_det == static_cast<std::size_t>(n_det_),
+               UsageError, "the χ² tables do not fit their rows, detectors and lags");
+    const cuda::DeviceScope scope(device_.index);
+    upload(chisq_r_, t.r, stream_);
+    upload(chisq_norms_, t.norms, stream_);
+    chisq_rows_ = t.n_rows;
+    chisq_half_ = static_cast<int>(t.length / 2);
+    stream_.synchronize();  // the caller's tables may go once this returns
+  }
+
+  void search_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& batch,
+                        const SkyHistoryOut& out) override {
+    AS_EXPECTS(reads_histories(histories) && histories.size() == static_cast<std::size_t>(n_det_), UsageError,
+               "the CUDA sky search reads only CUDA SNR histories on its device, one per detector");
+    const Precision loaded = real_bytes_ == sizeof(float) ? Precision::fp32 : Precision::fp64;
+    AS_EXPECTS(histories[0]->precision() == loaded && !subsample_, UsageError,
+               "a history search needs rounded pixel tables of the histories' precision loaded");
+    if (loaded == Precision::fp32)
+      run_histories<float>(histories, batch, out);
+    else
+      run_histories<double>(histories, batch, out);
+  }
+
  private:
   template <class Real>
   void load_tables(const SkySearchTables<Real>& t) {
@@ -128,6 +166,7 @@ class SkySearchCuda final : public SkySearchEngine {
     n_det_ = static_cast<int>(t.n_det);
     n_pix_ = static_cast<int>(t.n_pix);
     subsample_ = subsample;
+    real_bytes_ = sizeof(Real);
     table_bytes_ = t.u01.size_bytes() + t.reads.size_bytes() + t.weights.size_bytes();
     AS_EXPECTS(table_bytes_ <= device_.memory_budget, RuntimeError,
                "the GPU memory budget of " + std::to_string(device_.memory_budget >> 20) +
@@ -226,15 +265,135 @@ class SkySearchCuda final : public SkySearchEngine {
     for (std::size_t t = 0; t < n; ++t) out[t] = {pixel[t], static_cast<double>(coh[t]), static_cast<double>(total[t])};
   }
 
+  // A batch over SNR histories (search_histories): the tasks' descriptors up, the sky search
+  // staging its windows from the rings, the χ² kernel at the picked pixels, and picks, ζ and χ²
+  // down in one copy.
+  template <class Real>
+  void run_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& b, const SkyHistoryOut& out) {
+    const std::size_t n = b.n_tasks, n_det = static_cast<std::size_t>(n_det_);
+    AS_EXPECTS(out.picks.size() == n && out.zeta.size() == n * n_det && out.chisq.size() == n * n_det &&
+                   b.tmpl.size() == n && b.chisq_row.size() == n && b.ref.size() == n && b.first.size() == n &&
+                   b.base.size() == n * n_det,
+               UsageError, "the history search's batch does not fit its tasks");
+    const std::int64_t window_length = 2 * b.margin + 1;
+    AS_EXPECTS(b.margin + read_min_ >= 0 && b.margin + read_max_ < window_length &&
+                   window_length <= std::numeric_limits<int>::max() / 4 && b.stride >= 1 && b.stride <= n_pix_,
+               UsageError, "the history search's margin does not cover the pixels' reads");
+    const std::size_t n_templates = histories[0]->n_templates();
+    for (std::size_t t = 0; t < n; ++t)
+      AS_EXPECTS(b.ref[t] >= 0 && b.ref[t] < n_det_ && b.first[t] >= 0 && b.first[t] < b.stride && b.tmpl[t] >= 0 &&
+                     static_cast<std::size_t>(b.tmpl[t]) < n_templates && b.chisq_row[t] >= 0 &&
+                     static_cast<std::size_t>(b.chisq_row[t]) < chisq_rows_,
+                 UsageError, "a history search task names a detector, pixel, template or χ² row that does not exist");
+    for (const std::int64_t base : b.base)
+      AS_EXPECTS(base - b.margin - chisq_half_ >= 0, UsageError, "a history search task reads before sample 0");
+    AS_EXPECTS(n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()), UsageError,
+               "a sky search batch holds more than 2^31 - 1 tasks");
+    if (n == 0) return;
+    const cuda::DeviceScope scope(device_.index);
+    const int per_tile = kernels::sky_tasks_per_tile<Real>(n_det_, static_cast<int>(window_length));
+    AS_EXPECTS(per_tile > 0, UsageError,
+               "a sky search window of " + std::to_string(window_length) +
+                   " samples per detector does not fit the GPU's shared memory",
+               "use a lower sample rate for the coherent stage, or --backend cpu");
+    const std::vector<std::int32_t> tiles =
+        sky_tile::plan_tiles(b.ref.data(), b.first.data(), n, n_det_, b.stride, per_tile);
+    window_start_.resize(n * n_det);  // each window's first sample, absolute
+    for (std::size_t i = 0; i < n * n_det; ++i) window_start_[i] = b.base[i] - b.margin;
+    Staging staging;
+    const std::size_t window_at = staging.add(std::span<const std::int64_t>(window_start_));
+    const std::size_t base_at = staging.add(b.base);
+    const std::size_t tmpl_at = staging.add(b.tmpl);
+    const std::size_t row_at = staging.add(b.chisq_row);
+    const std::size_t ref_at = staging.add(b.ref);
+    const std::size_t first_at = staging.add(b.first);
+    const std::size_t tiles_at = staging.add(std::span<const std::int32_t>(tiles));
+    staging.send(up_pinned_, up_, stream_);
+    const auto* up = up_.as<unsigned char>();
+    // Down: pixels, ρ_coh², Σ|ζ|², ζ (Real pairs), χ² (double), each 16-byte aligned.
+    const auto align = [](std::size_t x) { return (x + 15) / 16 * 16; };
+    const std::size_t coh_at = align(n * sizeof(std::int32_t));
+    const std::size_t zeta_at = align(coh_at + 2 * n * sizeof(Real));
+    const std::size_t chisq_at = align(zeta_at + 2 * n * n_det * sizeof(Real));
+    const std::size_t down_bytes = chisq_at + n * n_det * sizeof(double);
+    down_.reserve(down_bytes);
+    down_pinned_.reserve(down_bytes);
+    auto* down = down_.as<unsigned char>();
+    kernels::SkyLaunch<Real> k;
+    k.tables.u01 = u01_.as<Real>();
+    k.tables.reads = reads_.as<std::int32_t>();
+    k.tables.weights = nullptr;
+    k.tables.taps = 1;
+    k.tables.n_pix = n_pix_;
+    k.tables.centre = static_cast<int>(b.margin);
+    k.n_det = n_det_;
+    k.window = reinterpret_cast<const std::int64_t*>(up + window_at);
+    for (std::size_t d = 0; d < n_det; ++d)
+      k.ring[d] = static_cast<const Real*>(dynamic_cast<const SnrHistoryCuda&>(*histories[d]).ring());
+    k.ring_length = histories[0]->length();
+    k.ring_row = reinterpret_cast<const std::int32_t*>(up + tmpl_at);
+    k.window_length = static_cast<int>(window_length);
+    k.stride = b.stride;
+    k.ref = reinterpret_cast<const std::int32_t*>(up + ref_at);
+    k.first = reinterpret_cast<const std::int32_t*>(up + first_at);
+    k.tiles = reinterpret_cast<const std::int32_t*>(up + tiles_at);
+    k.n_tiles = tiles.size() / static_cast<std::size_t>(per_tile);
+    k.per_tile = per_tile;
+    k.resolution = statistic_resolution<Real>;
+    k.pixel = reinterpret_cast<std::int32_t*>(down);
+    k.coh = reinterpret_cast<Real*>(down + coh_at);
+    k.total = k.coh + n;
+    kernels::HistoryChisqLaunch<Real> c;
+    for (std::size_t d = 0; d < n_det; ++d) c.ring[d] = k.ring[d];
+    c.ring_length = k.ring_length;
+    c.n_det = n_det_;
+    c.n_pix = n_pix_;
+    c.reads = reads_.as<std::int32_t>();
+    c.n_tasks = n;
+    c.tmpl = k.ring_row;
+    c.chisq_row = reinterpret_cast<const std::int32_t*>(up + row_at);
+    c.ref = k.ref;
+    c.base = reinterpret_cast<const std::int64_t*>(up + base_at);
+    c.pixel = k.pixel;
+    c.r = chisq_r_.as<double>();
+    c.norms = chisq_norms_.as<double>();
+    c.half = chisq_half_;
+    c.zeta = reinterpret_cast<Real*>(down + zeta_at);
+    c.chisq = reinterpret_cast<double*>(down + chisq_at);
+    start_.record(stream_);
+    kernels::launch_sky_search(k, stream_.get());
+    kernels::launch_history_chisq(c, stream_.get());
+    stop_.record(stream_);
+    AS_CUDA_TRY(cudaMemcpyAsync(down_pinned_.as<void>(), down, down_bytes, cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    kernel_ms_ += static_cast<double>(stop_.since(start_));
+    const auto* staged = down_pinned_.as<unsigned char>();
+    const auto* pixel = reinterpret_cast<const std::int32_t*>(staged);
+    const auto* coh = reinterpret_cast<const Real*>(staged + coh_at);
+    const Real* total = coh + n;
+    const auto* zeta = reinterpret_cast<const Real*>(staged + zeta_at);
+    const auto* chisq = reinterpret_cast<const double*>(staged + chisq_at);
+    for (std::size_t t = 0; t < n; ++t)
+      out.picks[t] = {pixel[t], static_cast<double>(coh[t]), static_cast<double>(total[t])};
+    for (std::size_t i = 0; i < n * n_det; ++i) {
+      out.zeta[i] = {static_cast<double>(zeta[2 * i]), static_cast<double>(zeta[2 * i + 1])};
+      out.chisq[i] = chisq[i];
+    }
+  }
+
   cuda::DeviceChoice device_;
   cuda::Stream stream_;
   cuda::Event start_, stop_;
-  cuda::DeviceMemory u01_, reads_, weights_, up_, down_;
+  cuda::DeviceMemory u01_, reads_, weights_, up_, down_, chisq_r_, chisq_norms_;
   cuda::PinnedMemory up_pinned_, down_pinned_, samples_pinned_;
   int n_det_ = 0, n_pix_ = 0, taps_ = 1;
   bool subsample_ = false;
   std::int64_t read_min_ = 0, read_max_ = 0;
   std::size_t table_bytes_ = 0;
+  std::size_t real_bytes_ = 0;  ///< the loaded tables' precision
+  std::size_t chisq_rows_ = 0;
+  int chisq_half_ = 0;
+  std::vector<std::int64_t> window_start_;  ///< a history batch's window starts, kept from batch to batch
   double kernel_ms_ = 0;
 };
 

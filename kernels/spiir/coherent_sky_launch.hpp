@@ -19,7 +19,12 @@ struct SkyLaunch {
   sky_tile::Tables<Real> tables;
   int n_det = 0;
   const Real* samples = nullptr;         ///< SkySearchBatch::samples
-  const std::int64_t* window = nullptr;  ///< SkySearchBatch::window
+  const std::int64_t* window = nullptr;  ///< SkySearchBatch::window, or with rings each window's first sample
+  /// Set (ring_length > 0): the windows are read from SNR histories' rings (snr_ring.hpp), detector
+  /// d's at ring[d], task t's template row ring_row[t], instead of from `samples`.
+  const Real* ring[3] = {nullptr, nullptr, nullptr};
+  std::size_t ring_length = 0;
+  const std::int32_t* ring_row = nullptr;
   int window_length = 0;
   int stride = 1;
   const std::int32_t* ref = nullptr;    ///< per task

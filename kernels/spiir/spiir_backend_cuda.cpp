@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
+#include "snr_history_device.hpp"
 #include "spiir_backend_cuda_device.hpp"
 #include "spiir_filter_launch.hpp"
 #include "spiir_sample_max_launch.hpp"
@@ -169,6 +170,19 @@ class SpiirBackendCuda final : public SpiirBackend {
         cudaMemcpyAsync(staged_z_.as<Real>(), rows_.as<Real>(), out_bytes, cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
     to_complex(staged_z_.as<Real>(), n_out, out);
+  }
+
+  /// Into a CUDA history on this device and of this precision straight from the SNRs on the device
+  /// (nothing crosses the bus); any other history through the default (the rows down).
+  void write_history(SnrHistory& history, std::size_t n) override {
+    auto* ring = dynamic_cast<SnrHistoryCuda*>(&history);
+    const Precision mine = sizeof(Real) == sizeof(float) ? Precision::fp32 : Precision::fp64;
+    if (ring == nullptr || ring->device() != device_.index || ring->precision() != mine) {
+      SpiirBackend::write_history(history, n);
+      return;
+    }
+    const cuda::DeviceScope scope(device_.index);
+    ring->append_device(z_.as<Real>(), n, stream_.get());
   }
 
  private:
