@@ -16,9 +16,16 @@ namespace {
 
 constexpr int block = 256;
 constexpr int median_threads = 128;
+/// Room past a block's last value in the dynamic shared array. rank_span's loop is unrolled by
+/// four, and ptxas merges the guarded loads of its remainder (one to three values) into one wider
+/// shared load, which may reach up to three floats past the last value (compute-sanitizer's
+/// memcheck saw 12-byte reads at the end of a 257-value segment). The extra values are never
+/// counted (the results are the host's bit for bit); the slack keeps the reads inside the block's
+/// allocation.
+constexpr std::size_t shared_slack = 4;
 /// Powers a segment may hold in shared memory: 48 KiB (what a block may take without opting
-/// into more) less room for the kernel's static `winners`.
-constexpr std::size_t max_shared_powers = (48 * 1024 - 64) / sizeof(float);
+/// into more) less room for the kernel's static `winners` and the slack.
+constexpr std::size_t max_shared_powers = (48 * 1024 - 64) / sizeof(float) - shared_slack;
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + block - 1) / block); }
 
@@ -118,8 +125,8 @@ void launch_block_levels(const float* powers, const DeviceBlock* blocks, std::si
   if (n_blocks == 0) return;
   // The dereddening's blocks are at most 200 bins (spectrum.cpp's longest_block).
   constexpr std::size_t longest = 200;
-  block_levels<<<static_cast<unsigned>(n_blocks), median_threads, longest * sizeof(float), stream>>>(powers, blocks,
-                                                                                                     levels);
+  block_levels<<<static_cast<unsigned>(n_blocks), median_threads, (longest + shared_slack) * sizeof(float), stream>>>(
+      powers, blocks, levels);
   AS_CUDA_TRY(cudaGetLastError());
 }
 
@@ -153,7 +160,7 @@ void launch_segment_norms(const float* powers, std::size_t segments, std::size_t
   } else {
     AS_EXPECTS(segment_norms_support(length), UsageError,
                "a correlation segment of " + std::to_string(length) + " bins is too long for the device's medians");
-    segment_norms<<<static_cast<unsigned>(segments), block, length * sizeof(float), stream>>>(
+    segment_norms<<<static_cast<unsigned>(segments), block, (length + shared_slack) * sizeof(float), stream>>>(
         powers, step, static_cast<std::uint32_t>(length), norm);
   }
   AS_CUDA_TRY(cudaGetLastError());
