@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "core/host_device.hpp"
+#include "core/rounded.hpp"
 
 namespace astrosweep::fdas::arith {
 
@@ -18,37 +19,10 @@ namespace astrosweep::fdas::arith {
 /// compiled as C++20, so <numbers> is not theirs).
 inline constexpr double ln2 = 0x1.62e42fefa39efp-1;
 
-AS_HOST_DEVICE inline float add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
-AS_HOST_DEVICE inline float sub(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-
-AS_HOST_DEVICE inline float mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-AS_HOST_DEVICE inline float div(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
+using rounded::add;
+using rounded::div;
+using rounded::mul;
+using rounded::sub;
 
 /// |F|² as std::norm computes it: re·re + im·im, each product rounded.
 AS_HOST_DEVICE inline float bin_power(float re, float im) { return add(mul(re, re), mul(im, im)); }

@@ -23,10 +23,10 @@
 // is the CPU's pixel.
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
 #include "core/host_device.hpp"
+#include "core/rounded.hpp"
 
 // Loops over tasks and detectors unrolled on the device (their counts are template arguments).
 #if defined(__CUDACC__)
@@ -42,29 +42,8 @@ inline constexpr int block_threads = 256;
 /// Tasks per tile, evaluated together per pixel (fewer when a window does not fit shared memory).
 inline constexpr int tile_tasks = 8;
 
-template <class Real>
-AS_HOST_DEVICE inline Real add(Real a, Real b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<Real, float>)
-    return __fadd_rn(a, b);
-  else
-    return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
-template <class Real>
-AS_HOST_DEVICE inline Real mul(Real a, Real b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<Real, float>)
-    return __fmul_rn(a, b);
-  else
-    return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
+using rounded::add;
+using rounded::mul;
 
 template <class Real>
 struct Sample {

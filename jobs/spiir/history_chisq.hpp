@@ -8,32 +8,13 @@
 // (ac − bd) + i(ad + bc) and std::norm is re² + im², each rounded as written (a NaN product, where
 // the C library's __muldc3 recovers infinities, aside).
 #include "core/host_device.hpp"
+#include "core/rounded.hpp"
 
 namespace astrosweep::spiir::history_chisq {
 
-AS_HOST_DEVICE inline double mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-AS_HOST_DEVICE inline double add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
-AS_HOST_DEVICE inline double sub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
+using rounded::add;
+using rounded::mul;
+using rounded::sub;
 
 struct Value {
   double re, im;

@@ -11,24 +11,12 @@
 #include <cstddef>
 
 #include "core/host_device.hpp"
+#include "core/rounded.hpp"
 
 namespace astrosweep::spiir::multirate_upsample_rule {
 
-AS_HOST_DEVICE inline double mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-AS_HOST_DEVICE inline double add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+using rounded::add;
+using rounded::mul;
 
 /// Output sample i of a level's chunk interpolated from the level below, zero-stuffed and low-passed
 /// with gain 2 by the half-band taps h_0 … h_2K (causal: output i reads the stuffed positions
