@@ -180,27 +180,51 @@ struct ChunkTimes {
   double mean_power = 0;  ///< E|z|² over H1's last chunk: 2 where the bank's normalisation holds
 };
 
+/// spiirbank's --autocorrelation-length 201: lags −100 … 100.
+constexpr std::size_t chisq_half = 100;
+
+/// What both ways of streaming chunks make once: three detectors' filters (states carried from
+/// chunk to chunk), the sky search engine and the coherent stage's fixed parts, as the job makes
+/// them once per run, and one autocorrelation that every template shares.
+struct ChunkStage {
+  ChunkStage(const Config& config, const RateBank& bank, const SpiirBank& multi, BackendKind kind,
+             std::string& described)
+      : chunk(config.rate), rate(static_cast<double>(config.rate)) {
+    options.kind = kind;
+    options.threads = config.threads;
+    for (std::size_t d = 0; d < n_det; ++d) filters.push_back(make_chunk_filter(config, bank, multi, options));
+    described = filters.front()->describe();
+    engine = make_sky_search(options);
+    map = make_sky_map(config.sky_order, ifos, {1.0, 1.0, 0.5}, 1187008882.4, rate);
+    search.n_slides = config.n_slides;
+    search.slide_samples = static_cast<std::int64_t>(std::llround(0.1 * rate));
+    for (int s = -static_cast<int>(chisq_half); s <= static_cast<int>(chisq_half); ++s)
+      acf.push_back(std::exp(-0.002 * s * s) * std::polar(1.0, 0.3 * s));
+  }
+  std::vector<std::string> ifos{"H1", "L1", "V1"};
+  std::size_t n_det = 3, chunk;
+  double rate;
+  BackendOptions options;
+  std::vector<std::unique_ptr<SpiirBackend>> filters;
+  std::unique_ptr<SkySearchEngine> engine;
+  SkyMap map;
+  CoherentSettings search;
+  std::vector<std::complex<double>> acf;
+};
+
 /// Streams `config.warmup + config.chunks` chunks of 3 detectors through `kind`; the warm-up
 /// chunks are not recorded.
 ChunkTimes stream_chunks(const Config& config, const RateBank& bank, const SpiirBank& multi, BackendKind kind,
                          std::string& described) {
-  const std::vector<std::string> ifos{"H1", "L1", "V1"};
-  const std::size_t n_det = ifos.size(), chunk = config.rate;
-  const double rate = static_cast<double>(config.rate);
-  BackendOptions options;
-  options.kind = kind;
-  options.threads = config.threads;
-  std::vector<std::unique_ptr<SpiirBackend>> filters;
-  for (std::size_t d = 0; d < n_det; ++d) filters.push_back(make_chunk_filter(config, bank, multi, options));
-  described = filters.front()->describe();
-  const std::unique_ptr<SkySearchEngine> engine = make_sky_search(options);
-
-  // The coherent stage's fixed parts, made once as the job makes them once per run.
-  const SkyMap map = make_sky_map(config.sky_order, ifos, {1.0, 1.0, 0.5}, 1187008882.4, rate);
-  CoherentSettings search;
-  search.n_slides = config.n_slides;
-  search.slide_samples = static_cast<std::int64_t>(std::llround(0.1 * rate));
-  constexpr std::size_t chisq_half = 100;  // spiirbank's --autocorrelation-length 201
+  ChunkStage stage(config, bank, multi, kind, described);
+  // Plain names (not a structured binding: lambdas below capture some, which clang 14 refuses).
+  const std::size_t n_det = stage.n_det, chunk = stage.chunk;
+  const auto& ifos = stage.ifos;
+  auto& filters = stage.filters;
+  const auto& engine = stage.engine;
+  const auto& map = stage.map;
+  const auto& search = stage.search;
+  const auto& acf = stage.acf;
   const std::int64_t reach = read_margin(map, search) + static_cast<std::int64_t>(chisq_half);
   const std::int64_t before = reach + search.n_slides * search.slide_samples, after = reach;
   const auto window = static_cast<std::size_t>(before + after + 1);
@@ -210,9 +234,6 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, const Spiir
     std::normal_distribution<double> g(0, 1);
     for (auto& z : pool) z = {g(rng), g(rng)};
   }
-  std::vector<std::complex<double>> acf;
-  for (int s = -static_cast<int>(chisq_half); s <= static_cast<int>(chisq_half); ++s)
-    acf.push_back(std::exp(-0.002 * s * s) * std::polar(1.0, 0.3 * s));
 
   std::vector<std::vector<double>> strain;
   for (std::size_t d = 0; d < n_det; ++d) strain.push_back(white_noise(chunk * 4, 100 + d));
@@ -337,22 +358,16 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, const Spiir
 /// The same chunks with every template's SNR history kept in rings (--history device).
 ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, const SpiirBank& multi, BackendKind kind,
                                  std::string& described) {
-  const std::vector<std::string> ifos{"H1", "L1", "V1"};
-  const std::size_t n_det = ifos.size(), chunk = config.rate;
-  const auto rate = static_cast<double>(config.rate);
-  BackendOptions options;
-  options.kind = kind;
-  options.threads = config.threads;
-  std::vector<std::unique_ptr<SpiirBackend>> filters;
-  for (std::size_t d = 0; d < n_det; ++d) filters.push_back(make_chunk_filter(config, bank, multi, options));
-  described = filters.front()->describe();
-  const std::unique_ptr<SkySearchEngine> engine = make_sky_search(options);
-
-  const SkyMap map = make_sky_map(config.sky_order, ifos, {1.0, 1.0, 0.5}, 1187008882.4, rate);
-  CoherentSettings search;
-  search.n_slides = config.n_slides;
-  search.slide_samples = static_cast<std::int64_t>(std::llround(0.1 * rate));
-  constexpr std::size_t chisq_half = 100;  // spiirbank's --autocorrelation-length 201
+  ChunkStage stage(config, bank, multi, kind, described);
+  // Plain names (not a structured binding: lambdas below capture some, which clang 14 refuses).
+  const std::size_t n_det = stage.n_det, chunk = stage.chunk;
+  const double rate = stage.rate;
+  const auto& options = stage.options;
+  auto& filters = stage.filters;
+  const auto& engine = stage.engine;
+  const auto& map = stage.map;
+  const auto& search = stage.search;
+  const auto& acf = stage.acf;
   const SearchReach reach = search_reach(map, search, chisq_half);
   // Room for a candidate that waited a chunk for its χ²'s last lags: its reach and a chunk.
   const std::size_t length = history_length_for(chunk + static_cast<std::size_t>(reach.before + reach.after + 1));
@@ -366,9 +381,6 @@ ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, con
       "# SNR history: %zu samples (%.1f s) of %zu templates per detector, %.0f MiB each\n", length,
       static_cast<double>(length) / rate, bank.n_templates,
       static_cast<double>(bank.n_templates * length * 2 * (config.precision == Precision::fp32 ? 4 : 8)) / (1 << 20));
-  std::vector<std::complex<double>> acf;
-  for (int s = -static_cast<int>(chisq_half); s <= static_cast<int>(chisq_half); ++s)
-    acf.push_back(std::exp(-0.002 * s * s) * std::polar(1.0, 0.3 * s));
   TemplateAutocorrelations ac;  // the same autocorrelation for every template
   ac.length = acf.size();
   ac.n_templates = bank.n_templates;

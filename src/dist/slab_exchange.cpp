@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
@@ -33,6 +35,22 @@ int checked_count(std::size_t n) {
   AS_EXPECTS(n <= static_cast<std::size_t>(INT_MAX), RuntimeError, "a message between slabs exceeds 2 GiB",
              "use thicker slabs (fewer ranks or a larger memory budget) or smaller spectral kernels");
   return static_cast<int>(n);
+}
+
+/// The positions slab `owner` owns inside slab `holder`'s held range, [first, end) (empty: equal).
+std::pair<std::size_t, std::size_t> overlap(const Slab& owner, const Slab& holder) {
+  const std::size_t p0 = std::max(owner.own_begin, holder.held_begin);
+  return {p0, std::max(p0, std::min(owner.own_end, holder.held_end))};
+}
+
+/// The slabs other than i that slab i's halo may reach: every slab owns at least one position,
+/// so a halo of h positions reaches at most h slabs either side.
+std::vector<std::size_t> near_slabs(const SlabLayout& layout, std::size_t i) {
+  const std::size_t reach = std::max(layout.axis().halo.below, layout.axis().halo.above);
+  std::vector<std::size_t> slabs;
+  for (std::size_t q = i > reach ? i - reach : 0; q < std::min(layout.count(), i + reach + 1); ++q)
+    if (q != i) slabs.push_back(q);
+  return slabs;
 }
 
 }  // namespace
@@ -139,17 +157,6 @@ void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm 
   const Halo halo = layout.axis().halo;
   if (layout.count() == 1 || (halo.below == 0 && halo.above == 0)) return;
   const std::size_t plane_bytes = layout.axis().plane * halos.element_bytes;
-  auto overlap = [](const Slab& owner, const Slab& holder) {
-    const std::size_t p0 = std::max(owner.own_begin, holder.held_begin);
-    return std::pair{p0, std::max(p0, std::min(owner.own_end, holder.held_end))};
-  };
-  // Every slab owns at least one position, so a halo of h positions reaches at most h slabs.
-  auto near = [&layout, reach = std::max(halo.below, halo.above)](std::size_t i) {
-    std::vector<std::size_t> slabs;
-    for (std::size_t q = i > reach ? i - reach : 0; q < std::min(layout.count(), i + reach + 1); ++q)
-      if (q != i) slabs.push_back(q);
-    return slabs;
-  };
   // Every slab's held range follows from the layout, so each rank knows what the others need from
   // it: the owned positions of its slabs inside the held ranges of other slabs. Both sides walk
   // the pairs (source slab i, holder slab q) in the same order, i then q ascending.
@@ -162,7 +169,7 @@ void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm 
     send_displs[uq] = checked_count(send_buffer.size());
     recv_displs[uq] = checked_count(recv_total);
     for (std::size_t i = 0; i < layout.count(); ++i) {
-      for (const std::size_t q : near(i)) {
+      for (const std::size_t q : near_slabs(layout, i)) {
         const bool outgoing = layout.owner(i) == rank && layout.owner(q) == q_rank;
         const bool incoming = layout.owner(i) == q_rank && layout.owner(q) == rank;
         if ((!outgoing && !incoming) || q_rank == rank) continue;  // a rank's own pairs: copied below
@@ -187,7 +194,7 @@ void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm 
     if (p_rank == rank) continue;
     for (std::size_t i = 0; i < layout.count(); ++i) {
       if (layout.owner(i) != p_rank) continue;
-      for (const std::size_t q : near(i)) {
+      for (const std::size_t q : near_slabs(layout, i)) {
         if (layout.owner(q) != rank) continue;
         const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
         if (p0 == p1) continue;
@@ -201,7 +208,7 @@ void exchange_halos(const SlabLayout& layout, const HaloAccess& halos, MPI_Comm 
   // holder's halo, without packing them for MPI and receiving them from itself.
   for (std::size_t i = 0; i < layout.count(); ++i) {
     if (layout.owner(i) != rank) continue;
-    for (const std::size_t q : near(i)) {
+    for (const std::size_t q : near_slabs(layout, i)) {
       if (layout.owner(q) != rank) continue;
       const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
       if (p0 != p1) halos.set(q, p0, halos.get(i, p0, p1));
@@ -216,16 +223,6 @@ void exchange_sparse_halos(const SlabLayout& layout, const SparseHaloAccess& hal
   MPI_Comm_rank(comm, &rank);
   const Halo halo = layout.axis().halo;
   if (layout.count() == 1 || (halo.below == 0 && halo.above == 0)) return;
-  auto overlap = [](const Slab& owner, const Slab& holder) {
-    const std::size_t p0 = std::max(owner.own_begin, holder.held_begin);
-    return std::pair{p0, std::max(p0, std::min(owner.own_end, holder.held_end))};
-  };
-  auto near = [&layout, reach = std::max(halo.below, halo.above)](std::size_t i) {
-    std::vector<std::size_t> slabs;
-    for (std::size_t q = i > reach ? i - reach : 0; q < std::min(layout.count(), i + reach + 1); ++q)
-      if (q != i) slabs.push_back(q);
-    return slabs;
-  };
   // As exchange_halos, pairs (source slab i, holder slab q) in the same order on both sides; each
   // pair's part of a message is its count of offsets, then the offsets.
   const auto n_ranks = static_cast<std::size_t>(size);
@@ -237,7 +234,7 @@ void exchange_sparse_halos(const SlabLayout& layout, const SparseHaloAccess& hal
     if (q_rank != rank)
       for (std::size_t i = 0; i < layout.count(); ++i) {
         if (layout.owner(i) != rank) continue;
-        for (const std::size_t q : near(i)) {
+        for (const std::size_t q : near_slabs(layout, i)) {
           if (layout.owner(q) != q_rank) continue;
           const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
           if (p0 == p1) continue;
@@ -264,7 +261,7 @@ void exchange_sparse_halos(const SlabLayout& layout, const SparseHaloAccess& hal
     const std::size_t end = at + static_cast<std::size_t>(recv_counts[up]);
     for (std::size_t i = 0; i < layout.count(); ++i) {
       if (layout.owner(i) != p_rank) continue;
-      for (const std::size_t q : near(i)) {
+      for (const std::size_t q : near_slabs(layout, i)) {
         if (layout.owner(q) != rank) continue;
         const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
         if (p0 == p1) continue;
@@ -280,7 +277,7 @@ void exchange_sparse_halos(const SlabLayout& layout, const SparseHaloAccess& hal
   // Pairs within this rank (streamed slabs): straight from the source into the holder's halo.
   for (std::size_t i = 0; i < layout.count(); ++i) {
     if (layout.owner(i) != rank) continue;
-    for (const std::size_t q : near(i)) {
+    for (const std::size_t q : near_slabs(layout, i)) {
       if (layout.owner(q) != rank) continue;
       const auto [p0, p1] = overlap(layout.slab(i), layout.slab(q));
       if (p0 != p1) halos.set(q, p0, halos.get(i, p0, p1));
