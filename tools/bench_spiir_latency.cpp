@@ -27,7 +27,8 @@
 // With --history device (the default) each detector keeps every template's SNR history in a ring
 // (snr_history.hpp; make_snr_history: on the device with the CUDA backend) long enough for the
 // slides: "windows" is then the time to append the chunk to the rings (SpiirBackend::append_snr:
-// on CUDA a copy on the device, on the CPU the rows down and written), and "coherent" the search
+// on CUDA a copy on the device, the multi-rate sum's too with --level-sum device; on the CPU and
+// with --level-sum host the rows down and written), and "coherent" the search
 // over the rings (coherent_history.hpp: on CUDA only the tasks go up and picks, ζ and χ² come
 // down). A candidate is searched once its χ²'s last lag is written: those within that reach of a
 // chunk's end wait for the next chunk (a streaming search cannot do otherwise), so a chunk's

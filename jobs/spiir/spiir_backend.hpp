@@ -54,8 +54,9 @@ class SpiirBackend {
     copy_rows(rows, *kept_samples_, out);
   }
   /// Appends every template's SNR over the chunk of the last filter_max to `history` (its
-  /// templates this backend's): on the CUDA backend into a CUDA history on the same device without
-  /// leaving it, otherwise through snr_rows and SnrHistory::append.
+  /// templates this backend's): on a CUDA backend (single- or multi-rate) into a CUDA history on
+  /// the same device without leaving it, otherwise through snr_rows and SnrHistory::append; the
+  /// history holds the same values either way, bit for bit.
   void append_snr(SnrHistory& history);
   /// Forgets the states and the input history: the next chunk starts a new run.
   virtual void reset() = 0;

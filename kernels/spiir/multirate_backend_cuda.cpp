@@ -5,7 +5,7 @@
 // backend's stream, from the lowest level up, each level's SNR plus the interpolation of the sum
 // below it (spiir_multirate.cu) becomes that level's sum, in double as on the host; the top level's
 // sum is what filter() brings down, what filter_max's per-sample maximum (spiir_sample_max.cu)
-// reads and what snr_rows gathers.
+// reads, what snr_rows gathers and what append_snr writes into a CUDA SNR history on this device.
 //
 // Every call ends with this stream synchronised, after it waited for every level's work: so the
 // levels' buffers and the histories are free when the next chunk starts (filter_on_device's
@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "cuda_device.hpp"
 #include "cuda_memory.hpp"
+#include "snr_history_device.hpp"
 #include "spiir_backend_cuda.hpp"
 #include "spiir_backend_cuda_device.hpp"
 #include "spiir_multirate_launch.hpp"
@@ -139,6 +140,19 @@ class MultirateBackendCuda final : public MultirateBackend {
         cudaMemcpyAsync(staged_.as<char>(), rows_.as<char>(), out_bytes, cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
     std::memcpy(static_cast<void*>(out.data()), staged_.as<char>(), out_bytes);
+  }
+
+  /// Into a CUDA history on this device straight from the top level's sum (double pairs, rounded
+  /// to the ring's precision by the write kernel as the host append rounds them), after the sum on
+  /// this stream: nothing crosses the bus. Any other history through the default (the rows down).
+  void write_history(SnrHistory& history, std::size_t n) override {
+    auto* ring = dynamic_cast<SnrHistoryCuda*>(&history);
+    if (ring == nullptr || ring->device() != device_.index) {
+      SpiirBackend::write_history(history, n);
+      return;
+    }
+    const cuda::DeviceScope scope(device_.index);
+    ring->append_device(sums_[0].as<double>(), Precision::fp64, n, stream_.get());
   }
 
  private:

@@ -1,6 +1,7 @@
 // The SNR history on a GPU, host side: the ring in device memory for the history's life (zeroed
 // once); a chunk from the host goes up through a pinned buffer and into the ring by the write
-// kernel, a chunk already on the device (the CUDA backend's SNRs) only through the kernel; reads
+// kernel, a chunk already on the device (a CUDA backend's SNRs, or the multi-rate backend's
+// summed ones in double) only through the kernel, which rounds them to the ring's precision; reads
 // for the host are gathered on the device and come down in one copy. Buffers grow, never shrink.
 // One stream of its own for the host's writes and reads, each synchronized before it returns, so
 // that whoever reads the ring next on another stream sees them.
@@ -36,15 +37,19 @@ class SnrHistoryOnDevice final : public SnrHistoryCuda {
   [[nodiscard]] int device() const override { return device_.index; }
   [[nodiscard]] const void* ring() const override { return ring_.as<void>(); }
 
-  void append_device(const void* z, std::size_t n, cudaStream_t stream) override {
+  void append_device(const void* z, Precision from, std::size_t n, cudaStream_t stream) override {
     check_chunk(n);
     if (n == 0 || n_templates() == 0) {
       advance(n);
       return;
     }
     const cuda::DeviceScope scope(device_.index);
-    kernels::launch_ring_write<Real>(static_cast<const Real*>(z), n_templates(), n, ring_.as<Real>(), length(),
-                                     written(), stream);
+    if (from == Precision::fp32)
+      kernels::launch_ring_write(static_cast<const float*>(z), n_templates(), n, ring_.as<Real>(), length(), written(),
+                                 stream);
+    else
+      kernels::launch_ring_write(static_cast<const double*>(z), n_templates(), n, ring_.as<Real>(), length(), written(),
+                                 stream);
     AS_CUDA_TRY(cudaStreamSynchronize(stream));
     advance(n);
   }
@@ -62,8 +67,8 @@ class SnrHistoryOnDevice final : public SnrHistoryCuda {
     }
     AS_CUDA_TRY(
         cudaMemcpyAsync(chunk_.as<Real>(), staged, values * sizeof(Real), cudaMemcpyHostToDevice, stream_.get()));
-    kernels::launch_ring_write<Real>(chunk_.as<Real>(), n_templates(), n, ring_.as<Real>(), length(), written(),
-                                     stream_.get());
+    kernels::launch_ring_write(chunk_.as<Real>(), n_templates(), n, ring_.as<Real>(), length(), written(),
+                               stream_.get());
     stream_.synchronize();
   }
 

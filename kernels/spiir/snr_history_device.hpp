@@ -17,9 +17,11 @@ class SnrHistoryCuda : public SnrHistory {
   /// The ring in device memory, (re, im) pairs of the history's precision (snr_ring.hpp's layout).
   [[nodiscard]] virtual const void* ring() const = 0;
   /// Appends `n` samples of every template from device memory `z` (template-major, n_templates ×
-  /// n, (re, im) pairs of the history's precision, as the filter kernel writes them) on `stream`,
-  /// after the work already queued there (which wrote z); returns once the ring holds them.
-  virtual void append_device(const void* z, std::size_t n, cudaStream_t stream) = 0;
+  /// n, (re, im) pairs of precision `from`: a backend's as the filter kernel writes them, or the
+  /// multi-rate sum's double) on `stream`, after the work already queued there (which wrote z),
+  /// each value converted to the history's precision as append() converts it from the host, so the
+  /// ring is bit for bit what append() of the same values would leave; returns once the ring holds them.
+  virtual void append_device(const void* z, Precision from, std::size_t n, cudaStream_t stream) = 0;
 };
 
 }  // namespace astrosweep::spiir

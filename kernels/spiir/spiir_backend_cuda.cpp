@@ -172,17 +172,18 @@ class SpiirBackendCuda final : public SpiirBackend {
     to_complex(staged_z_.as<Real>(), n_out, out);
   }
 
-  /// Into a CUDA history on this device and of this precision straight from the SNRs on the device
-  /// (nothing crosses the bus); any other history through the default (the rows down).
+  /// Into a CUDA history on this device straight from the SNRs on the device (nothing crosses the
+  /// bus; converted to the ring's precision there as the host append would); any other history
+  /// through the default (the rows down).
   void write_history(SnrHistory& history, std::size_t n) override {
     auto* ring = dynamic_cast<SnrHistoryCuda*>(&history);
-    const Precision mine = sizeof(Real) == sizeof(float) ? Precision::fp32 : Precision::fp64;
-    if (ring == nullptr || ring->device() != device_.index || ring->precision() != mine) {
+    if (ring == nullptr || ring->device() != device_.index) {
       SpiirBackend::write_history(history, n);
       return;
     }
     const cuda::DeviceScope scope(device_.index);
-    ring->append_device(z_.as<Real>(), n, stream_.get());
+    const Precision mine = sizeof(Real) == sizeof(float) ? Precision::fp32 : Precision::fp64;
+    ring->append_device(z_.as<Real>(), mine, n, stream_.get());
   }
 
  private:

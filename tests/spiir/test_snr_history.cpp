@@ -11,8 +11,9 @@
 //   Chisq*: history_chisq.hpp's one read bit for bit autocorrelation_chisq.
 //   Backend*: append_snr through the default (the rows down) equals snr_rows appended.
 //   Gpu* (a CUDA build with a device; skipped otherwise): the device ring against the host ring
-//     (appended from the host and by the CUDA backend on the device), and the CUDA engine over the
-//     device rings against the CPU over the host rings, bit for bit.
+//     (appended from the host and by the CUDA backend on the device, FP32 and FP64 filters into
+//     FP32 and FP64 rings; the multi-rate backend's in test_spiir_multirate_cuda), and the CUDA
+//     engine over the device rings against the CPU over the host rings, bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include <memory>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "autocorrelation_chisq.hpp"
@@ -480,10 +482,14 @@ TEST(HistoryGpu, CudaBackendWritesTheRingOnTheDevice) {
   std::vector<std::vector<IirFilter>> per_template;
   for (int j = 0; j < 33; ++j) per_template.push_back(random_filters(rng, 16, 40));
   const RateBank bank = RateBank::pack(2048, per_template);
-  for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+  // The backend's precision and the ring's, each either: the write kernel converts as append does.
+  using Pair = std::pair<Precision, Precision>;  // the backend's, the ring's
+  for (const auto& [precision, kept] :
+       {Pair{Precision::fp32, Precision::fp32}, Pair{Precision::fp64, Precision::fp64},
+        Pair{Precision::fp64, Precision::fp32}, Pair{Precision::fp32, Precision::fp64}}) {
     auto backend = make_spiir_backend_cuda(bank, precision, cuda_options());
-    auto ring = make_snr_history_cuda(33, 1024, precision, cuda_options());
-    auto host = make_snr_history_host(33, 1024, precision);
+    auto ring = make_snr_history_cuda(33, 1024, kept, cuda_options());
+    auto host = make_snr_history_host(33, 1024, kept);
     const std::vector<double> x = white_noise(3000, 9);
     std::vector<SampleMax> best(300);
     std::vector<std::size_t> every(33);

@@ -11,12 +11,18 @@
 // (fewer samples from below than the interpolator's history), odd multiples of it and ones longer
 // than a block of the kernel (256 samples), the states carried across them; reset(); an empty
 // chunk; a chunk that is not a multiple (UsageError); filter_on_device refuses a CPU backend.
+// append_snr into a CUDA SNR history on the device (the top level's double sum rounded there to
+// the ring's precision) against the default route (the rows down, appended on the host): the
+// rings bit for bit after every chunk, FP32 and FP64 backends into FP32 and FP64 rings, 2, 3 and 4
+// rates, chunks of 8 … 512 samples through rings of 512 (a whole ring in one chunk, several wraps).
 // Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +33,8 @@
 #include "multirate_backend_cuda.hpp"
 #include "multirate_filter.hpp"
 #include "sample_max.hpp"
+#include "snr_history.hpp"
+#include "snr_history_cuda.hpp"
 #include "spiir_backend.hpp"
 #include "spiir_backend_cuda.hpp"
 #include "spiir_backend_cuda_device.hpp"
@@ -200,6 +208,67 @@ TEST_F(SpiirMultirateCuda, ResetEmptyAndBadChunks) {
   // The levels' SNRs are left on the device by CUDA backends only.
   const auto cpu = make_spiir_backend_cpu(bank.rates.front(), Precision::fp64, {});
   EXPECT_THROW((void)filter_on_device(*cpu, x), UsageError);
+}
+
+// Every sample `h` holds, template after template, oldest first.
+Series held(const SnrHistory& h) {
+  const auto n = static_cast<std::size_t>(h.written() - h.oldest());
+  std::vector<HistoryRead> all;
+  for (std::size_t t = 0; t < h.n_templates(); ++t) all.push_back({t, h.oldest()});
+  Series out(all.size() * n);
+  h.read(all, n, out);
+  return out;
+}
+
+std::size_t differing_bits(const Series& a, const Series& b) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    count += std::bit_cast<std::uint64_t>(a[i].real()) != std::bit_cast<std::uint64_t>(b[i].real()) ||
+             std::bit_cast<std::uint64_t>(a[i].imag()) != std::bit_cast<std::uint64_t>(b[i].imag());
+  return count;
+}
+
+TEST_F(SpiirMultirateCuda, AppendSnrWritesTheDeviceRingAsTheRowsWould) {
+  struct Bank {
+    std::size_t n_templates;
+    int levels, empty;
+  };
+  constexpr std::size_t length = 512;
+  // Multiples of 8 (every case's chunk multiple), a whole ring among them; 10 chunks wrap 4 times.
+  const std::vector<std::size_t> chunks{296, 8, length, 200};
+  const auto x = white_noise(2400, 31);
+  for (const Bank& b : {Bank{17, 2, -1}, Bank{1, 3, -1}, Bank{33, 4, 2}}) {
+    const SpiirBank bank = random_multirate_bank(b.n_templates, b.levels, b.empty, 7);
+    for (const Precision filtered : {Precision::fp32, Precision::fp64})
+      for (const Precision kept : {Precision::fp32, Precision::fp64}) {
+        SCOPED_TRACE(std::to_string(b.levels) + " rates, " + std::to_string(b.n_templates) + " templates, " +
+                     (filtered == Precision::fp32 ? "fp32" : "fp64") + " filters into an " +
+                     (kept == Precision::fp32 ? "fp32" : "fp64") + " ring");
+        auto backend = make_multirate_backend_cuda(bank, filtered, cuda_options());
+        auto on_device = make_snr_history_cuda(b.n_templates, length, kept, cuda_options());
+        // The default route: a host ring is no CUDA ring, so its chunk comes down as rows.
+        auto by_rows = make_snr_history_host(b.n_templates, length, kept);
+        std::vector<SampleMax> best;
+        std::size_t first = 0;
+        for (std::size_t c = 0; c < 10; ++c) {
+          const std::size_t n = chunks[c % chunks.size()];
+          ASSERT_LE(first + n, x.size());
+          ASSERT_EQ(n % backend->chunk_multiple(), 0u);
+          best.resize(n);
+          backend->filter_max(std::span(x).subspan(first, n), best);
+          backend->append_snr(*on_device);
+          backend->append_snr(*by_rows);
+          first += n;
+          ASSERT_EQ(on_device->written(), static_cast<std::int64_t>(first));
+          ASSERT_EQ(by_rows->written(), on_device->written());
+          const Series got = held(*on_device), want = held(*by_rows);
+          ASSERT_EQ(got.size(), want.size());
+          EXPECT_EQ(differing_bits(got, want), 0u) << "samples of the device ring that differ after chunk " << c;
+        }
+        auto other = make_snr_history_cuda(b.n_templates + 1, length, kept, cuda_options());
+        EXPECT_THROW(backend->append_snr(*other), UsageError);  // not this backend's templates
+      }
+  }
 }
 
 }  // namespace
