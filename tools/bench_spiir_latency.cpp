@@ -52,6 +52,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -179,7 +180,29 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 struct ChunkTimes {
   std::vector<double> filter, peaks, windows, coherent, total, candidates;
   double mean_power = 0;  ///< E|z|² over H1's last chunk: 2 where the bank's normalisation holds
+
+  /// A timed chunk: its stages' ends (start, filtered, peaks, windows, searched) and candidates.
+  void record(const std::array<Clock::time_point, 5>& at, std::size_t n_candidates) {
+    const auto ms = [&](std::size_t i) { return std::chrono::duration<double, std::milli>(at[i + 1] - at[i]).count(); };
+    filter.push_back(ms(0));
+    peaks.push_back(ms(1));
+    windows.push_back(ms(2));
+    coherent.push_back(ms(3));
+    total.push_back(ms_since(at[0]));
+    candidates.push_back(static_cast<double>(n_candidates));
+  }
 };
+
+/// E|z|² over a detector's last chunk, every template's row (after the timed chunks).
+double mean_power(SpiirBackend& filter, std::size_t n_templates, std::size_t chunk) {
+  std::vector<std::size_t> every(n_templates);
+  for (std::size_t t = 0; t < every.size(); ++t) every[t] = t;
+  std::vector<std::complex<double>> z(n_templates * chunk);
+  filter.snr_rows(every, z);
+  double sum = 0;
+  for (const auto& v : z) sum += std::norm(v);
+  return sum / static_cast<double>(z.size());
+}
 
 /// spiirbank's --autocorrelation-length 201: lags −100 … 100.
 constexpr std::size_t chisq_half = 100;
@@ -339,20 +362,9 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, const Spiir
       grow_noise(candidates.size() * 3 / 2);
       continue;
     }
-    times.filter.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    times.peaks.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
-    times.windows.push_back(std::chrono::duration<double, std::milli>(t_windows - t2).count());
-    times.coherent.push_back(std::chrono::duration<double, std::milli>(t3 - t_windows).count());
-    times.total.push_back(ms_since(t0));
-    times.candidates.push_back(static_cast<double>(candidates.size()));
+    times.record({t0, t1, t2, t_windows, t3}, candidates.size());
   }
-  // E|z|² over H1's last chunk, every template's row (after the timed chunks).
-  std::vector<std::size_t> every(bank.n_templates);
-  for (std::size_t t = 0; t < every.size(); ++t) every[t] = t;
-  std::vector<std::complex<double>> z(bank.n_templates * chunk);
-  filters.front()->snr_rows(every, z);
-  for (const auto& v : z) times.mean_power += std::norm(v);
-  times.mean_power /= static_cast<double>(z.size());
+  times.mean_power = mean_power(*filters.front(), bank.n_templates, chunk);
   return times;
 }
 
@@ -426,19 +438,9 @@ ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, con
       (void)coherent_search(map, histories, ac, ready, search, config.precision, config.threads, engine.get());
     const auto t3 = Clock::now();
     if (c < config.warmup) continue;
-    times.filter.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    times.peaks.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
-    times.windows.push_back(std::chrono::duration<double, std::milli>(t_windows - t2).count());
-    times.coherent.push_back(std::chrono::duration<double, std::milli>(t3 - t_windows).count());
-    times.total.push_back(ms_since(t0));
-    times.candidates.push_back(static_cast<double>(ready.size()));
+    times.record({t0, t1, t2, t_windows, t3}, ready.size());
   }
-  std::vector<std::size_t> every(bank.n_templates);
-  for (std::size_t t = 0; t < every.size(); ++t) every[t] = t;
-  std::vector<std::complex<double>> z(bank.n_templates * chunk);
-  filters.front()->snr_rows(every, z);
-  for (const auto& v : z) times.mean_power += std::norm(v);
-  times.mean_power /= static_cast<double>(z.size());
+  times.mean_power = mean_power(*filters.front(), bank.n_templates, chunk);
   return times;
 }
 
