@@ -224,6 +224,21 @@ struct ChunkStage {
     search.slide_samples = static_cast<std::int64_t>(std::llround(0.1 * rate));
     for (int s = -static_cast<int>(chisq_half); s <= static_cast<int>(chisq_half); ++s)
       acf.push_back(std::exp(-0.002 * s * s) * std::polar(1.0, 0.3 * s));
+    for (std::size_t d = 0; d < n_det; ++d) strain.push_back(white_noise(chunk * 4, 100 + d));
+    best.assign(n_det, std::vector<SampleMax>(chunk));
+    usable.assign(chunk, true);
+  }
+  /// Chunk c of every detector's strain (four chunks of noise, in turn) through its filter, the
+  /// per-sample maximum over templates kept in best.
+  void filter_chunk(int c) {
+    for (std::size_t d = 0; d < n_det; ++d)
+      filters[d]->filter_max(std::span(strain[d]).subspan((static_cast<std::size_t>(c) % 4) * chunk, chunk), best[d]);
+  }
+  /// Detector d's peaks of the chunk: its samples above the threshold, merged per template (§9).
+  [[nodiscard]] std::vector<SampleBest> chunk_peaks(std::size_t d, double threshold) const {
+    std::vector<SampleBest> above;
+    append_sample_best(best[d], usable, threshold, 0, 0, above);
+    return merged_peaks(std::move(above), chunk, threshold);
   }
   std::vector<std::string> ifos{"H1", "L1", "V1"};
   std::size_t n_det = 3, chunk;
@@ -234,6 +249,9 @@ struct ChunkStage {
   SkyMap map;
   CoherentSettings search;
   std::vector<std::complex<double>> acf;
+  std::vector<std::vector<double>> strain;
+  std::vector<std::vector<SampleMax>> best;
+  std::vector<bool> usable;  ///< every sample of a chunk (white noise has no gaps)
 };
 
 /// Streams `config.warmup + config.chunks` chunks of 3 detectors through `kind`; the warm-up
@@ -259,10 +277,6 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, const Spiir
     for (auto& z : pool) z = {g(rng), g(rng)};
   }
 
-  std::vector<std::vector<double>> strain;
-  for (std::size_t d = 0; d < n_det; ++d) strain.push_back(white_noise(chunk * 4, 100 + d));
-  std::vector<std::vector<SampleMax>> best(n_det, std::vector<SampleMax>(chunk));
-  const std::vector<bool> usable(chunk, true);
   // Per detector: the SNR rows of the chunk's candidates' templates, and each template's row there.
   std::vector<std::vector<std::complex<double>>> rows(n_det);
   std::vector<std::size_t> row_templates;
@@ -292,17 +306,10 @@ ChunkTimes stream_chunks(const Config& config, const RateBank& bank, const Spiir
   ChunkTimes times;
   for (int c = 0; c < config.warmup + config.chunks; ++c) {
     const auto t0 = Clock::now();
-    for (std::size_t d = 0; d < n_det; ++d) {
-      const auto& s = strain[d];
-      filters[d]->filter_max(std::span(s).subspan((static_cast<std::size_t>(c) % 4) * chunk, chunk), best[d]);
-    }
+    stage.filter_chunk(c);
     const auto t1 = Clock::now();
     std::vector<std::vector<SampleBest>> peaks(n_det);
-    for (std::size_t d = 0; d < n_det; ++d) {
-      std::vector<SampleBest> above;
-      append_sample_best(best[d], usable, config.threshold, 0, 0, above);
-      peaks[d] = merged_peaks(std::move(above), chunk, config.threshold);
-    }
+    for (std::size_t d = 0; d < n_det; ++d) peaks[d] = stage.chunk_peaks(d, config.threshold);
     const auto t2 = Clock::now();
     std::vector<Candidate> candidates;
     for (std::size_t d = 0; d < n_det; ++d)
@@ -401,26 +408,16 @@ ChunkTimes stream_chunks_history(const Config& config, const RateBank& bank, con
   for (auto& per_ifo : ac.per_ifo)
     for (std::size_t t = 0; t < bank.n_templates; ++t) per_ifo.insert(per_ifo.end(), acf.begin(), acf.end());
 
-  std::vector<std::vector<double>> strain;
-  for (std::size_t d = 0; d < n_det; ++d) strain.push_back(white_noise(chunk * 4, 100 + d));
-  std::vector<std::vector<SampleMax>> best(n_det, std::vector<SampleMax>(chunk));
-  const std::vector<bool> usable(chunk, true);
   std::vector<Candidate> waiting, ready;
   ChunkTimes times;
   for (int c = 0; c < config.warmup + config.chunks; ++c) {
     const auto t0 = Clock::now();
-    for (std::size_t d = 0; d < n_det; ++d) {
-      const auto& s = strain[d];
-      filters[d]->filter_max(std::span(s).subspan((static_cast<std::size_t>(c) % 4) * chunk, chunk), best[d]);
-    }
+    stage.filter_chunk(c);
     const auto t1 = Clock::now();
     const std::int64_t chunk_start = rings.front()->written();
-    for (std::size_t d = 0; d < n_det; ++d) {
-      std::vector<SampleBest> above;
-      append_sample_best(best[d], usable, config.threshold, 0, 0, above);
-      for (const SampleBest& p : merged_peaks(std::move(above), chunk, config.threshold))
+    for (std::size_t d = 0; d < n_det; ++d)
+      for (const SampleBest& p : stage.chunk_peaks(d, config.threshold))
         waiting.push_back({d, static_cast<std::size_t>(p.template_index), chunk_start + p.sample});
-    }
     const auto t2 = Clock::now();
     for (std::size_t d = 0; d < n_det; ++d) filters[d]->append_snr(*rings[d]);
     const auto t_windows = Clock::now();
