@@ -8,6 +8,7 @@
 // for it).
 #include <cstdint>
 
+#include "cell_pool_device.cuh"
 #include "core/error.hpp"
 #include "cuda_memory.hpp"
 #include "harmonic_sum_cell.hpp"
@@ -19,29 +20,6 @@ namespace {
 
 constexpr unsigned block = cell::warp_size * cell::rows_per_block;  // whole warps: every lane reaches the ballots
 constexpr unsigned full_warp = 0xFFFFFFFFU;
-
-// Few cells pass a threshold in normalised noise, but a low --sigma or strong interference can
-// pass millions: each warp takes its cells' places with one atomic on each counter (the host
-// sorts the pool, so the places' order is of no matter). Called by every lane of the warp.
-__device__ void keep_cells(const HarmonicSumBuffers& b, int stage, bool above, unsigned long long entry, float power) {
-  const unsigned hits = __ballot_sync(full_warp, above);
-  if (hits == 0) return;
-  const unsigned lane = threadIdx.x % cell::warp_size;
-  const unsigned leader = __ffs(hits) - 1;
-  unsigned long long first = 0;
-  if (lane == leader) {
-    const auto n = static_cast<unsigned long long>(__popc(hits));
-    atomicAdd(b.counts + 1 + stage, n);
-    first = atomicAdd(b.counts, n);
-  }
-  first = __shfl_sync(full_warp, first, leader);
-  if (!above) return;
-  const unsigned long long slot = first + __popc(hits & ((1U << lane) - 1U));
-  if (slot < b.capacity) {
-    b.cells[slot] = entry;
-    b.powers[slot] = power;
-  }
-}
 
 // The lane's cells of a warp's tile: all inside the band (Whole) or those of the last tile.
 template <int Numharm, bool Whole>
@@ -69,7 +47,7 @@ __device__ void sum_and_keep(const HarmonicSumPlan& plan, const HarmonicSumBuffe
       const std::size_t flat = row_start + first + static_cast<std::uint32_t>(c) * cell::warp_size;
 #pragma unroll
       for (int s = 0; s < n_stages; ++s)
-        keep_cells(b, s, (Whole || c < inside) && sums[c][s] > plan.powcut[s],
+        keep_cells(b.pool, s, (Whole || c < inside) && sums[c][s] > plan.powcut[s],
                    (static_cast<unsigned long long>(s) << stage_shift) | flat, sums[c][s]);
     }
   }

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "cell_pool_cuda.hpp"
 #include "core/error.hpp"
 #include "cuda_memory.hpp"
 #include "harmonic_sum_launch.hpp"
@@ -13,7 +14,8 @@ namespace astrosweep::fdas::kernels {
 struct CudaHarmonicDetector::Device {
   cuda::Stream stream;
   cuda::Event start, stop, downloaded;
-  cuda::DeviceMemory rows, counts, cells, powers, summed;
+  cuda::DeviceMemory rows, summed;
+  CellPool pool;
   int rows_z_max = -1, rows_numharm = 0;  ///< what `rows` holds
 };
 
@@ -23,8 +25,7 @@ CudaHarmonicDetector::~CudaHarmonicDetector() = default;
 std::size_t CudaHarmonicDetector::device_bytes(int n_z, int numharm, std::size_t max_cells) {
   const auto stages = harmonic_stages(numharm).size();
   return static_cast<std::size_t>(numharm) * static_cast<std::size_t>(n_z) * sizeof(int) +
-         (1 + stages) * sizeof(unsigned long long) +
-         std::max<std::size_t>(max_cells, 1) * (sizeof(unsigned long long) + sizeof(float));
+         CellPool::device_bytes(stages, max_cells);
 }
 
 std::vector<StageCells> CudaHarmonicDetector::detect(const PowerPlaneView& plane, std::int64_t i_begin,
@@ -43,7 +44,6 @@ std::vector<StageCells> CudaHarmonicDetector::detect(const PowerPlaneView& plane
              UsageError, "harmonic sum: more than 2^58 cells");
   const auto n_rows = static_cast<std::size_t>(plane.n_z());
   const auto n_cols = static_cast<std::size_t>(i_end - i_begin);
-  const std::size_t capacity = std::max<std::size_t>(max_cells, 1);
   Device& d = *device_;
   const cudaStream_t s = d.stream.get();
 
@@ -58,65 +58,25 @@ std::vector<StageCells> CudaHarmonicDetector::detect(const PowerPlaneView& plane
     d.rows_z_max = plane.z_max;
     d.rows_numharm = numharm;
   }
-  const std::size_t n_counts = 1 + stages.size();
-  d.counts.reserve(n_counts * sizeof(unsigned long long));
-  d.cells.reserve(capacity * sizeof(unsigned long long));
-  d.powers.reserve(capacity * sizeof(float));
   if (summed != nullptr) d.summed.reserve(std::max<std::size_t>(n_rows * n_cols, 1) * sizeof(float));
-  AS_CUDA_TRY(cudaMemsetAsync(d.counts.as<unsigned long long>(), 0, n_counts * sizeof(unsigned long long), s));
 
   HarmonicSumBuffers b;
   b.plane = plane.data;
   b.stride = static_cast<std::size_t>(plane.n_i);
   b.i_first = plane.i_first;
   b.rows = d.rows.as<int>();
-  b.counts = d.counts.as<unsigned long long>();
-  b.capacity = capacity;
-  b.cells = d.cells.as<unsigned long long>();
-  b.powers = d.powers.as<float>();
+  b.pool = d.pool.prepare(stages.size(), max_cells, s);
   b.summed = summed != nullptr ? d.summed.as<float>() : nullptr;
   d.start.record(d.stream);
   launch_harmonic_sum(plan, b, i_begin, n_rows, n_cols, s);
   d.stop.record(d.stream);
 
-  std::vector<unsigned long long> counts(n_counts);
-  AS_CUDA_TRY(
-      cudaMemcpyAsync(counts.data(), b.counts, n_counts * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-  d.stream.synchronize();
+  std::vector<int> stage_numharm;
+  for (const HarmonicStage& stage : stages) stage_numharm.push_back(stage.numharm);
+  std::vector<StageCells> result = d.pool.collect(stage_numharm, max_cells, i_begin, n_cols, d.stream, d.downloaded);
   last_ms_ = d.stop.since(d.start);
-  static_assert(std::tuple_size_v<decltype(last_above_)> == max_stages);
-  last_above_.fill(0);
-  for (std::size_t st = 0; st < stages.size(); ++st) last_above_[st] = counts[1 + st];
-  if (counts[0] > max_cells) {
-    std::string per_stage;
-    for (std::size_t st = 0; st < stages.size(); ++st)
-      per_stage += (st ? ", " : "") + std::to_string(counts[1 + st]) + " of the " + std::to_string(stages[st].numharm) +
-                   "-harmonic stage";
-    throw RuntimeError(std::to_string(counts[0]) + " cells are above their stage's threshold (" + per_stage +
-                           "), more than the " + std::to_string(max_cells) + " the GPU keeps",
-                       "raise --sigma: the data is not normalised noise at this threshold");
-  }
-  const auto count = static_cast<std::size_t>(counts[0]);
-  std::vector<unsigned long long> entries(count);
-  std::vector<float> power(count);
-  AS_CUDA_TRY(cudaMemcpyAsync(entries.data(), b.cells, count * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-  AS_CUDA_TRY(cudaMemcpyAsync(power.data(), b.powers, count * sizeof(float), cudaMemcpyDeviceToHost, s));
-  d.downloaded.record(d.stream);
-  d.stream.synchronize();
   last_download_ms_ = d.downloaded.since(d.stop);
-  // By stage, then z-major and r-ascending, as the CPU visits the cells.
-  std::vector<std::size_t> order(count);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t c) { return entries[a] < entries[c]; });
-  std::vector<StageCells> result(stages.size());
-  const unsigned long long cell_mask = (1ULL << stage_shift) - 1;
-  for (const std::size_t c : order) {
-    StageCells& cells = result[static_cast<std::size_t>(entries[c] >> stage_shift)];
-    const unsigned long long flat = entries[c] & cell_mask;
-    cells.row.push_back(static_cast<int>(flat / n_cols));
-    cells.column.push_back(i_begin + static_cast<std::int64_t>(flat % n_cols));
-    cells.power.push_back(power[c]);
-  }
+  last_above_ = d.pool.last_cells_above();
   if (summed != nullptr) {
     summed->resize(n_rows * n_cols);
     AS_CUDA_TRY(cudaMemcpyAsync(summed->data(), b.summed, summed->size() * sizeof(float), cudaMemcpyDeviceToHost, s));

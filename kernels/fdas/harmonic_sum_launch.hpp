@@ -6,13 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cell_pool_view.hpp"
+
 namespace astrosweep::fdas::kernels {
-
-/// At most log2(32) + 1 stages.
-constexpr int max_stages = 6;
-
-/// Where a kept cell's stage sits in its 64-bit entry (the flat index stays below 2^58).
-constexpr int stage_shift = 58;
 
 /// What the kernel sums: numharm harmonics, stage by stage in harmonic_stages' order
 /// (harmonic_sum_cell.hpp's read_harmonic), each stage's sum tested against its powcut.
@@ -28,16 +24,12 @@ struct HarmonicSumBuffers {
   std::int64_t i_first = 0;
   /// Per summed row, the z row each of its numharm harmonics reads (harmonic_z_rows' layout).
   const int* rows = nullptr;
-  /// [0]: cells above their stage's threshold, all stages; [1 + s]: those of stage s.
-  unsigned long long* counts = nullptr;
-  unsigned long long capacity = 0;      ///< cells kept, all stages together
-  unsigned long long* cells = nullptr;  ///< (stage << stage_shift) | (row·n_cols + k)
-  float* powers = nullptr;              ///< their summed powers
-  float* summed = nullptr;              ///< optional: the last stage's plane
+  CellPoolView pool;        ///< the cells above their stage's threshold
+  float* summed = nullptr;  ///< optional: the last stage's plane
 };
 
 /// For every cell (row, k) of columns i_begin + k, k < n_cols: sums the stages in order and keeps
-/// the cells above each stage's threshold, in no order, in one pool. `counts` (1 + stages) must be
+/// the cells above each stage's threshold, in no order, in one pool. `pool.counts` (1 + stages) must be
 /// zero on entry. Each lane sums a few cells of one row, 32 columns apart; blocks of 8 warps take 8
 /// rows of a column tile, all rows of a tile before the next (harmonic_sum_cell.hpp). UsageError
 /// for rows of 2^31 half bins or more, or more than 65535 rows.
