@@ -8,6 +8,7 @@
 #include <numbers>
 #include <vector>
 
+#include "cell_pool_cuda.hpp"
 #include "core/error.hpp"
 #include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
@@ -39,7 +40,8 @@ struct CudaCorrelator::State {
   std::size_t budget = 0;
   Method method = Method::shared_memory;
   cuda::Stream stream;
-  cuda::Event start, stop;
+  cuda::Event start, stop, downloaded;
+  CellPool pool;               // correlate_keeping's cells
   cuda::DeviceMemory kernels;  // n_templates × L spectra
   cuda::DeviceMemory bins, norm, inputs, products, plane, powers;
   cuda::PinnedMemory staging;  // the bins, gathered on the host
@@ -110,6 +112,7 @@ struct CudaCorrelator::Geometry {
   std::ptrdiff_t first = 0;      ///< spectrum bin of the first (negative: zeros before bin 0)
   std::size_t chunk = 0;         ///< templates per inverse cuFFT batch
   std::size_t per_template = 0;  ///< bytes of one template's products (and of the spread inputs)
+  bool with_plane = true;        ///< false: correlate_keeping, no plane
 };
 
 CudaCorrelator::Geometry CudaCorrelator::geometry(std::size_t r_lo, std::size_t r_hi, DevicePlane& plane) const {
@@ -142,7 +145,7 @@ void CudaCorrelator::reserve(const Geometry& g, const DevicePlane& plane) {
   s.norm.reserve(g.segments * sizeof(float));
   s.inputs.reserve(g.per_template);
   if (!fused) s.products.reserve(g.chunk * g.per_template);
-  s.plane.reserve(plane.n_z * plane.n_r * sizeof(float));
+  if (g.with_plane) s.plane.reserve(plane.n_z * plane.n_r * sizeof(float));
   if (!s.forward || !s.forward->fits(g.segment.fft_length, g.segments))
     s.forward = std::make_unique<CufftPlan>(g.segment.fft_length, g.segments, stream);
   if (!fused && (!s.inverse || !s.inverse->fits(g.segment.fft_length, g.segments * g.chunk)))
@@ -150,7 +153,7 @@ void CudaCorrelator::reserve(const Geometry& g, const DevicePlane& plane) {
 }
 
 // The bins and the segments' norms are in s.bins and s.norm (queued): the plane from them.
-void CudaCorrelator::correlate_bins(const Geometry& geometry, DevicePlane& plane) {
+void CudaCorrelator::correlate_bins(const Geometry& geometry, DevicePlane& plane, const KeepAbove* keep) {
   State& s = *state_;
   const SegmentGeometry& g = geometry.segment;
   const cudaStream_t stream = s.stream.get();
@@ -158,8 +161,9 @@ void CudaCorrelator::correlate_bins(const Geometry& geometry, DevicePlane& plane
   s.forward->run(s.inputs.as<float2>(), s.inputs.as<float2>(), CUFFT_FORWARD);
   const float scale = 1.0F / (static_cast<float>(g.fft_length) * static_cast<float>(g.fft_length));
   if (s.method == Method::shared_memory) {
-    launch_correlate_fused(s.inputs.as<float2>(), s.kernels.as<float2>(), s.twiddle.as<float2>(), s.plane.as<float>(),
-                           s.n_templates, geometry.segments, plane.n_r, scale, g, stream);
+    launch_correlate_fused(s.inputs.as<float2>(), s.kernels.as<float2>(), s.twiddle.as<float2>(),
+                           keep != nullptr ? nullptr : s.plane.as<float>(), s.n_templates, geometry.segments, plane.n_r,
+                           scale, g, keep, stream);
   } else {
     for (std::size_t t0 = 0; t0 < s.n_templates; t0 += geometry.chunk) {
       const std::size_t n_t = std::min(geometry.chunk, s.n_templates - t0);
@@ -175,7 +179,7 @@ void CudaCorrelator::correlate_bins(const Geometry& geometry, DevicePlane& plane
   s.stop.record(s.stream);
   s.stream.synchronize();
   last_ms_ = s.stop.since(s.start);
-  plane.data = s.plane.as<float>();
+  plane.data = keep != nullptr ? nullptr : s.plane.as<float>();
 }
 
 namespace {
@@ -195,13 +199,9 @@ std::vector<float> host_segment_norms(std::span<const std::complex<float>> bins,
 
 }  // namespace
 
-CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const std::complex<float>> spectrum,
-                                                                std::size_t r_lo, std::size_t r_hi,
-                                                                bool block_normalise) {
+void CudaCorrelator::load_bins(std::span<const std::complex<float>> spectrum, const Geometry& g,
+                               const DevicePlane& plane, bool block_normalise) {
   State& s = *state_;
-  DevicePlane plane;
-  const Geometry g = geometry(r_lo, r_hi, plane);
-  if (plane.n_r == 0 || plane.n_z == 0) return plane;
   // The bins every segment reads, zero outside the spectrum, gathered straight into pinned
   // memory: the upload then runs at the bus's speed (a pageable copy of a 2^23-point series'
   // bins costs ~4 ms of the correlation's device time).
@@ -224,17 +224,12 @@ CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const 
       cudaMemcpyAsync(s.bins.as<float2>(), bins.data(), g.n_bins * sizeof(float2), cudaMemcpyHostToDevice, stream));
   AS_CUDA_TRY(
       cudaMemcpyAsync(s.norm.as<float>(), norm.data(), g.segments * sizeof(float), cudaMemcpyHostToDevice, stream));
-  correlate_bins(g, plane);
-  return plane;
+  s.stream.synchronize();  // `norm` goes out of scope
 }
 
-CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(const CudaSpectrum::OnDevice& spectrum,
-                                                                std::size_t r_lo, std::size_t r_hi,
-                                                                bool block_normalise) {
+void CudaCorrelator::load_bins(const CudaSpectrum::OnDevice& spectrum, const Geometry& g, const DevicePlane& plane,
+                               bool block_normalise) {
   State& s = *state_;
-  DevicePlane plane;
-  const Geometry g = geometry(r_lo, r_hi, plane);
-  if (plane.n_r == 0 || plane.n_z == 0) return plane;
   reserve(g, plane);
   const cudaStream_t stream = s.stream.get();
   if (spectrum.ready != nullptr) AS_CUDA_TRY(cudaStreamWaitEvent(stream, spectrum.ready->get(), 0));
@@ -262,8 +257,61 @@ CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(const CudaSpectr
         cudaMemcpyAsync(s.norm.as<float>(), norm.data(), g.segments * sizeof(float), cudaMemcpyHostToDevice, stream));
     s.stream.synchronize();  // `norm` goes out of scope
   }
+}
+
+CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const std::complex<float>> spectrum,
+                                                                std::size_t r_lo, std::size_t r_hi,
+                                                                bool block_normalise) {
+  DevicePlane plane;
+  const Geometry g = geometry(r_lo, r_hi, plane);
+  if (plane.n_r == 0 || plane.n_z == 0) return plane;
+  load_bins(spectrum, g, plane, block_normalise);
   correlate_bins(g, plane);
   return plane;
+}
+
+CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(const CudaSpectrum::OnDevice& spectrum,
+                                                                std::size_t r_lo, std::size_t r_hi,
+                                                                bool block_normalise) {
+  DevicePlane plane;
+  const Geometry g = geometry(r_lo, r_hi, plane);
+  if (plane.n_r == 0 || plane.n_z == 0) return plane;
+  load_bins(spectrum, g, plane, block_normalise);
+  correlate_bins(g, plane);
+  return plane;
+}
+
+template <typename Spectrum>
+StageCells CudaCorrelator::keep_from(const Spectrum& spectrum, std::size_t r_lo, std::size_t r_hi, bool block_normalise,
+                                     const KeepRule& rule) {
+  AS_EXPECTS(keeps_cells(), UsageError, "only the shared-memory correlation keeps cells without a plane");
+  State& s = *state_;
+  DevicePlane plane;
+  Geometry g = geometry(r_lo, r_hi, plane);
+  g.with_plane = false;
+  const auto i_first = static_cast<std::int64_t>(2 * r_lo);
+  AS_EXPECTS(rule.i_begin >= i_first && rule.i_begin <= rule.i_end &&
+                 rule.i_end <= i_first + static_cast<std::int64_t>(plane.n_r),
+             UsageError, "correlation: the kept columns are not in the plane");
+  const auto n_cols = static_cast<std::size_t>(rule.i_end - rule.i_begin);
+  AS_EXPECTS(static_cast<std::uint64_t>(plane.n_z) * n_cols < (std::uint64_t{1} << stage_shift), UsageError,
+             "correlation: more than 2^58 cells");
+  if (plane.n_r == 0 || plane.n_z == 0 || n_cols == 0) return {};
+  load_bins(spectrum, g, plane, block_normalise);
+  const auto col_begin = static_cast<std::size_t>(rule.i_begin - i_first);
+  const KeepAbove keep{s.pool.prepare(1, rule.max_cells, s.stream.get()), rule.powcut, col_begin, col_begin + n_cols};
+  correlate_bins(g, plane, &keep);
+  return s.pool.collect({1}, rule.max_cells, rule.i_begin, n_cols, s.stream, s.downloaded).front();
+}
+
+StageCells CudaCorrelator::correlate_keeping(const CudaSpectrum::OnDevice& spectrum, std::size_t r_lo, std::size_t r_hi,
+                                             bool block_normalise, const KeepRule& rule) {
+  return keep_from(spectrum, r_lo, r_hi, block_normalise, rule);
+}
+
+StageCells CudaCorrelator::correlate_keeping(std::span<const std::complex<float>> spectrum, std::size_t r_lo,
+                                             std::size_t r_hi, bool block_normalise, const KeepRule& rule) {
+  return keep_from(spectrum, r_lo, r_hi, block_normalise, rule);
 }
 
 std::vector<float2> shared_memory_fft_twiddles(std::size_t fft_length) {

@@ -9,14 +9,18 @@
 
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "correlation.hpp"
+#include "harmonic_sum_cuda.hpp"
 #include "spectrum_cuda.hpp"
 
 namespace astrosweep::fdas::kernels {
+
+struct KeepAbove;  // correlation_launch.hpp
 
 class CudaCorrelator {
  public:
@@ -56,6 +60,24 @@ class CudaCorrelator {
   DevicePlane correlate_on_device(const CudaSpectrum::OnDevice& spectrum, std::size_t r_lo, std::size_t r_hi,
                                   bool block_normalise = true);
 
+  /// A search of one harmonic (numharm 1) straight from the correlation: the cells of half-bin
+  /// columns [i_begin, i_end) (plane column c is half bin 2·r_lo + c) whose power is above
+  /// `powcut`, z-major and r-ascending, bit for bit what CudaHarmonicDetector's stage 0 finds in
+  /// the plane — without the plane, which is neither written nor read. RuntimeError past
+  /// `max_cells`, as the detector.
+  struct KeepRule {
+    std::int64_t i_begin = 0, i_end = 0;
+    float powcut = 0;
+    std::size_t max_cells = std::size_t{1} << 22;
+  };
+  StageCells correlate_keeping(const CudaSpectrum::OnDevice& spectrum, std::size_t r_lo, std::size_t r_hi,
+                               bool block_normalise, const KeepRule& rule);
+  StageCells correlate_keeping(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
+                               bool block_normalise, const KeepRule& rule);
+
+  /// Whether correlate_keeping is there: the shared-memory method.
+  [[nodiscard]] bool keeps_cells() const noexcept { return method() == Method::shared_memory; }
+
   /// The method in use.
   [[nodiscard]] Method method() const noexcept;
 
@@ -67,7 +89,14 @@ class CudaCorrelator {
   struct Geometry;
   Geometry geometry(std::size_t r_lo, std::size_t r_hi, DevicePlane& plane) const;
   void reserve(const Geometry& g, const DevicePlane& plane);
-  void correlate_bins(const Geometry& g, DevicePlane& plane);
+  void load_bins(std::span<const std::complex<float>> spectrum, const Geometry& g, const DevicePlane& plane,
+                 bool block_normalise);
+  void load_bins(const CudaSpectrum::OnDevice& spectrum, const Geometry& g, const DevicePlane& plane,
+                 bool block_normalise);
+  void correlate_bins(const Geometry& g, DevicePlane& plane, const KeepAbove* keep = nullptr);
+  template <typename Spectrum>
+  StageCells keep_from(const Spectrum& spectrum, std::size_t r_lo, std::size_t r_hi, bool block_normalise,
+                       const KeepRule& rule);
   std::unique_ptr<State> state_;
   float last_ms_ = 0;
 };

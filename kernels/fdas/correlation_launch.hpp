@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "cell_pool_view.hpp"
+
 namespace astrosweep::fdas::kernels {
 
 struct SegmentGeometry {
@@ -37,11 +39,22 @@ std::vector<float2> shared_memory_fft_twiddles(std::size_t fft_length);
 /// Whether launch_correlate_fused has an L-point transform (powers of two 256 … 4096).
 bool fused_correlation_supports(std::size_t fft_length);
 
+/// A search of one harmonic straight from the correlation (no plane): the powers of plane columns
+/// [col_begin, col_end) above powcut go into the pool as stage 0's cells, entry
+/// t·(col_end − col_begin) + (column − col_begin) for template t, as the harmonic sum would keep
+/// them from the plane (the same float power, the same test).
+struct KeepAbove {
+  CellPoolView pool;
+  float powcut = 0;
+  std::size_t col_begin = 0, col_end = 0;
+};
+
 /// multiply, inverse FFT and extract_power in one kernel, the FFTs in shared memory:
 /// plane[t][s·U + j] = |IFFT(inputs[s] · kernels[t])[b·m + j]|² · scale for every template and
-/// segment, columns < n_r. `twiddle` holds e^{+2πi m/L}, m < L.
+/// segment, columns < n_r; with `keep`, those powers are tested and kept as KeepAbove says and
+/// `plane` is not written (may be null). `twiddle` holds e^{+2πi m/L}, m < L.
 void launch_correlate_fused(const float2* inputs, const float2* kernels, const float2* twiddle, float* plane,
                             std::size_t templates, std::size_t segments, std::size_t n_r, float scale,
-                            const SegmentGeometry& g, cudaStream_t stream);
+                            const SegmentGeometry& g, const KeepAbove* keep, cudaStream_t stream);
 
 }  // namespace astrosweep::fdas::kernels

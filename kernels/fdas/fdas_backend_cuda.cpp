@@ -2,8 +2,9 @@
 // device (CudaSpectrum, the CPU's arithmetic bit for bit after the transform) and stays there: the
 // correlation plane is made from it on the device (CudaCorrelator::correlate_on_device, the bins
 // gathered and the segments' medians taken there) and summed and thresholded where it lies
-// (CudaHarmonicDetector, one fused pass); only each stage's cells above its threshold cross to the
-// host, where insert_stage_cells merges them into the series' list exactly as the CPU backend
+// (CudaHarmonicDetector, one fused pass) — for a search of one harmonic the correlation keeps the
+// cells above the threshold itself and no plane is made; only each stage's cells above its
+// threshold cross to the host, where insert_stage_cells merges them into the series' list exactly as the CPU backend
 // does, and the spectrum's host copy for polishing comes down meanwhile on its own stream. The
 // geometry and the thresholds come from search_geometry, the CPU's own function.
 
@@ -94,10 +95,7 @@ class CudaBackend final : public FdasBackend {
   SeriesCandidates search(std::span<const std::complex<float>> spectrum, const SearchSettings& settings) override {
     const cuda::DeviceScope scope(device_.index);
     const SearchGeometry geometry = search_geometry(spectrum.size(), bank_, settings);
-    kernels::CudaCorrelator& correlator = correlator_for(geometry, spectrum.size());
-    const auto plane =
-        correlator.correlate_on_device(spectrum, geometry.plane_lo, geometry.plane_hi, settings.block_normalise);
-    return candidates(correlator, plane, geometry, settings);
+    return search_from(spectrum, spectrum.size(), geometry, settings);
   }
 
   /// The spectrum made, normalised and zapped on the device and searched there; its host copy
@@ -122,32 +120,55 @@ class CudaBackend final : public FdasBackend {
     result.spectrum_seconds = std::chrono::duration<double>(Clock::now() - t).count();
     t = Clock::now();
     const SearchGeometry geometry = search_geometry(on_device.size, bank_, settings);
-    kernels::CudaCorrelator& correlator = correlator_for(geometry, on_device.size);
-    const auto plane =
-        correlator.correlate_on_device(on_device, geometry.plane_lo, geometry.plane_hi, settings.block_normalise);
-    result.found = candidates(correlator, plane, geometry, settings);
+    result.found = search_from(on_device, on_device.size, geometry, settings);
     result.spectrum = spectrum_.host_copy();
     result.search_seconds = std::chrono::duration<double>(Clock::now() - t).count();
     return result;
   }
 
  private:
-  /// The plane summed and thresholded on the device, its cells merged on the host.
-  SeriesCandidates candidates(const kernels::CudaCorrelator& correlator,
-                              const kernels::CudaCorrelator::DevicePlane& plane, const SearchGeometry& geometry,
-                              const SearchSettings& settings) {
-    correlation_ms_ += static_cast<double>(correlator.last_device_ms());
+  /// The spectrum (host or device) correlated and its cells above the thresholds found: for one
+  /// harmonic straight from the correlation (no plane; the cells the harmonic sum's stage 0 would
+  /// keep, bit for bit), else from the plane summed and thresholded on the device.
+  template <typename Spectrum>
+  SeriesCandidates search_from(const Spectrum& spectrum, std::size_t spectrum_bins, const SearchGeometry& geometry,
+                               const SearchSettings& settings) {
+    kernels::CudaCorrelator& correlator = correlator_for(geometry, spectrum_bins);
+    std::vector<kernels::StageCells> cells;
+    if (geometry.stages.size() == 1 && correlator.keeps_cells()) {
+      const kernels::CudaCorrelator::KeepRule rule{geometry.i_begin, geometry.i_end, geometry.stages[0].powcut,
+                                                   need_.cells};
+      cells.push_back(
+          correlator.correlate_keeping(spectrum, geometry.plane_lo, geometry.plane_hi, settings.block_normalise, rule));
+      correlation_ms_ += static_cast<double>(correlator.last_device_ms());
+    } else {
+      const auto plane =
+          correlator.correlate_on_device(spectrum, geometry.plane_lo, geometry.plane_hi, settings.block_normalise);
+      correlation_ms_ += static_cast<double>(correlator.last_device_ms());
+      cells = detect(plane, geometry);
+    }
+    return merged(cells, geometry, settings);
+  }
+
+  /// The plane summed and thresholded on the device.
+  std::vector<kernels::StageCells> detect(const kernels::CudaCorrelator::DevicePlane& plane,
+                                          const SearchGeometry& geometry) {
     const auto started = std::chrono::steady_clock::now();
     const PowerPlaneView view{plane.data, geometry.z_max, static_cast<std::int64_t>(2 * plane.first_bin),
                               static_cast<std::int64_t>(plane.n_r)};
     std::vector<float> powcut;
     for (const StageTrials& stage : geometry.stages) powcut.push_back(stage.powcut);
-    const auto cells =
+    auto cells =
         detector_.detect(view, geometry.i_begin, geometry.i_end, geometry.stages.back().numharm, powcut, need_.cells);
     harmonic_ms_ += static_cast<double>(detector_.last_device_ms());
     download_ms_ += static_cast<double>(detector_.last_download_ms());
     harmonic_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return cells;
+  }
 
+  /// Each stage's cells merged into the series' list on the host, as the CPU backend does.
+  SeriesCandidates merged(const std::vector<kernels::StageCells>& cells, const SearchGeometry& geometry,
+                          const SearchSettings& settings) {
     SeriesCandidates result;
     CandidateList list(settings.max_candidates);
     for (std::size_t s = 0; s < cells.size(); ++s) {
