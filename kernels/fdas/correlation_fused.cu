@@ -4,14 +4,16 @@
 // template) by the template's spectrum, and the block runs the inverse transform in shared memory
 // (Stockham autosort: 16 points a thread and radix-16 passes from L = 1024, 8 and radix 8 below,
 // one last pass of radix 8, 4 or 2; twiddles from a table made in double on the host), two
-// templates side by side so each barrier serves two transforms, and writes the U useful powers of
-// the segment straight into the plane. Against the cuFFT path no product array and no inverse
-// transform goes through global memory: the plane write is the traffic.
+// templates side by side so each barrier serves two transforms, and writes the segment's columns
+// straight into the plane: the U kept powers, or with numbetween 1 those and their interbins from
+// the transform in shared memory (interbin.hpp). Against the cuFFT path no product array and no
+// inverse transform goes through global memory: the plane write is the traffic.
 #include <algorithm>
 #include <cstdint>
 
 #include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
+#include "interbin.hpp"
 #include "shared_memory_fft.cuh"
 
 namespace astrosweep::fdas::kernels {
@@ -27,7 +29,8 @@ template <int L, int P, int NB>
 __global__ void __launch_bounds__(L / P)
     correlate_fused(const float2* __restrict__ inputs, const float2* __restrict__ kernels,
                     const float2* __restrict__ twiddle, float* __restrict__ plane, int n_templates, std::size_t n_r,
-                    float scale, int useful, int first_kept, std::size_t first_segment) {
+                    float scale, float interbin_scale, int columns, int numbetween, int first_kept,
+                    std::size_t first_segment) {
   __shared__ float2 buf[NB * padded_length<L>];
   constexpr int threads = L / P, stride = L / P;
   // blockIdx.x, the faster, is the template group: the blocks resident together share a few
@@ -39,7 +42,8 @@ __global__ void __launch_bounds__(L / P)
   const float2* x = inputs + segment * L + j;  // the bins the first pass reads (L1 after the first)
   const int t_begin = static_cast<int>(blockIdx.x) * templates_per_block;
   const int t_end = min(t_begin + templates_per_block, n_templates);
-  const std::size_t column0 = segment * static_cast<std::size_t>(useful);
+  const std::size_t column0 = segment * static_cast<std::size_t>(columns);
+  const auto b = static_cast<std::size_t>(numbetween);
   for (int t0 = t_begin; t0 < t_end; t0 += NB) {
     // First pass (Ns = 1: no twiddles) straight from the loads; a template past the end repeats
     // the last one, its powers not written.
@@ -58,11 +62,20 @@ __global__ void __launch_bounds__(L / P)
     for (int nb = 0; nb < NB; ++nb) {
       if (t0 + nb >= t_end) break;
       float* row = plane + static_cast<std::size_t>(t0 + nb) * n_r;
-      for (int u = j; u < useful; u += threads) {
+      const float2* out = buf + nb * padded_length<L>;
+      for (int u = j; u < columns; u += threads) {
         const std::size_t column = column0 + static_cast<std::size_t>(u);
         if (column < n_r) {
-          const float2 a = buf[nb * padded_length<L> + padded(first_kept + u)];
-          row[column] = (a.x * a.x + a.y * a.y) * scale;
+          // The output after the last kept one, which the last interbin reads, is clean and in the
+          // transform (useful_outputs keeps first_kept + U < L − first_kept).
+          const auto c = static_cast<int>(interbin::first_output(static_cast<std::size_t>(u), b));
+          float2 a = out[padded(first_kept + c)];
+          const bool odd = interbin::interbinned(static_cast<std::size_t>(u), b);
+          if (odd) {
+            const float2 next = out[padded(first_kept + c + 1)];
+            a = make_float2(a.x - next.x, a.y - next.y);
+          }
+          row[column] = (a.x * a.x + a.y * a.y) * (odd ? interbin_scale : scale);
         }
       }
     }
@@ -80,7 +93,8 @@ void launch_for(const float2* inputs, const float2* kernels, const float2* twidd
   for (std::size_t first = 0; first < segments; first += max_segments) {
     const dim3 grid(groups, static_cast<unsigned>(std::min(max_segments, segments - first)));
     correlate_fused<L, P, NB><<<grid, L / P, 0, stream>>>(inputs, kernels, twiddle, plane, static_cast<int>(templates),
-                                                          n_r, scale, static_cast<int>(g.useful),
+                                                          n_r, scale, interbin::scaled(scale),
+                                                          static_cast<int>(g.columns), static_cast<int>(g.numbetween),
                                                           static_cast<int>(g.numbetween * g.half_width), first);
   }
   AS_CUDA_TRY(cudaGetLastError());
