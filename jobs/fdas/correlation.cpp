@@ -111,7 +111,8 @@ void CorrelationLayout::check() const {
   AS_EXPECTS(useful_outputs() > 0, UsageError,
              "an FFT length of " + std::to_string(fft_length) + " leaves no useful output for templates " +
                  std::to_string(half_width) + " bins wide on each side",
-             "use a longer segment (fft length >= " + std::to_string(2 * numbetween * half_width + 2) + ")");
+             "use a longer segment (fft length >= " +
+                 std::to_string(2 * static_cast<std::size_t>(numbetween) * half_width + 2) + ")");
 }
 
 float block_normalisation(std::span<const std::complex<float>> bins) {
