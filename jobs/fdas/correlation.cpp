@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/fftw_planner.hpp"
 #include "deredden_arith.hpp"
+#include "interbin.hpp"
 #include "spectrum.hpp"
 
 namespace astrosweep::fdas {
@@ -96,7 +97,10 @@ class AlignedBuffer {
 
 std::size_t CorrelationLayout::useful_outputs() const noexcept {
   const std::size_t b = static_cast<std::size_t>(std::max(numbetween, 1));
-  const std::size_t width = 2 * b * half_width;
+  // Output p reads inputs p − b·m … p + b·m: up to L − 1 without wrapping. With b = 1 the last
+  // kept output's neighbour must be clean too, so one output fewer is kept.
+  const std::size_t clean = b == 1 ? 1 : 0;
+  const std::size_t width = 2 * b * half_width + clean;
   if (fft_length <= width) return 0;
   return (fft_length - width) / b * b;
 }
@@ -107,7 +111,8 @@ void CorrelationLayout::check() const {
   AS_EXPECTS(useful_outputs() > 0, UsageError,
              "an FFT length of " + std::to_string(fft_length) + " leaves no useful output for templates " +
                  std::to_string(half_width) + " bins wide on each side",
-             "use a longer segment (fft length > " + std::to_string(2 * numbetween * half_width) + ")");
+             "use a longer segment (fft length >= " +
+                 std::to_string(2 * static_cast<std::size_t>(numbetween) * half_width + 2) + ")");
 }
 
 float block_normalisation(std::span<const std::complex<float>> bins) {
@@ -147,22 +152,23 @@ PowerPlane correlate(std::span<const std::complex<float>> spectrum, const Kernel
   const std::size_t L = layout.fft_length;
   const std::size_t b = static_cast<std::size_t>(layout.numbetween);
   const std::size_t m = layout.half_width;
-  const std::size_t U = layout.useful_outputs();
-  const std::size_t step = U / b;
+  const std::size_t step = layout.step_bins();
+  const std::size_t segment_columns = layout.segment_columns();
   const std::size_t in_bins = (L - 1) / b + 1;  // bins k with b·k < L
 
   PowerPlane plane;
   plane.n_z = kernels.n_templates;
-  plane.n_r = (r_hi - r_lo) * b;
+  plane.n_r = (r_hi - r_lo) * 2;
   plane.first_bin = r_lo;
-  plane.numbetween = layout.numbetween;
+  plane.numbetween = 2;
   plane.power.assign(plane.n_z * plane.n_r, 0.0F);
   if (plane.n_r == 0 || plane.n_z == 0) return plane;
-  const std::size_t n_segments = (plane.n_r + U - 1) / U;
+  const std::size_t n_segments = (plane.n_r + segment_columns - 1) / segment_columns;
 
   const Fft<Real> forward(L, FFTW_FORWARD);
   const Fft<Real> inverse(L, FFTW_BACKWARD);
   const double scale = 1.0 / (static_cast<double>(L) * static_cast<double>(L));
+  const double interbin_scale = scale * interbin::factor;
   const int threads = options.threads > 0 ? options.threads : affinity::default_threads();
 
 #pragma omp parallel num_threads(threads)
@@ -182,15 +188,20 @@ PowerPlane correlate(std::span<const std::complex<float>> spectrum, const Kernel
       std::fill(input.data(), input.data() + L, std::complex<Real>{});
       for (std::size_t k = 0; k < in_bins; ++k) input.data()[b * k] = std::complex<Real>(bins[k]) * Real(norm);
       forward.run(input.data(), input.data());
-      const std::size_t first_column = s * U;
-      const std::size_t columns = std::min(U, plane.n_r - first_column);
+      const std::size_t first_column = s * segment_columns;
+      const std::size_t columns = std::min(segment_columns, plane.n_r - first_column);
       for (std::size_t t = 0; t < plane.n_z; ++t) {
         const auto g = kernels.row(t);
         for (std::size_t j = 0; j < L; ++j) product.data()[j] = input.data()[j] * g[j];
         inverse.run(product.data(), product.data());
+        const std::complex<Real>* kept = product.data() + b * m;
         float* row = plane.power.data() + t * plane.n_r + first_column;
-        for (std::size_t j = 0; j < columns; ++j)
-          row[j] = static_cast<float>(static_cast<double>(std::norm(product.data()[b * m + j])) * scale);
+        for (std::size_t u = 0; u < columns; ++u) {
+          const std::size_t c = interbin::first_output(u, b);
+          row[u] = interbin::interbinned(u, b)
+                       ? static_cast<float>(static_cast<double>(std::norm(kept[c] - kept[c + 1])) * interbin_scale)
+                       : static_cast<float>(static_cast<double>(std::norm(kept[c])) * scale);
+        }
       }
     }
   }

@@ -28,7 +28,8 @@ po::options_description fdas_options() {
   po::options_description search("Search (PRESTO accelsearch's names and defaults)");
   search.add_options()("zmax", po::value<double>()->default_value(200), "largest drift searched, bins (0 … 1200)")(
       "numharm", po::value<int>()->default_value(8), "harmonics summed: 1, 2, 4, 8, 16 or 32")(
-      "numbetween", po::value<int>()->default_value(2), "outputs per Fourier bin (2: exact half bins)")(
+      "numbetween", po::value<int>()->default_value(2),
+      "outputs per Fourier bin: 2 (exact half bins) or 1 (half bins interbinned: fewer FFTs)")(
       "sigma", po::value<double>()->default_value(2.0), "lowest candidate significance kept")(
       "flo", po::value<double>()->default_value(1.0), "lowest frequency searched, Hz")(
       "fhi", po::value<double>()->default_value(10000.0), "highest frequency searched, Hz (clipped to Nyquist)")(
@@ -70,8 +71,8 @@ FdasOptions to_options(const po::variables_map& vm) {
   o.numharm = vm["numharm"].as<int>();
   AS_EXPECTS(valid_numharm(o.numharm), UsageError, "--numharm must be 1, 2, 4, 8, 16 or 32");
   o.numbetween = vm["numbetween"].as<int>();
-  AS_EXPECTS(o.numbetween == 2, UsageError, "--numbetween 2 is the one supported",
-             "the harmonic sum reads half bins; 1 with interbinning is not built");
+  AS_EXPECTS(o.numbetween == 1 || o.numbetween == 2, UsageError, "--numbetween must be 1 or 2",
+             "2 interpolates half bins exactly; 1 interbins them (docs/fdas.md)");
   o.sigma_min = vm["sigma"].as<double>();
   AS_EXPECTS(std::isfinite(o.sigma_min) && o.sigma_min > 0, UsageError, "--sigma must be positive");
   o.f_lo = vm["flo"].as<double>();

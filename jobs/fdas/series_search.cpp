@@ -18,25 +18,29 @@ std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::si
   // band's start) compute from a segment that reads past the end. A band that stops short of the
   // end reads real bins to its top and is searched whole; a band shorter than one block as well
   // (PRESTO would search nothing).
-  const auto U = static_cast<std::int64_t>(layout.useful_outputs());
+  // A block is a segment's columns (layout.segment_columns(): U for numbetween 2, where PRESTO's
+  // outputs are half bins, and 2U for numbetween 1, its U bins and their interbins).
+  const auto U = static_cast<std::int64_t>(layout.segment_columns());
   const auto last_column = 2 * (static_cast<std::int64_t>(spectrum_bins) - 1);
   if (U <= 0 || i_end < last_column) return i_end;
   const std::int64_t blocks = (last_column - 1 - i_begin) / U;  // i_begin + blocks·U < last_column
   if (blocks <= 0) return i_end;
   std::int64_t end = std::min(i_end, i_begin + blocks * U);
   // Our segment s keeps columns 2·plane_lo + s·U … + U − 1 from the input bins
-  // plane_lo + s·U/b − m … + in_bins − 1 (correlate): keep the columns of segments within the spectrum.
+  // plane_lo + s·step − m … + in_bins − 1 (correlate): keep the columns of segments within the spectrum.
   const auto b = static_cast<std::int64_t>(layout.numbetween);
   const auto m = static_cast<std::int64_t>(layout.half_width);
+  const auto step = static_cast<std::int64_t>(layout.step_bins());
   const auto in_bins = (static_cast<std::int64_t>(layout.fft_length) - 1) / b + 1;
   const auto lo = static_cast<std::int64_t>(plane_lo);
-  const std::int64_t room = static_cast<std::int64_t>(spectrum_bins) + m - in_bins - lo;  // s·U/b ≤ room
-  if (room >= 0) end = std::min(end, std::max(i_begin, 2 * lo + (room / (U / b) + 1) * U));
+  const std::int64_t room = static_cast<std::int64_t>(spectrum_bins) + m - in_bins - lo;  // s·step ≤ room
+  if (room >= 0) end = std::min(end, std::max(i_begin, 2 * lo + (room / step + 1) * U));
   return end;
 }
 
 SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& bank, const SearchSettings& settings) {
-  AS_EXPECTS(bank.layout.numbetween == 2, UsageError, "the harmonic sum reads half bins: use numbetween 2");
+  // Either numbetween gives the half-bin plane the harmonic sum reads (numbetween 1 interbinned).
+  bank.layout.check();
   AS_EXPECTS(valid_numharm(settings.numharm), UsageError,
              "--numharm " + std::to_string(settings.numharm) + " is not one of 1, 2, 4, 8, 16, 32");
   const double r_hi = std::min(settings.r_hi, static_cast<double>(spectrum_bins));

@@ -54,7 +54,7 @@ struct SearchGeometry {
 
 /// The end of the searched columns of the band [i_begin, i_end) (half bins) in a spectrum of
 /// `spectrum_bins` bins: i_end, unless the band reaches the spectrum's last bin; then, as PRESTO's
-/// accelsearch, the band's whole blocks of `layout.useful_outputs()` columns that end below the last
+/// accelsearch, the band's whole blocks of `layout.segment_columns()` columns that end below the last
 /// bin (the partial block at the top, whose segment's block median would count the zeros past the
 /// end, is left), and no further than the columns of the correlation's segments (laid from bin
 /// `plane_lo`) that read no bin past the end, where one does; i_end when not even one block fits.
@@ -62,8 +62,8 @@ std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::si
                                std::size_t plane_lo, const CorrelationLayout& layout);
 
 /// The geometry of a search of `settings`' band in a spectrum of `spectrum_bins` bins with `bank`.
-/// Throws UsageError for what cannot be searched: numbetween ≠ 2, numharm not a power of two up to
-/// 32, an empty band.
+/// Throws UsageError for what cannot be searched: a numbetween other than 1 or 2, numharm not a
+/// power of two up to 32, an empty band.
 SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& bank, const SearchSettings& settings);
 
 /// One stage's cells above its threshold, as either backend found them: z row of the summed plane,
@@ -86,7 +86,7 @@ std::size_t insert_stage_cells(const StageTrials& stage, int stage_index, int z_
 SeriesCandidates search_plane(const PowerPlaneView& plane, const SearchGeometry& geometry, std::size_t max_candidates);
 
 /// Searches bins [settings.r_lo, settings.r_hi) of `spectrum` (normalised: noise power mean 1)
-/// with `bank` (numbetween 2: the harmonic tables index half bins) and its kernel spectra.
+/// with `bank` (numbetween 2, or 1 with the half bins interbinned) and its kernel spectra.
 template <class Real>
 SeriesCandidates search_spectrum(std::span<const std::complex<float>> spectrum, const TemplateBank& bank,
                                  const KernelSpectra<Real>& kernels, const SearchSettings& settings);

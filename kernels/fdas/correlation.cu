@@ -2,6 +2,7 @@
 // streaming pass over global memory; the FFTs between them are cuFFT's.
 #include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
+#include "interbin.hpp"
 
 namespace astrosweep::fdas::kernels {
 
@@ -39,17 +40,25 @@ __global__ void multiply(const float2* __restrict__ inputs, const float2* __rest
 }
 
 __global__ void extract_power(const float2* __restrict__ products, float* __restrict__ plane, std::size_t templates,
-                              std::size_t segments, std::size_t n_r, float scale, SegmentGeometry g) {
+                              std::size_t segments, std::size_t n_r, float scale, float interbin_scale,
+                              SegmentGeometry g) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  const std::size_t per_template = segments * g.useful;
+  const std::size_t per_template = segments * g.columns;
   if (i >= templates * per_template) return;
   const std::size_t t = i / per_template;
-  const std::size_t column = i % per_template;  // s·U + j
+  const std::size_t column = i % per_template;  // s·C + u
   if (column >= n_r) return;
-  const std::size_t s = column / g.useful;
-  const std::size_t j = column % g.useful;
-  const float2 a = products[(t * segments + s) * g.fft_length + g.numbetween * g.half_width + j];
-  plane[t * n_r + column] = (a.x * a.x + a.y * a.y) * scale;
+  const std::size_t s = column / g.columns;
+  const std::size_t u = column % g.columns;
+  // The segment's kept outputs; an interbin's second one is the output after (clean: useful_outputs).
+  const float2* kept = products + (t * segments + s) * g.fft_length + g.numbetween * g.half_width;
+  float2 a = kept[interbin::first_output(u, g.numbetween)];
+  const bool odd = interbin::interbinned(u, g.numbetween);
+  if (odd) {
+    const float2 next = kept[interbin::first_output(u, g.numbetween) + 1];
+    a = make_float2(a.x - next.x, a.y - next.y);
+  }
+  plane[t * n_r + column] = (a.x * a.x + a.y * a.y) * (odd ? interbin_scale : scale);
 }
 
 }  // namespace
@@ -72,9 +81,10 @@ void launch_multiply(const float2* inputs, const float2* kernels, float2* produc
 
 void launch_extract_power(const float2* products, float* plane, std::size_t templates, std::size_t segments,
                           std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream) {
-  const std::size_t n = templates * segments * g.useful;
+  const std::size_t n = templates * segments * g.columns;
   if (n == 0) return;
-  extract_power<<<blocks_for(n), block, 0, stream>>>(products, plane, templates, segments, n_r, scale, g);
+  extract_power<<<blocks_for(n), block, 0, stream>>>(products, plane, templates, segments, n_r, scale,
+                                                     interbin::scaled(scale), g);
   AS_CUDA_TRY(cudaGetLastError());
 }
 

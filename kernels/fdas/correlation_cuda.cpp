@@ -120,15 +120,17 @@ CudaCorrelator::Geometry CudaCorrelator::geometry(std::size_t r_lo, std::size_t 
   const CorrelationLayout& layout = s.layout;
   AS_EXPECTS(r_lo <= r_hi, UsageError, "empty or reversed bin range for the correlation");
   Geometry g;
-  g.segment = {layout.fft_length,  static_cast<std::size_t>(layout.numbetween),
-               layout.half_width,  layout.useful_outputs(),
-               layout.step_bins(), (layout.fft_length - 1) / static_cast<std::size_t>(layout.numbetween) + 1};
+  g.segment = {layout.fft_length,       static_cast<std::size_t>(layout.numbetween),
+               layout.half_width,       layout.useful_outputs(),
+               layout.step_bins(),      (layout.fft_length - 1) / static_cast<std::size_t>(layout.numbetween) + 1,
+               layout.segment_columns()};
+  // Half-bin columns for either numbetween (numbetween 1: the odd ones interbinned).
   plane.n_z = s.n_templates;
-  plane.n_r = (r_hi - r_lo) * g.segment.numbetween;
+  plane.n_r = (r_hi - r_lo) * 2;
   plane.first_bin = r_lo;
-  plane.numbetween = layout.numbetween;
+  plane.numbetween = 2;
   if (plane.n_r == 0 || plane.n_z == 0) return g;
-  g.segments = (plane.n_r + g.segment.useful - 1) / g.segment.useful;
+  g.segments = (plane.n_r + g.segment.columns - 1) / g.segment.columns;
   g.n_bins = (g.segments - 1) * g.segment.step + g.segment.in_bins;
   g.first = static_cast<std::ptrdiff_t>(r_lo) - static_cast<std::ptrdiff_t>(g.segment.half_width);
   // cuFFT: templates per inverse batch, as many as the budget holds beside the inputs.

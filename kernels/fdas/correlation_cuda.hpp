@@ -2,7 +2,7 @@
 // The overlap-save correlation on a GPU (the twin of jobs/fdas/correlation.cpp; same geometry and
 // the same power): every segment's spread input transformed once in one batched forward cuFFT,
 // then, by default, one kernel that per segment and template multiplies, runs the inverse FFT in
-// shared memory and writes the U kept powers (Method::shared_memory, the seed's method; segment
+// shared memory and writes the segment's columns (Method::shared_memory, the seed's method; segment
 // lengths 256 … 4096). Method::cufft is the baseline the spec measures it against: per block of
 // templates a product array, one batched inverse cuFFT through global memory and the extraction.
 // Plain C++: the job includes this header without CUDA's.
@@ -48,7 +48,7 @@ class CudaCorrelator {
   struct DevicePlane {
     const float* data = nullptr;  ///< device pointer, n_z × n_r floats, z-major
     std::size_t n_z = 0, n_r = 0, first_bin = 0;
-    int numbetween = 2;
+    int numbetween = 2;  ///< columns per bin (2 for either correlation, as PowerPlane)
   };
   DevicePlane correlate_on_device(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
                                   bool block_normalise = true);

@@ -4,16 +4,20 @@
 // template) by the template's spectrum, and the block runs the inverse transform in shared memory
 // (Stockham autosort: 16 points a thread and radix-16 passes from L = 1024, 8 and radix 8 below,
 // one last pass of radix 8, 4 or 2; twiddles from a table made in double on the host), two
-// templates side by side so each barrier serves two transforms, and writes the U useful powers of
-// the segment straight into the plane, or, for a search of one harmonic, only those above the
-// threshold into the pool of kept cells (no plane: KeepAbove). Against the cuFFT path no product array and no inverse
-// transform goes through global memory: the plane write is the traffic.
+// templates side by side so each barrier serves two transforms. The segment's columns go straight
+// into the plane, or, for a search of one harmonic, only those above the threshold into the pool of
+// kept cells (KeepAbove: no plane). With numbetween 2 each column is one output, taken from the
+// registers that hold it after the last pass (that pass's write to shared memory and the read
+// back are not needed); with numbetween 1 the interbins read two neighbouring outputs
+// (interbin.hpp), which the last pass writes back to shared memory first. Against the cuFFT path no
+// product array and no inverse transform goes through global memory: the plane write is the traffic.
 #include <algorithm>
 #include <cstdint>
 
 #include "cell_pool_device.cuh"
 #include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
+#include "interbin.hpp"
 #include "shared_memory_fft.cuh"
 
 namespace astrosweep::fdas::kernels {
@@ -22,20 +26,45 @@ namespace {
 
 constexpr int templates_per_block = 8;
 
-// A kept output's power: one rule for the plane and for the one-harmonic search, so a cell kept
-// straight from the correlation has the bits the harmonic sum would read from the plane.
+// A column's power: one rule for the plane and for the one-harmonic search, so a cell kept straight
+// from the correlation has the bits the harmonic sum would read from the plane.
 __device__ __forceinline__ float kept_power(float2 a, float scale) {
   return __fmul_rn(__fmaf_rn(a.x, a.x, __fmul_rn(a.y, a.y)), scale);
+}
+
+struct Columns {
+  float* plane;
+  std::size_t n_r;
+  float scale, interbin_scale;
+  int columns, first_kept;
+};
+
+// Column u (< columns) of template t's segment, power p: into the plane, or tested and kept. With
+// Keep every lane of the warp calls it the same number of times (keep_cells' ballot is the warp's);
+// `inside` false for a lane whose column does not exist.
+template <bool Keep>
+__device__ __forceinline__ void put_column(const Columns& c, const KeepAbove& keep, int t, std::size_t column,
+                                           bool inside, float p) {
+  if constexpr (Keep) {
+    const bool kept = inside && column >= keep.col_begin && column < keep.col_end;
+    keep_cells(keep.pool, 0, kept && p > keep.powcut,
+               static_cast<unsigned long long>(t) * (keep.col_end - keep.col_begin) + (column - keep.col_begin), p);
+  } else {
+    if (inside && column < c.n_r) c.plane[static_cast<std::size_t>(t) * c.n_r + column] = p;
+  }
 }
 
 // P points per thread: 8 (threads L/8, radix-8 passes) or 16 (threads L/16, radix-16 passes: one
 // shared-memory round trip fewer for L = 2048). NB templates are transformed side by side, so each
 // barrier serves NB transforms.
-template <int L, int P, int NB, bool Keep>
-__global__ void __launch_bounds__(L / P)
+// At least 512 threads a multiprocessor (128 registers a thread) up to L = 2048: unbounded, the
+// compiler takes 133 at L = 2048 (three blocks of 128 threads, not four). L = 4096 would spill
+// at 128 (its 16 points a thread of one transform at 256 threads a block): left unbounded.
+template <int L, int P, int NB, bool Keep, bool Interbin>
+__global__ void __launch_bounds__(L / P, L >= 4096 ? 1 : 512 / (L / P))
     correlate_fused(const float2* __restrict__ inputs, const float2* __restrict__ kernels,
-                    const float2* __restrict__ twiddle, float* __restrict__ plane, int n_templates, std::size_t n_r,
-                    float scale, int useful, int first_kept, std::size_t first_segment, const KeepAbove keep) {
+                    const float2* __restrict__ twiddle, const Columns c, std::size_t first_segment, int n_templates,
+                    const KeepAbove keep) {
   __shared__ float2 buf[NB * padded_length<L>];
   constexpr int threads = L / P, stride = L / P;
   // blockIdx.x, the faster, is the template group: the blocks resident together share a few
@@ -47,10 +76,10 @@ __global__ void __launch_bounds__(L / P)
   const float2* x = inputs + segment * L + j;  // the bins the first pass reads (L1 after the first)
   const int t_begin = static_cast<int>(blockIdx.x) * templates_per_block;
   const int t_end = min(t_begin + templates_per_block, n_templates);
-  const std::size_t column0 = segment * static_cast<std::size_t>(useful);
+  const std::size_t column0 = segment * static_cast<std::size_t>(c.columns);
   for (int t0 = t_begin; t0 < t_end; t0 += NB) {
     // First pass (Ns = 1: no twiddles) straight from the loads; a template past the end repeats
-    // the last one, its powers not written.
+    // the last one, its columns not put.
     float2 v[NB][P];
 #pragma unroll
     for (int nb = 0; nb < NB; ++nb) {
@@ -60,37 +89,46 @@ __global__ void __launch_bounds__(L / P)
         v[nb][r] = mul(__ldg(x + r * stride), __ldg(kernels + static_cast<std::size_t>(t) * L + j + r * stride));
       dft<P>(v[nb]);
     }
-    __syncthreads();  // the previous templates' powers are read
-    finish_transform<L, P, NB>(v, buf, twiddle);
+    __syncthreads();  // the previous templates' last reads of the buffer are done
+    if constexpr (!Interbin) {
+      // Output point p of the transform is column p − first_kept.
+      finish_transform_emitting<L, P, NB>(v, buf, twiddle, [&](int nb, int point, float2 a) {
+        const int u = point - c.first_kept;
+        const bool inside = t0 + nb < t_end && u >= 0 && u < c.columns;
+        put_column<Keep>(c, keep, t0 + nb, column0 + static_cast<std::size_t>(u), inside,
+                         inside ? kept_power(a, c.scale) : 0.0F);
+      });
+    } else {
+      finish_transform<L, P, NB>(v, buf, twiddle);
 #pragma unroll
-    for (int nb = 0; nb < NB; ++nb) {
-      if (t0 + nb >= t_end) break;  // the same for the whole block
-      if constexpr (Keep) {
-        // Every lane through every round: keep_cells' ballot is the warp's.
-        const std::size_t n_cols = keep.col_end - keep.col_begin;
-        for (int u0 = 0; u0 < useful; u0 += threads) {
+      for (int nb = 0; nb < NB; ++nb) {
+        const float2* out = buf + nb * padded_length<L>;
+        // Every lane through every round (put_column's ballot); the output after the last kept one,
+        // which the last interbin reads, is clean and in the transform (useful_outputs).
+        for (int u0 = 0; u0 < c.columns; u0 += threads) {
           const int u = u0 + j;
-          const std::size_t column = column0 + static_cast<std::size_t>(u);
-          const bool inside = u < useful && column >= keep.col_begin && column < keep.col_end;
-          const float p = inside ? kept_power(buf[nb * padded_length<L> + padded(first_kept + u)], scale) : 0.0F;
-          keep_cells(keep.pool, 0, inside && p > keep.powcut,
-                     static_cast<unsigned long long>(t0 + nb) * n_cols + (column - keep.col_begin), p);
-        }
-      } else {
-        float* row = plane + static_cast<std::size_t>(t0 + nb) * n_r;
-        for (int u = j; u < useful; u += threads) {
-          const std::size_t column = column0 + static_cast<std::size_t>(u);
-          if (column < n_r) row[column] = kept_power(buf[nb * padded_length<L> + padded(first_kept + u)], scale);
+          const bool inside = t0 + nb < t_end && u < c.columns;
+          float p = 0.0F;
+          if (inside) {
+            const auto first = static_cast<int>(interbin::first_output(static_cast<std::size_t>(u), 1));
+            const float2 a = out[padded(c.first_kept + first)];
+            if (interbin::interbinned(static_cast<std::size_t>(u), 1)) {
+              const float2 next = out[padded(c.first_kept + first + 1)];
+              p = kept_power(make_float2(a.x - next.x, a.y - next.y), c.interbin_scale);
+            } else {
+              p = kept_power(a, c.scale);
+            }
+          }
+          put_column<Keep>(c, keep, t0 + nb, column0 + static_cast<std::size_t>(u), inside, p);
         }
       }
     }
   }
 }
 
-template <int L>
-void launch_for(const float2* inputs, const float2* kernels, const float2* twiddle, float* plane, std::size_t templates,
-                std::size_t segments, std::size_t n_r, float scale, const SegmentGeometry& g, const KeepAbove* keep,
-                cudaStream_t stream) {
+template <int L, bool Keep, bool Interbin>
+void launch_grids(const float2* inputs, const float2* kernels, const float2* twiddle, const Columns& c,
+                  std::size_t templates, std::size_t segments, const KeepAbove& keep, cudaStream_t stream) {
   constexpr int P = L >= 1024 ? 16 : 8;
   constexpr int NB = L >= 4096 ? 1 : 2;  // two buffers of 4096 points exceed 48 KiB of static shared memory
   const auto groups = static_cast<unsigned>((templates + templates_per_block - 1) / templates_per_block);
@@ -98,16 +136,25 @@ void launch_for(const float2* inputs, const float2* kernels, const float2* twidd
   constexpr std::size_t max_segments = 65535;
   for (std::size_t first = 0; first < segments; first += max_segments) {
     const dim3 grid(groups, static_cast<unsigned>(std::min(max_segments, segments - first)));
-    const auto useful = static_cast<int>(g.useful);
-    const auto first_kept = static_cast<int>(g.numbetween * g.half_width);
-    if (keep != nullptr)
-      correlate_fused<L, P, NB, true><<<grid, L / P, 0, stream>>>(
-          inputs, kernels, twiddle, plane, static_cast<int>(templates), n_r, scale, useful, first_kept, first, *keep);
-    else
-      correlate_fused<L, P, NB, false><<<grid, L / P, 0, stream>>>(
-          inputs, kernels, twiddle, plane, static_cast<int>(templates), n_r, scale, useful, first_kept, first, {});
+    correlate_fused<L, P, NB, Keep, Interbin>
+        <<<grid, L / P, 0, stream>>>(inputs, kernels, twiddle, c, first, static_cast<int>(templates), keep);
   }
   AS_CUDA_TRY(cudaGetLastError());
+}
+
+template <int L>
+void launch_for(const float2* inputs, const float2* kernels, const float2* twiddle, const Columns& c,
+                std::size_t templates, std::size_t segments, bool interbin, const KeepAbove* keep,
+                cudaStream_t stream) {
+  const KeepAbove none{};
+  if (keep != nullptr && interbin)
+    launch_grids<L, true, true>(inputs, kernels, twiddle, c, templates, segments, *keep, stream);
+  else if (keep != nullptr)
+    launch_grids<L, true, false>(inputs, kernels, twiddle, c, templates, segments, *keep, stream);
+  else if (interbin)
+    launch_grids<L, false, true>(inputs, kernels, twiddle, c, templates, segments, none, stream);
+  else
+    launch_grids<L, false, false>(inputs, kernels, twiddle, c, templates, segments, none, stream);
 }
 
 }  // namespace
@@ -122,18 +169,20 @@ void launch_correlate_fused(const float2* inputs, const float2* kernels, const f
   if (templates == 0 || segments == 0) return;
   AS_EXPECTS(keep == nullptr || (keep->col_begin <= keep->col_end && keep->col_end <= n_r), UsageError,
              "the kept columns are not in the plane");
+  AS_EXPECTS(g.numbetween == 1 || g.numbetween == 2, UsageError, "the correlation's numbetween is 1 or 2");
+  const Columns c{plane,
+                  n_r,
+                  scale,
+                  interbin::scaled(scale),
+                  static_cast<int>(g.columns),
+                  static_cast<int>(g.numbetween * g.half_width)};
+  const bool interbin = g.numbetween == 1;
   switch (g.fft_length) {
-    case 256: launch_for<256>(inputs, kernels, twiddle, plane, templates, segments, n_r, scale, g, keep, stream); break;
-    case 512: launch_for<512>(inputs, kernels, twiddle, plane, templates, segments, n_r, scale, g, keep, stream); break;
-    case 1024:
-      launch_for<1024>(inputs, kernels, twiddle, plane, templates, segments, n_r, scale, g, keep, stream);
-      break;
-    case 2048:
-      launch_for<2048>(inputs, kernels, twiddle, plane, templates, segments, n_r, scale, g, keep, stream);
-      break;
-    case 4096:
-      launch_for<4096>(inputs, kernels, twiddle, plane, templates, segments, n_r, scale, g, keep, stream);
-      break;
+    case 256: launch_for<256>(inputs, kernels, twiddle, c, templates, segments, interbin, keep, stream); break;
+    case 512: launch_for<512>(inputs, kernels, twiddle, c, templates, segments, interbin, keep, stream); break;
+    case 1024: launch_for<1024>(inputs, kernels, twiddle, c, templates, segments, interbin, keep, stream); break;
+    case 2048: launch_for<2048>(inputs, kernels, twiddle, c, templates, segments, interbin, keep, stream); break;
+    case 4096: launch_for<4096>(inputs, kernels, twiddle, c, templates, segments, interbin, keep, stream); break;
     default:
       AS_EXPECTS(false, UsageError,
                  "the shared-memory correlation has no " + std::to_string(g.fft_length) + "-point transform");

@@ -18,6 +18,7 @@ struct SegmentGeometry {
   std::size_t useful;      ///< U
   std::size_t step;        ///< U / b bins
   std::size_t in_bins;     ///< bins a segment reads: (L − 1) / b + 1
+  std::size_t columns;     ///< plane columns a segment fills: 2·step (b = 1: powers and interbins)
 };
 
 /// inputs[s][b·k] = bins[s·step + k] · norm[s] for k < in_bins, zero elsewhere (s < segments).
@@ -28,7 +29,9 @@ void launch_spread(const float2* bins, const float* norm, float2* inputs, std::s
 void launch_multiply(const float2* inputs, const float2* kernels, float2* products, std::size_t templates,
                      std::size_t segments, std::size_t fft_length, cudaStream_t stream);
 
-/// plane[t][s·U + j] = |products[t][s][b·m + j]|² · scale for the columns < n_r.
+/// plane[t][s·C + u] for the columns < n_r (C = g.columns), from a = products[t][s][b·m + …]:
+/// |a[u]|² · scale (b = 2), or for b = 1 |a[u/2]|² · scale at even u and the interbin
+/// |a[u/2] − a[u/2 + 1]|² · scale · π²/16 at odd u (interbin.hpp).
 void launch_extract_power(const float2* products, float* plane, std::size_t templates, std::size_t segments,
                           std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream);
 
@@ -49,8 +52,8 @@ struct KeepAbove {
   std::size_t col_begin = 0, col_end = 0;
 };
 
-/// multiply, inverse FFT and extract_power in one kernel, the FFTs in shared memory:
-/// plane[t][s·U + j] = |IFFT(inputs[s] · kernels[t])[b·m + j]|² · scale for every template and
+/// multiply, inverse FFT and extract_power in one kernel, the FFTs in shared memory: the columns
+/// launch_extract_power writes, from a = IFFT(inputs[s] · kernels[t]), for every template and
 /// segment, columns < n_r; with `keep`, those powers are tested and kept as KeepAbove says and
 /// `plane` is not written (may be null). `twiddle` holds e^{+2πi m/L}, m < L.
 void launch_correlate_fused(const float2* inputs, const float2* kernels, const float2* twiddle, float* plane,

@@ -44,8 +44,8 @@ DeviceNeed device_need(const TemplateBank& bank, const SearchGeometry& g, std::s
   const auto b = static_cast<std::size_t>(layout.numbetween);
   const std::size_t L = layout.fft_length;
   const std::size_t n_z = bank.taps.size();
-  const std::size_t n_r = (g.plane_hi - g.plane_lo) * b;
-  const std::size_t segments = (n_r + layout.useful_outputs() - 1) / layout.useful_outputs();
+  const std::size_t n_r = (g.plane_hi - g.plane_lo) * 2;  // half bins, for either numbetween
+  const std::size_t segments = (n_r + layout.segment_columns() - 1) / layout.segment_columns();
   const std::size_t in_bins = (L - 1) / b + 1;
   const std::size_t n_bins = segments > 0 ? (segments - 1) * layout.step_bins() + in_bins : 0;
   const auto n_cols = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_end - g.i_begin));

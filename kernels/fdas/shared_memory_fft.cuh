@@ -152,5 +152,59 @@ __device__ __forceinline__ void finish_transform(const float2 (&v)[NB][P], float
   if (Ns * 2 == L) stockham_pass<L, P, 2, NB>(buf, Ns, twiddle);
 }
 
+// The radix of the last pass of an L-point transform whose first pass has radix P: P while whole
+// radix-P passes reach L, else the 8, 4 or 2 that finish_transform's last pass takes.
+template <int L, int P>
+__host__ __device__ constexpr int last_radix() {
+  int ns = P;
+  while (ns * P <= L) ns *= P;
+  return ns == L ? P : L / ns;
+}
+
+// As finish_transform, but the last pass's outputs are not written back: each thread reads its
+// items, twiddles and transforms them in registers and hands every output to
+// emit(nb, point, value), point < L of transform nb. Every thread calls emit the same number of
+// times, in the same order (so emit may hold a warp-wide vote). A thread's calls for one (item,
+// q) are consecutive points across the warp's lanes. The caller has made sure no thread still
+// reads the buffer; this leaves it being read (a barrier before the next writes).
+template <int L, int P, int NB, typename Emit>
+__device__ __forceinline__ void finish_transform_emitting(const float2 (&v)[NB][P], float2* buf,
+                                                          const float2* __restrict__ twiddle, Emit&& emit) {
+  constexpr int R = last_radix<L, P>();
+  constexpr int threads = L / P, items = P / R;
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+    for (int q = 0; q < P; ++q) buf[nb * padded_length<L> + padded(static_cast<int>(threadIdx.x) * P + q)] = v[nb][q];
+  __syncthreads();
+  int Ns = P;
+  for (; Ns * R < L; Ns *= P) stockham_pass<L, P, P, NB>(buf, Ns, twiddle);
+  float2 w[NB][items][R];
+#pragma unroll
+  for (int it = 0; it < items; ++it) {
+    const int j = static_cast<int>(threadIdx.x) + it * threads;
+    const int k = j & (Ns - 1);
+    const int step = L / (Ns * R);
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) w[nb][it][r] = buf[nb * padded_length<L> + padded(j + r * (L / R))];
+#pragma unroll
+      for (int r = 1; r < R; ++r) w[nb][it][r] = mul(w[nb][it][r], __ldg(twiddle + r * k * step));
+      dft<R>(w[nb][it]);
+    }
+  }
+#pragma unroll
+  for (int it = 0; it < items; ++it) {
+    const int j = static_cast<int>(threadIdx.x) + it * threads;
+    const int k = j & (Ns - 1);
+    const int out = (j - k) * R + k;
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+      for (int q = 0; q < R; ++q) emit(nb, out + q * Ns, w[nb][it][q]);
+  }
+}
+
 }  // namespace
 }  // namespace astrosweep::fdas::kernels

@@ -30,6 +30,21 @@ foreach(np 2 3)
                        LABELS fdas)
 endforeach()
 
+# --numbetween 1 (half bins by interbinning, spec §5): the pulsar found where it was put, the
+# product recording it and the same on 1 and 2 ranks.
+foreach(np 1 2)
+  astrosweep_add_mpi_run(fdas_interbin_np${np} NP ${np} LABELS fdas FIXTURES_REQUIRED fdas_beam
+    FIXTURES_SETUP fdas_interbin_np${np}
+    COMMAND ${exe} fdas -i ${fdas_out}/beam -o ${fdas_out}/interbin_np${np}.h5 --overwrite --threads 1
+            --numbetween 1 ${fdas_search})
+endforeach()
+add_test(NAME fdas_interbin_finds_pulsar COMMAND fdas_check ${fdas_out}/interbin_np1.h5 ${fdas_truth} --numbetween 1)
+set_tests_properties(fdas_interbin_finds_pulsar PROPERTIES FIXTURES_REQUIRED fdas_interbin_np1 LABELS fdas)
+add_test(NAME fdas_interbin_np2_equals_np1
+         COMMAND compare_products ${fdas_out}/interbin_np1.h5 ${fdas_out}/interbin_np2.h5)
+set_tests_properties(fdas_interbin_np2_equals_np1 PROPERTIES FIXTURES_REQUIRED "fdas_interbin_np1;fdas_interbin_np2"
+                     LABELS fdas)
+
 # Several units in flight per rank (lanes: each its own thread and backend, HDF5 under one lock)
 # change nothing: 3 on one rank and 2 on each of 2 ranks from the .tim files, 3 on one rank from
 # the HDF5 batch (below), against the product of one unit at a time.
@@ -126,6 +141,8 @@ astrosweep_add_failure_test(fdas_bad_zmax CODE 2 MATCH "--zmax must be between 0
   COMMAND fdas -i ${fdas_bad} -o ${fdas_bad}/z.h5 --zmax 1201)
 astrosweep_add_failure_test(fdas_bad_numharm CODE 2 MATCH "--numharm must be 1, 2, 4, 8, 16 or 32"
   COMMAND fdas -i ${fdas_bad} -o ${fdas_bad}/h.h5 --numharm 3)
+astrosweep_add_failure_test(fdas_bad_numbetween CODE 2 MATCH "--numbetween must be 1 or 2"
+  COMMAND fdas -i ${fdas_bad} -o ${fdas_bad}/b.h5 --numbetween 4)
 astrosweep_add_failure_test(fdas_bad_empty_directory CODE 3 MATCH "empty' contains no time series"
   COMMAND fdas -i ${fdas_bad}/empty -o ${fdas_bad}/empty.h5)
 astrosweep_add_failure_test(fdas_bad_output_exists CODE 4 MATCH "exists"

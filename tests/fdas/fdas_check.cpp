@@ -1,12 +1,13 @@
 // fdas_check: what an fdas product must say about the beam make_fdas_beam wrote.
 //
-//   fdas_check PRODUCT --f0 HZ --z BINS --dm DM --span S [--numharm H] [--min-hits K]
+//   fdas_check PRODUCT --f0 HZ --z BINS --dm DM --span S [--numharm H] [--min-hits K] [--numbetween B]
 //   fdas_check PRODUCT ... --accel-file PATH   (PRESTO's text file of a series: its tables and .inf)
 //
 // The most significant sifted candidate is the pulsar: at its DM, summed over H harmonics, seen at
 // K DM trials or more, and its polished fundamental within 0.1 bin of r = f0·T and 0.5 of z (spec
 // §13 item 3), with f and ḟ in the candidate table agreeing with r/T and z/T². The product is
-// complete, and every dataset has units and a description. Exits 1 with the first failed check.
+// complete, records the numbetween it was searched with (2 unless told), and every dataset has
+// units and a description. Exits 1 with the first failed check.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -46,10 +47,12 @@ void check_described(hid_t file, const std::string& name) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: fdas_check PRODUCT --f0 HZ --z BINS --dm DM --span S [--numharm H] [--min-hits K]\n");
+    std::fprintf(stderr,
+                 "usage: fdas_check PRODUCT --f0 HZ --z BINS --dm DM --span S [--numharm H] [--min-hits K] "
+                 "[--numbetween B]\n");
     return 2;
   }
-  std::map<std::string, double> o{{"--numharm", 8}, {"--min-hits", 3}};
+  std::map<std::string, double> o{{"--numharm", 8}, {"--min-hits", 3}, {"--numbetween", 2}};
   std::string accel_file;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) == "--accel-file")
@@ -80,6 +83,8 @@ int main(int argc, char** argv) {
     h5::Id file = h5::open_file(argv[1], h5::Access::read);
     const hid_t f = file.get();
     check(h5::string_attribute(f, "status") == std::string("complete"), "the product is complete");
+    check(h5::int_attribute(f, "numbetween") == static_cast<std::int64_t>(o["--numbetween"]),
+          "searched with numbetween " + std::to_string(static_cast<int>(o["--numbetween"])));
     for (const char* name : {"series/dm", "series/span", "series/n_indep", "series/source", "candidates/sigma",
                              "candidates/frequency", "candidates/accel", "candidates/notes", "harmonics/power",
                              "harmonics/phase", "sifted/sigma", "sifted/hits/dm"})

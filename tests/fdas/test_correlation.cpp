@@ -1,5 +1,6 @@
 // The overlap-save correlation against the direct sum it computes, for arbitrary taps: every
-// segment boundary, both interpolation factors, float and double transforms, any thread count.
+// segment boundary, both interpolation factors (numbetween 1 interbinned), float and double
+// transforms, any thread count.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,18 +45,28 @@ std::vector<std::complex<float>> random_spectrum(std::size_t n, std::mt19937_64&
   return f;
 }
 
-// A(r) = Σ_k F_k g[b·r − b·k] over |b·(r − k)| <= b·m, F = 0 outside the spectrum.
-double direct_power(const std::vector<std::complex<float>>& f, const std::vector<std::complex<double>>& taps,
-                    const Case& c, std::size_t column, std::size_t r_lo) {
+// A at output p (r = p/b) = Σ_k F_k g[p − b·k] over |p − b·k| <= b·m, F = 0 outside the spectrum.
+std::complex<double> direct_amplitude(const std::vector<std::complex<float>>& f,
+                                      const std::vector<std::complex<double>>& taps, const Case& c, std::ptrdiff_t p) {
   const auto L = static_cast<std::ptrdiff_t>(c.L);
-  const std::ptrdiff_t p = static_cast<std::ptrdiff_t>(r_lo) * c.b + static_cast<std::ptrdiff_t>(column);
   std::complex<double> a{};
   for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(f.size()); ++k) {
     const std::ptrdiff_t j = p - c.b * k;
     if (j < -static_cast<std::ptrdiff_t>(c.b * c.m) || j > static_cast<std::ptrdiff_t>(c.b * c.m)) continue;
     a += std::complex<double>(f[static_cast<std::size_t>(k)]) * taps[static_cast<std::size_t>((j + L) % L)];
   }
-  return std::norm(a);
+  return a;
+}
+
+// The plane's column (half bins from r_lo): b = 2, |A|² at r_lo + column/2; b = 1, |A_k|² at even
+// columns and the interbin (π²/16)·|A_k − A_{k+1}|² at odd ones, k = r_lo + column/2 (spec §5).
+double direct_power(const std::vector<std::complex<float>>& f, const std::vector<std::complex<double>>& taps,
+                    const Case& c, std::size_t column, std::size_t r_lo) {
+  if (c.b == 2) return std::norm(direct_amplitude(f, taps, c, static_cast<std::ptrdiff_t>(2 * r_lo + column)));
+  const auto k = static_cast<std::ptrdiff_t>(r_lo + column / 2);
+  if (column % 2 == 0) return std::norm(direct_amplitude(f, taps, c, k));
+  const double pi = std::numbers::pi;
+  return pi * pi / 16 * std::norm(direct_amplitude(f, taps, c, k) - direct_amplitude(f, taps, c, k + 1));
 }
 
 class CorrelationTest : public ::testing::TestWithParam<Case> {};
@@ -70,7 +81,7 @@ TEST_P(CorrelationTest, MatchesTheDirectSumInBothPrecisions) {
   for (const auto& [r_lo, r_hi] : {std::pair<std::size_t, std::size_t>{0, 301}, {37, 151}, {290, 310}, {5, 6}}) {
     const PowerPlane p64 = correlate(spectrum, transform_kernels<double>(taps, c.L), layout, r_lo, r_hi, plain);
     const PowerPlane p32 = correlate(spectrum, transform_kernels<float>(taps, c.L), layout, r_lo, r_hi, plain);
-    ASSERT_EQ(p64.n_r, (r_hi - r_lo) * static_cast<std::size_t>(c.b));
+    ASSERT_EQ(p64.n_r, (r_hi - r_lo) * 2);  // half bins, interbinned or not
     ASSERT_EQ(p64.n_z, c.n_templates);
     for (std::size_t t = 0; t < c.n_templates; ++t)
       for (std::size_t i = 0; i < p64.n_r; ++i) {
@@ -83,7 +94,7 @@ TEST_P(CorrelationTest, MatchesTheDirectSumInBothPrecisions) {
 
 INSTANTIATE_TEST_SUITE_P(Layouts, CorrelationTest,
                          ::testing::Values(Case{64, 5, 2, 3}, Case{64, 5, 1, 2}, Case{33, 4, 1, 1}, Case{48, 11, 2, 4},
-                                           Case{2048, 126, 2, 2}));
+                                           Case{10, 4, 1, 2}, Case{2048, 126, 2, 2}, Case{2048, 126, 1, 2}));
 
 TEST(Correlation, ThreadCountDoesNotChangeTheBits) {
   const Case c{64, 6, 2, 3};
@@ -163,7 +174,14 @@ TEST(Correlation, SegmentsTooShortForTheTemplatesAreRefused) {
   EXPECT_THROW(layout.check(), UsageError);
   EXPECT_EQ(layout.useful_outputs(), 0U);
   EXPECT_EQ((CorrelationLayout{2048, 126, 2}.useful_outputs()), 1544U);  // PRESTO's z_max = 200 case
-  EXPECT_EQ((CorrelationLayout{1024, 68, 1}.useful_outputs()), 888U);
+  // numbetween 1 keeps one output fewer than the input allows (1024 − 2·68 = 888): the output after
+  // the last kept one, the last interbin's neighbour, must not wrap around either.
+  EXPECT_EQ((CorrelationLayout{1024, 68, 1}.useful_outputs()), 887U);
+  EXPECT_EQ((CorrelationLayout{1024, 68, 1}.segment_columns()), 2 * 887U);
+  EXPECT_EQ((CorrelationLayout{2048, 126, 2}.segment_columns()), 1544U);
+  EXPECT_EQ((CorrelationLayout{10, 4, 1}.useful_outputs()), 1U);  // L = 2m + 2: the shortest
+  EXPECT_THROW((CorrelationLayout{9, 4, 1}.check()), UsageError);
+  EXPECT_THROW((CorrelationLayout{64, 5, 3}.check()), UsageError);
 }
 
 }  // namespace

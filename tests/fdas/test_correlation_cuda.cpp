@@ -1,8 +1,9 @@
 // The GPU overlap-save correlation, both methods (inverse FFTs in shared memory, and the cuFFT
 // baseline), against the CPU's double-precision pipeline (same taps, same geometry): the FP32
-// plane within the spec's 1e-4·max(1, P) per cell. Segment lengths 64 (cuFFT only) and every
-// shared-memory length 256 … 4096; one template, templates around the shared-memory kernel's group
-// of 8, many; one segment and thousands. Skipped without a GPU.
+// plane within the spec's 1e-4·max(1, P) per cell, with numbetween 2 and 1 (the odd columns
+// interbinned, the last one of each segment from the output after its last kept one). Segment lengths 64 (cuFFT only)
+// and every shared-memory length 256 … 4096; one template, templates around the shared-memory kernel's group of 8,
+// many; one segment and thousands. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -198,6 +199,12 @@ INSTANTIATE_TEST_SUITE_P(Layouts, CudaCorrelation,
                                            // a budget of two templates' products: chunks and a short last one
                                            Case{2048, 126, 2, 5, 20000, 2 * 26 * 2048 * 8},
                                            Case{1024, 68, 1, 97, 5000, 0}, Case{256, 20, 2, 1, 3000, 0},
+                                           // numbetween 1 (interbinned): every shared-memory length, a
+                                           // cuFFT-only one, one segment, cuFFT chunks and a short last one
+                                           Case{256, 20, 1, 9, 3000, 0}, Case{512, 40, 1, 8, 4000, 0},
+                                           Case{2048, 126, 1, 9, 20000, 0}, Case{4096, 300, 1, 17, 30000, 0},
+                                           Case{96, 7, 1, 3, 1000, 0}, Case{2048, 126, 1, 7, 1500, 0},
+                                           Case{2048, 126, 1, 5, 20000, 2 * 12 * 2048 * 8},
                                            Case{512, 40, 2, 8, 4000, 0}, Case{4096, 300, 2, 17, 30000, 0},
                                            // one segment's worth of bins
                                            Case{2048, 126, 2, 7, 600, 0}));
@@ -208,7 +215,9 @@ INSTANTIATE_TEST_SUITE_P(Layouts, CudaCorrelationFromDevice,
                                            Case{2048, 126, 2, 5, 20000, 2 * 26 * 2048 * 8},
                                            Case{4096, 300, 2, 17, 30000, 0}, Case{2048, 126, 2, 7, 600, 0},
                                            // segments of 16,384 bins: their medians on the host
-                                           Case{32768, 126, 2, 2, 40000, 0}));
+                                           Case{32768, 126, 2, 2, 40000, 0},
+                                           // numbetween 1: segments of L bins (16,384: medians on the host)
+                                           Case{2048, 126, 1, 9, 20000, 0}, Case{16384, 126, 1, 2, 40000, 0}));
 
 }  // namespace
 }  // namespace astrosweep::fdas

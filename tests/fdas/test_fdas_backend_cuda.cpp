@@ -173,6 +173,54 @@ TEST_F(CudaFdasBackend, AcceleratedPulsarAsOnTheCpu) {
   expect_identical(gpu, on_the_gpus_plane(bank, spectrum, s));
 }
 
+// numbetween 1: the half bins interbinned on the device (both correlation methods' rule,
+// interbin.hpp) as on the CPU; the pulsar at its (r, z); the GPU's plane through the CPU's
+// composition bit for bit; a spectrum of zeros, one harmonic and a band of a few bins; and the
+// spectrum searched from the samples on the device as through the host copy.
+TEST_F(CudaFdasBackend, InterbinnedAsOnTheCpu) {
+  const double r0 = 2345.6, z0 = 5.3;
+  const Spectrum spectrum = accelerated_pulsar(1 << 17, r0, z0, 8, 40.0, 7);
+  const TemplateBank bank = make_template_bank(48, 1, Accuracy::low);
+  const SearchSettings s = settings(8, 3.0, 100, static_cast<double>(spectrum.size()), false);
+  const SeriesCandidates gpu = compare(bank, spectrum, s, "pulsar, numbetween 1");
+  ASSERT_FALSE(gpu.candidates.empty());
+  const auto best = *std::max_element(gpu.candidates.begin(), gpu.candidates.end(),
+                                      [](const Candidate& p, const Candidate& q) { return p.sigma < q.sigma; });
+  EXPECT_NEAR(best.r, r0, 1.0);
+  EXPECT_NEAR(best.z, z0, 2.0);
+  EXPECT_EQ(best.numharm, 8);
+  expect_identical(gpu, on_the_gpus_plane(bank, spectrum, s));
+  compare(bank, spectrum, settings(1, 2.0, 10, static_cast<double>(spectrum.size()), true), "numharm 1, numbetween 1");
+  compare(bank, spectrum, settings(4, 0.5, 2344.2, 2347.9, false), "a band of four bins, numbetween 1");
+  const Spectrum zeros(5000);
+  const SeriesCandidates none = compare(bank, zeros, settings(8, 2.0, 10, 5000, true), "zeros, numbetween 1");
+  EXPECT_TRUE(none.candidates.empty());
+  // z_max 0: one template.
+  const TemplateBank steady = make_template_bank(0, 1, Accuracy::low);
+  compare(steady, accelerated_pulsar(1 << 16, 1234.5, 0, 8, 30.0, 9), settings(8, 3.0, 10, 32768, true),
+          "z_max 0, numbetween 1");
+  // The samples' spectrum made, dereddened and searched on the device.
+  const auto backend = make_fdas_backend_cuda(bank, BackendOptions{});
+  std::mt19937_64 rng(5);
+  std::normal_distribution<float> g;
+  const std::size_t n = std::size_t{1} << 17;
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] =
+        g(rng) + 2.0F * static_cast<float>(std::cos(0.31 * static_cast<double>(i) + 2e-9 * static_cast<double>(i * i)));
+  SpectrumRequest request;
+  request.n_fft = good_fft_length(n);
+  request.deredden = true;
+  request.threads = 2;
+  const SearchSettings d = settings(4, 3.0, 50, static_cast<double>(request.n_fft / 2), true);
+  Spectrum expected = backend->spectrum(x, request.n_fft);
+  normalise_spectrum(expected, request);
+  const SeriesCandidates via_host = backend->search(expected, d);
+  const SpectrumSearch on_device = backend->search_samples(x, request, d);
+  ASSERT_FALSE(via_host.candidates.empty());
+  expect_identical(on_device.found, via_host);
+}
+
 TEST_F(CudaFdasBackend, AFullSizeSeriesAsOnTheCpu) {
   // N = 2^20, z_max 200 (201 templates of 2048 points), PRESTO's defaults: 680 segments, 2·10^8
   // cells per stage. Prints both backends' times (the GPU's second search: the first plans cuFFT).

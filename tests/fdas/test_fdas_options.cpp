@@ -50,6 +50,8 @@ TEST(FdasOptions, DefaultsArePrestos) {
   EXPECT_EQ(k->normalisation, Normalisation::known_variance);
   EXPECT_EQ(k->known_variance, 2.5);
   EXPECT_EQ(k->z_max, 96.0);
+  // numbetween 1: the half bins interbinned (spec §5).
+  EXPECT_EQ(parse_fdas_options(with({"--numbetween", "1"}), MPI_COMM_SELF)->numbetween, 1);
 }
 
 TEST(FdasOptions, BadValuesAreUsageErrorsNamingTheOption) {
@@ -58,7 +60,8 @@ TEST(FdasOptions, BadValuesAreUsageErrorsNamingTheOption) {
       {{"--zmax", "1202"}, "--zmax"},
       {{"--numharm", "3"}, "--numharm"},
       {{"--numharm", "64"}, "--numharm"},
-      {{"--numbetween", "1"}, "--numbetween"},
+      {{"--numbetween", "0"}, "--numbetween"},
+      {{"--numbetween", "3"}, "--numbetween"},
       {{"--sigma", "0"}, "--sigma"},
       {{"--flo", "5", "--fhi", "5"}, "--flo"},
       {{"--norm", "median"}, "--norm"},

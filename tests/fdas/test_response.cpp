@@ -178,7 +178,9 @@ TEST(TemplateBank, SegmentGeometryOfPrestoDefaults) {
   EXPECT_EQ(bank.layout.useful_outputs(), 1544U);  // 772 bins per segment
   EXPECT_EQ(bank.taps.size(), 201U);
   const TemplateBank one = make_template_bank(96, 1, Accuracy::low);
-  EXPECT_EQ(one.layout.useful_outputs(), 2048U - 136U);
+  // numbetween 1: one output fewer than 2048 − 2·68, so the last interbin's neighbour is clean.
+  EXPECT_EQ(one.layout.useful_outputs(), 2048U - 136U - 1U);
+  EXPECT_EQ(one.layout.segment_columns(), 2 * one.layout.useful_outputs());
   EXPECT_THROW(make_template_bank(200, 3, Accuracy::low), UsageError);
   EXPECT_THROW(make_template_bank(200, 2, Accuracy::low, 256), UsageError);  // shorter than the kernel
 }
