@@ -1,4 +1,5 @@
-// The CUDA sky search, host side: the pixel tables go up once per search (load); per batch the
+// The CUDA sky search, host side: the pixel tables go up once per search (load), a bank's χ²
+// tables once per bank (load_chisq, kept while the searches' key is theirs); per batch the
 // windows' samples go up from the pinned buffer the caller wrote them into (host_samples), the
 // tasks' window offsets, references, first pixels and tiles through one pinned staging buffer,
 // and the per-task picks come down through another. Device and pinned
@@ -100,7 +101,8 @@ class SkySearchCuda final : public SkySearchEngine {
     // whole tile) and the picks.
     const std::size_t per_task = bytes_per_task + static_cast<std::size_t>(n_det_) * sizeof(std::int64_t) +
                                  (2 + sky_tile::tile_tasks + 1) * sizeof(std::int32_t) + 2 * sizeof(double);
-    const std::size_t budget = device_.memory_budget > table_bytes_ ? device_.memory_budget - table_bytes_ : 0;
+    const std::size_t held = table_bytes_ + chisq_bytes_;
+    const std::size_t budget = device_.memory_budget > held ? device_.memory_budget - held : 0;
     const std::size_t n = std::min(budget, batch_bytes_cap) / std::max<std::size_t>(1, per_task);
     return std::clamp<std::size_t>(n, 1, std::numeric_limits<std::int32_t>::max());
   }
@@ -124,17 +126,26 @@ class SkySearchCuda final : public SkySearchEngine {
     return true;
   }
 
+  // The bank's tables, kept until the next load: a search refers to their rows by template.
   void load_chisq(const SkyChisqTables& t) override {
-    AS_EXPECTS(t.length % 2 == 1 && t.r.size() == t.n_rows * t.n_det * t.length * 2 &&
-                   t.norms.size() == t.n_rows * t.n_det && t.n_det == static_cast<std::size_t>(n_det_),
-               UsageError, "the χ² tables do not fit their rows, detectors and lags");
+    const SkyChisqKey& key = t.key;
+    AS_EXPECTS(key.length % 2 == 1 && t.r.size() == key.n_templates * key.n_det * key.length * 2 &&
+                   t.norms.size() == key.n_templates * key.n_det && key.n_det == static_cast<std::size_t>(n_det_),
+               UsageError, "the χ² tables do not fit their templates, detectors and lags");
+    AS_EXPECTS(table_bytes_ + t.r.size_bytes() + t.norms.size_bytes() <= device_.memory_budget, RuntimeError,
+               "the GPU memory budget of " + std::to_string(device_.memory_budget >> 20) +
+                   " MiB cannot hold the sky search's tables and the bank's χ² tables (" +
+                   std::to_string((t.r.size_bytes() + t.norms.size_bytes()) >> 20) + " MiB)",
+               "run fewer ranks per GPU, or use --backend cpu");
     const cuda::DeviceScope scope(device_.index);
+    chisq_key_ = {};  // none held should an upload fail
     upload(chisq_r_, t.r, stream_);
     upload(chisq_norms_, t.norms, stream_);
-    chisq_rows_ = t.n_rows;
-    chisq_half_ = static_cast<int>(t.length / 2);
     stream_.synchronize();  // the caller's tables may go once this returns
+    chisq_bytes_ = t.r.size_bytes() + t.norms.size_bytes();
+    chisq_key_ = key;
   }
+  [[nodiscard]] SkyChisqKey chisq_key() const override { return chisq_key_; }
 
   void search_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& batch,
                         const SkyHistoryOut& out) override {
@@ -272,8 +283,7 @@ class SkySearchCuda final : public SkySearchEngine {
   void run_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& b, const SkyHistoryOut& out) {
     const std::size_t n = b.n_tasks, n_det = static_cast<std::size_t>(n_det_);
     AS_EXPECTS(out.picks.size() == n && out.zeta.size() == n * n_det && out.chisq.size() == n * n_det &&
-                   b.tmpl.size() == n && b.chisq_row.size() == n && b.ref.size() == n && b.first.size() == n &&
-                   b.base.size() == n * n_det,
+                   b.tmpl.size() == n && b.ref.size() == n && b.first.size() == n && b.base.size() == n * n_det,
                UsageError, "the history search's batch does not fit its tasks");
     const std::int64_t window_length = 2 * b.margin + 1;
     AS_EXPECTS(b.margin + read_min_ >= 0 && b.margin + read_max_ < window_length &&
@@ -282,14 +292,16 @@ class SkySearchCuda final : public SkySearchEngine {
     const std::size_t n_templates = histories[0]->n_templates();
     for (std::size_t t = 0; t < n; ++t)
       AS_EXPECTS(b.ref[t] >= 0 && b.ref[t] < n_det_ && b.first[t] >= 0 && b.first[t] < b.stride && b.tmpl[t] >= 0 &&
-                     static_cast<std::size_t>(b.tmpl[t]) < n_templates && b.chisq_row[t] >= 0 &&
-                     static_cast<std::size_t>(b.chisq_row[t]) < chisq_rows_,
-                 UsageError, "a history search task names a detector, pixel, template or χ² row that does not exist");
-    for (const std::int64_t base : b.base)
-      AS_EXPECTS(base - b.margin - chisq_half_ >= 0, UsageError, "a history search task reads before sample 0");
+                     static_cast<std::size_t>(b.tmpl[t]) < n_templates,
+                 UsageError, "a history search task names a detector, pixel or template that does not exist");
     AS_EXPECTS(n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()), UsageError,
                "a sky search batch holds more than 2^31 - 1 tasks");
     if (n == 0) return;
+    AS_EXPECTS(chisq_key_.n_templates == n_templates && chisq_key_.n_det == n_det, UsageError,
+               "the χ² tables held are not those of the SNR histories' bank (load_chisq)");
+    const auto chisq_half = static_cast<std::int64_t>(chisq_key_.length / 2);
+    for (const std::int64_t base : b.base)
+      AS_EXPECTS(base - b.margin - chisq_half >= 0, UsageError, "a history search task reads before sample 0");
     const cuda::DeviceScope scope(device_.index);
     const int per_tile = kernels::sky_tasks_per_tile<Real>(n_det_, static_cast<int>(window_length));
     AS_EXPECTS(per_tile > 0, UsageError,
@@ -304,7 +316,6 @@ class SkySearchCuda final : public SkySearchEngine {
     const std::size_t window_at = staging.add(std::span<const std::int64_t>(window_start_));
     const std::size_t base_at = staging.add(b.base);
     const std::size_t tmpl_at = staging.add(b.tmpl);
-    const std::size_t row_at = staging.add(b.chisq_row);
     const std::size_t ref_at = staging.add(b.ref);
     const std::size_t first_at = staging.add(b.first);
     const std::size_t tiles_at = staging.add(std::span<const std::int32_t>(tiles));
@@ -351,13 +362,12 @@ class SkySearchCuda final : public SkySearchEngine {
     c.reads = reads_.as<std::int32_t>();
     c.n_tasks = n;
     c.tmpl = k.ring_row;
-    c.chisq_row = reinterpret_cast<const std::int32_t*>(up + row_at);
     c.ref = k.ref;
     c.base = reinterpret_cast<const std::int64_t*>(up + base_at);
     c.pixel = k.pixel;
     c.r = chisq_r_.as<double>();
     c.norms = chisq_norms_.as<double>();
-    c.half = chisq_half_;
+    c.half = static_cast<int>(chisq_half);
     c.zeta = reinterpret_cast<Real*>(down + zeta_at);
     c.chisq = reinterpret_cast<double*>(down + chisq_at);
     start_.record(stream_);
@@ -390,9 +400,9 @@ class SkySearchCuda final : public SkySearchEngine {
   bool subsample_ = false;
   std::int64_t read_min_ = 0, read_max_ = 0;
   std::size_t table_bytes_ = 0;
-  std::size_t real_bytes_ = 0;  ///< the loaded tables' precision
-  std::size_t chisq_rows_ = 0;
-  int chisq_half_ = 0;
+  std::size_t real_bytes_ = 0;              ///< the loaded tables' precision
+  SkyChisqKey chisq_key_;                   ///< the bank's χ² tables held in chisq_r_, chisq_norms_
+  std::size_t chisq_bytes_ = 0;             ///< their size on the device
   std::vector<std::int64_t> window_start_;  ///< a history batch's window starts, kept from batch to batch
   double kernel_ms_ = 0;
 };
