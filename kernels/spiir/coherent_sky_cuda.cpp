@@ -210,8 +210,8 @@ class SkySearchCuda final : public SkySearchEngine {
   // The tiles of n ≥ 1 tasks whose windows are window_length samples per detector, on the current
   // device.
   template <class Real>
-  Tiles plan(std::size_t n, std::span<const std::int32_t> ref, std::span<const std::int32_t> first, int stride,
-             std::int64_t window_length) const {
+  [[nodiscard]] Tiles plan(std::size_t n, std::span<const std::int32_t> ref, std::span<const std::int32_t> first,
+                           int stride, std::int64_t window_length) const {
     Tiles tiles;
     tiles.per_tile = kernels::sky_tasks_per_tile<Real>(n_det_, static_cast<int>(window_length));
     AS_EXPECTS(tiles.per_tile > 0, UsageError,
@@ -226,18 +226,18 @@ class SkySearchCuda final : public SkySearchEngine {
 
   // Where in down_ (and down_pinned_) a batch of n tasks' picks lie: pixels (int32) at 0, then ρ_coh²
   // and Σ|ζ|² (Real), 16-byte aligned; picks_bytes<Real>(n) in all.
-  static std::size_t coh_at(std::size_t n) { return (n * sizeof(std::int32_t) + 15) / 16 * 16; }
+  [[nodiscard]] static std::size_t coh_at(std::size_t n) { return (n * sizeof(std::int32_t) + 15) / 16 * 16; }
   template <class Real>
-  static std::size_t picks_bytes(std::size_t n) {
+  [[nodiscard]] static std::size_t picks_bytes(std::size_t n) {
     return coh_at(n) + 2 * n * sizeof(Real);
   }
 
   // The sky search's launch of a batch of n tasks with tiles `tiles`: the tables loaded, the tasks'
   // references, first pixels and tiles at those offsets of up_, the picks into down_.
   template <class Real>
-  kernels::SkyLaunch<Real> sky_launch(std::size_t n, const Tiles& tiles, std::int64_t centre,
-                                      std::int64_t window_length, int stride, std::size_t ref_at, std::size_t first_at,
-                                      std::size_t tiles_at) const {
+  [[nodiscard]] kernels::SkyLaunch<Real> sky_launch(std::size_t n, const Tiles& tiles, std::int64_t centre,
+                                                    std::int64_t window_length, int stride, std::size_t ref_at,
+                                                    std::size_t first_at, std::size_t tiles_at) const {
     const auto* up = up_.as<unsigned char>();
     kernels::SkyLaunch<Real> k;
     k.tables.u01 = u01_.as<Real>();

@@ -12,9 +12,9 @@ namespace astrosweep {
 class InstanceNumber {
  public:
   InstanceNumber() : value_(next()) {}
-  InstanceNumber(const InstanceNumber&) : value_(next()) {}
+  InstanceNumber(const InstanceNumber& /*other*/) : value_(next()) {}
   InstanceNumber(InstanceNumber&& from) noexcept : value_(next()) { from.value_ = next(); }
-  InstanceNumber& operator=(const InstanceNumber&) {
+  InstanceNumber& operator=(const InstanceNumber& /*other*/) {
     value_ = next();
     return *this;
   }

@@ -434,9 +434,9 @@ TEST(HistorySearch, TwinEngineEqualsTheCpuBitForBit) {
 TemplateAutocorrelations turned(const TemplateAutocorrelations& ac) {
   TemplateAutocorrelations out = ac;  // a copy: another object
   for (auto& per_ifo : out.per_ifo)
-    for (std::size_t i = 0; i < per_ifo.size(); ++i)
-      if (i % ac.length != ac.half_length())
-        per_ifo[i] *= std::polar(1.0, 0.3 + 0.1 * static_cast<double>(i / ac.length));
+    for (std::size_t j = 0; j < ac.n_templates; ++j)
+      for (std::size_t s = 0; s < ac.length; ++s)
+        if (s != ac.half_length()) per_ifo[j * ac.length + s] *= std::polar(1.0, 0.3 + 0.1 * static_cast<double>(j));
   return out;
 }
 
@@ -474,7 +474,7 @@ void search_through_banks(const Streamed& rings, const Streamed& cpu, SkySearchE
   const auto histories = rings.histories();
   const auto on_cpu = cpu.histories();
   const auto search = [&](const TemplateAutocorrelations& ac, std::span<const Candidate> c) {
-    const auto got = coherent_search(map, histories, ac, c, settings, precision, 2, &engine);
+    auto got = coherent_search(map, histories, ac, c, settings, precision, 2, &engine);
     expect_same(got, coherent_search(map, on_cpu, ac, c, settings, precision, 2));
     return got;
   };
