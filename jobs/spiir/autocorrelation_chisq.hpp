@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/instance_number.hpp"
 #include "spiir_bank.hpp"
 
 namespace astrosweep::spiir {
@@ -15,6 +16,9 @@ struct TemplateAutocorrelations {
   std::size_t length = 0;  ///< L_ac = 2K + 1
   std::size_t n_templates = 0;
   std::vector<std::vector<std::complex<double>>> per_ifo;  ///< n_templates × length each
+  /// This object's, for an engine that keeps the bank's χ² tables (SkyChisqKey): filled once,
+  /// then only read; another bank or normalisation is another object (a copy is one too).
+  InstanceNumber instance;
 
   [[nodiscard]] std::size_t half_length() const { return length / 2; }
   /// R_j of detector d: `length` values, lag −K first.

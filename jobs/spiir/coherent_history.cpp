@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "coherent_search_parts.hpp"
 #include "core/error.hpp"
@@ -175,37 +177,43 @@ void finish_from_engine(const SkyMap& map, const Candidate& c, int trial, const 
   }
 }
 
-// The device path: the tables once, per batch the tasks' descriptors to `engine`, which reads the
-// histories where they lie, and picks, ζ and χ² back.
+// The bank's χ² tables as the engine keeps them, every template's (not only this search's
+// candidates'): a row per template, so that the next searches over the same autocorrelations send
+// none (the CPU path takes the norms per search, ChisqTables; the same function, the same bits).
+void load_bank_chisq(const TemplateAutocorrelations& ac, const SkyChisqKey& key, SkySearchEngine& engine) {
+  const std::size_t n_det = key.n_det;
+  for (const auto& per_ifo : ac.per_ifo)
+    AS_EXPECTS(per_ifo.size() == ac.n_templates * ac.length, UsageError,
+               "the autocorrelations do not hold n_templates × length values per detector");
+  std::vector<double> r(ac.n_templates * n_det * ac.length * 2), norms(ac.n_templates * n_det);
+  for (std::size_t j = 0; j < ac.n_templates; ++j)
+    for (std::size_t d = 0; d < n_det; ++d) {
+      const std::complex<double>* from = ac.of(d, j);
+      double* to = &r[(j * n_det + d) * ac.length * 2];
+      for (std::size_t s = 0; s < ac.length; ++s) {
+        to[2 * s] = from[s].real();
+        to[2 * s + 1] = from[s].imag();
+      }
+      norms[j * n_det + d] = autocorrelation_chisq_norm(from, ac.length);
+    }
+  engine.load_chisq(SkyChisqTables{key, r, norms});
+}
+
+// The device path: the pixel tables per search and the bank's χ² tables when the engine does not
+// hold them yet, per batch the tasks' descriptors to `engine`, which reads the histories where they
+// lie, and picks, ζ and χ² back.
 template <typename Real>
-void search_on_histories(const SkyMap& map, const PixelTables<Real>& tables, const ChisqTables& chisq,
+void search_on_histories(const SkyMap& map, const PixelTables<Real>& tables, const TemplateAutocorrelations& ac,
                          std::span<const SnrHistory* const> histories, std::span<const Candidate> candidates,
                          const CoherentSettings& settings, int threads, SkySearchEngine& engine,
                          std::vector<CoherentResult>& results) {
   const std::size_t n_det = map.n_det();
   engine.load(SkySearchTables<Real>{n_det, map.n_pix(), tables.u01, map.offsets, {}});
-  // The χ² tables of the candidates' templates, a row each in order of first appearance.
-  const TemplateAutocorrelations& ac = chisq.ac;
-  std::vector<std::int32_t> row_of(ac.n_templates, -1);
-  std::vector<double> r, norms;
-  r.reserve(std::min(candidates.size(), ac.n_templates) * n_det * ac.length * 2);  // no regrowth in the chunk's path
-  std::size_t n_rows = 0;
-  for (const Candidate& c : candidates) {
-    if (row_of[c.tmpl] >= 0) continue;
-    row_of[c.tmpl] = static_cast<std::int32_t>(n_rows++);
-    for (std::size_t d = 0; d < n_det; ++d) {
-      const std::complex<double>* from = ac.of(d, c.tmpl);
-      for (std::size_t s = 0; s < ac.length; ++s) {
-        r.push_back(from[s].real());
-        r.push_back(from[s].imag());
-      }
-      norms.push_back(chisq.norm(d, c.tmpl));
-    }
-  }
-  engine.load_chisq(SkyChisqTables{n_det, n_rows, ac.length, r, norms});
+  const SkyChisqKey key{ac.instance.value(), n_det, ac.n_templates, ac.length};
+  if (engine.chisq_key() != key) load_bank_chisq(ac, key, engine);
   const int trials = settings.n_slides + 1;
   const auto n_tasks = static_cast<std::int64_t>(candidates.size()) * trials;
-  std::vector<std::int32_t> tmpl, chisq_row, ref, first;
+  std::vector<std::int32_t> tmpl, ref, first;
   std::vector<std::int64_t> base;
   std::vector<SkyPick> picks;
   std::vector<std::complex<double>> zeta;
@@ -213,7 +221,6 @@ void search_on_histories(const SkyMap& map, const PixelTables<Real>& tables, con
   for (std::int64_t begin = 0; begin < n_tasks; begin += static_cast<std::int64_t>(device_batch)) {
     const auto n = static_cast<std::size_t>(std::min<std::int64_t>(device_batch, n_tasks - begin));
     tmpl.resize(n);
-    chisq_row.resize(n);
     ref.resize(n);
     first.resize(n);
     base.resize(n * n_det);
@@ -222,7 +229,6 @@ void search_on_histories(const SkyMap& map, const PixelTables<Real>& tables, con
       const Candidate& c = candidates[static_cast<std::size_t>(task / trials)];
       const int trial = static_cast<int>(task % trials);
       tmpl[t] = static_cast<std::int32_t>(c.tmpl);
-      chisq_row[t] = row_of[c.tmpl];
       ref[t] = static_cast<std::int32_t>(c.ref_ifo);
       first[t] = trial % settings.sky_stride;
       for (std::size_t d = 0; d < n_det; ++d) base[t * n_det + d] = base_of(c, d, trial, settings.slide_samples);
@@ -230,10 +236,9 @@ void search_on_histories(const SkyMap& map, const PixelTables<Real>& tables, con
     picks.assign(n, {});
     zeta.assign(n * n_det, {});
     chi.assign(n * n_det, 0.0);
-    engine.search_histories(
-        histories,
-        SkyHistoryBatch{n, settings.sky_stride, read_margin(map, settings), tmpl, chisq_row, base, ref, first},
-        SkyHistoryOut{picks, zeta, chi});
+    engine.search_histories(histories,
+                            SkyHistoryBatch{n, settings.sky_stride, read_margin(map, settings), tmpl, base, ref, first},
+                            SkyHistoryOut{picks, zeta, chi});
 #pragma omp parallel for schedule(static) num_threads(thread_count(threads))
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
       const std::int64_t task = begin + i;
@@ -254,11 +259,11 @@ void search_all(const SkyMap& map, std::span<const SnrHistory* const> histories,
   std::vector<bool> refs(map.n_det(), false);
   for (const auto& c : candidates) refs[c.ref_ifo] = true;
   const PixelTables<Real> tables(map, settings.subsample, refs);
-  const ChisqTables chisq(autocorrelations, candidates);
   if (engine != nullptr && !settings.subsample && engine->reads_histories(histories))
-    search_on_histories(map, tables, chisq, histories, candidates, settings, threads, *engine, results);
+    search_on_histories(map, tables, autocorrelations, histories, candidates, settings, threads, *engine, results);
   else
-    search_on_host(map, tables, chisq, histories, candidates, settings, threads, engine, results);
+    search_on_host(map, tables, ChisqTables(autocorrelations, candidates), histories, candidates, settings, threads,
+                   engine, results);
 }
 
 }  // namespace

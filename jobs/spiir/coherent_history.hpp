@@ -4,9 +4,10 @@
 // candidates' samples are absolute. The same results as coherent_search over a NetworkSnr holding
 // the same values (bit for bit: the same per-task code reads the same samples). Where `engine`
 // reads the histories where they lie (SkySearchEngine::reads_histories: the CUDA engine with CUDA
-// histories on its device; rounded reads) only the tasks go to it and picks, ζ and χ² come back;
-// otherwise each task's windows are read from the histories (SnrHistory::read) and searched on
-// `engine` (its window search) or the CPU.
+// histories on its device; rounded reads) only the tasks go to it and picks, ζ and χ² come back
+// (the bank's χ² tables go to it once, on the first search over an `autocorrelations` object whose
+// tables it does not hold: SkyChisqKey); otherwise each task's windows are read from the histories
+// (SnrHistory::read) and searched on `engine` (its window search) or the CPU.
 #include <span>
 #include <vector>
 

@@ -330,6 +330,8 @@ void SkySearchEngine::load_chisq(const SkyChisqTables&) {
   AS_EXPECTS(false, UsageError, "this sky search engine does not read SNR histories (reads_histories)");
 }
 
+SkyChisqKey SkySearchEngine::chisq_key() const { return {}; }
+
 void SkySearchEngine::search_histories(std::span<const SnrHistory* const>, const SkyHistoryBatch&,
                                        const SkyHistoryOut&) {
   AS_EXPECTS(false, UsageError, "this sky search engine does not read SNR histories (reads_histories)");

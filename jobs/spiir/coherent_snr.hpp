@@ -179,20 +179,29 @@ struct SkySearchBatch {
 
 class SnrHistory;  // snr_history.hpp
 
-/// The χ²'s autocorrelations for a search over SNR histories, per row (a candidate's template, in
-/// the order of the search's rows) and detector: R(−K … K) as (re, im) doubles at
-/// [((row · n_det + d) · length + s) · 2], its denominator autocorrelation_chisq_norm at
-/// [row · n_det + d].
-struct SkyChisqTables {
+/// Which χ² tables an engine holds (SkySearchEngine::chisq_key): the bank's autocorrelations'
+/// object (TemplateAutocorrelations::instance, never reused) and their sizes. A search over SNR
+/// histories loads the tables only when the engine's key is not its own: once per bank and engine,
+/// not once per search.
+struct SkyChisqKey {
+  std::uint64_t instance = 0;  ///< 0: no tables
   std::size_t n_det = 0;
-  std::size_t n_rows = 0;
+  std::size_t n_templates = 0;
   std::size_t length = 0;  ///< 2K + 1
+  bool operator==(const SkyChisqKey&) const = default;
+};
+
+/// The χ²'s autocorrelations of a whole bank for searches over SNR histories, per template (the
+/// histories' row) and detector: R(−K … K) as (re, im) doubles at [((j · n_det + d) · length + s) ·
+/// 2], its denominator autocorrelation_chisq_norm at [j · n_det + d]; sizes in `key`.
+struct SkyChisqTables {
+  SkyChisqKey key;
   std::span<const double> r;
   std::span<const double> norms;
 };
 
 /// A batch of tasks read from SNR histories (coherent_history.hpp; rounded reads): per task its
-/// template (the row of the histories), its row of the χ² tables, its reference detector and first
+/// template (the row of the histories and of the χ² tables), its reference detector and first
 /// searched pixel; per [t · n_det + d] the absolute sample of its base in detector d's history (the
 /// candidate's, the trial's slide applied). Every read lies within margin + K of a base, and the
 /// histories hold it (the caller checks).
@@ -201,7 +210,6 @@ struct SkyHistoryBatch {
   int stride = 1;
   std::int64_t margin = 0;  ///< read_margin
   std::span<const std::int32_t> tmpl;
-  std::span<const std::int32_t> chisq_row;
   std::span<const std::int64_t> base;
   std::span<const std::int32_t> ref;
   std::span<const std::int32_t> first;
@@ -241,9 +249,11 @@ class SkySearchEngine {
   /// them sends only tasks and gets back picks, ζ and χ² (search_histories); otherwise the caller
   /// reads their windows (SnrHistory::read) and uses search(). This default reads none.
   [[nodiscard]] virtual bool reads_histories(std::span<const SnrHistory* const> histories) const;
-  /// The χ² tables of a search over histories, after load(SkySearchTables) and before its batches (reads_histories
-  /// only).
+  /// A bank's χ² tables for searches over histories (reads_histories only), kept until the next
+  /// load_chisq: a search loads them when chisq_key() is not theirs, before its batches.
   virtual void load_chisq(const SkyChisqTables& tables);
+  /// The key of the χ² tables held (the last load_chisq's), or none ({}): this default holds none.
+  [[nodiscard]] virtual SkyChisqKey chisq_key() const;
   /// A batch over histories that reads_histories accepted, in the precision of the pixel tables
   /// loaded (the histories' own); `out` sized to the batch.
   virtual void search_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& batch,

@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(block) history_chisq_kernel(const HistoryChisq
   const history_chisq::Value peak = load(0);
   k.zeta[2 * i] = static_cast<Real>(peak.re);  // exact: a value of Real widened
   k.zeta[2 * i + 1] = static_cast<Real>(peak.im);
-  const std::size_t row = static_cast<std::size_t>(k.chisq_row[t]) * n_det + d;
+  const std::size_t row = static_cast<std::size_t>(k.tmpl[t]) * n_det + d;  // the template's tables
   const double* r = k.r + row * static_cast<std::size_t>(2 * k.half + 1) * 2;
   k.chisq[i] = history_chisq::chisq(load, r, k.half, k.norms[row]);
 }

@@ -19,16 +19,15 @@ struct HistoryChisqLaunch {
   int n_pix = 0;
   const std::int32_t* reads = nullptr;  ///< rounded offsets, [(ref · n_pix + p) · n_det + d]
   std::size_t n_tasks = 0;
-  const std::int32_t* tmpl = nullptr;       ///< per task: the ring row
-  const std::int32_t* chisq_row = nullptr;  ///< per task: the χ² tables' row
-  const std::int32_t* ref = nullptr;        ///< per task
-  const std::int64_t* base = nullptr;       ///< per [t · n_det + d]: the base sample, absolute
-  const std::int32_t* pixel = nullptr;      ///< per task: the sky search's pick (on the device)
-  const double* r = nullptr;                ///< SkyChisqTables::r
-  const double* norms = nullptr;            ///< SkyChisqTables::norms
-  int half = 0;                             ///< K
-  Real* zeta = nullptr;                     ///< per [t · n_det + d]: (re, im)
-  double* chisq = nullptr;                  ///< per [t · n_det + d]
+  const std::int32_t* tmpl = nullptr;   ///< per task: the ring's row and the χ² tables'
+  const std::int32_t* ref = nullptr;    ///< per task
+  const std::int64_t* base = nullptr;   ///< per [t · n_det + d]: the base sample, absolute
+  const std::int32_t* pixel = nullptr;  ///< per task: the sky search's pick (on the device)
+  const double* r = nullptr;            ///< SkyChisqTables::r
+  const double* norms = nullptr;        ///< SkyChisqTables::norms
+  int half = 0;                         ///< K
+  Real* zeta = nullptr;                 ///< per [t · n_det + d]: (re, im)
+  double* chisq = nullptr;              ///< per [t · n_det + d]
 };
 
 /// A thread per task and detector; nothing is launched for no tasks.

@@ -1,4 +1,5 @@
-// The CUDA sky search, host side: the pixel tables go up once per search (load); per batch the
+// The CUDA sky search, host side: the pixel tables go up once per search (load), a bank's χ²
+// tables once per bank (load_chisq, kept while the searches' key is theirs); per batch the
 // windows' samples go up from the pinned buffer the caller wrote them into (host_samples), the
 // tasks' window offsets, references, first pixels and tiles through one pinned staging buffer,
 // and the per-task picks come down through another. Device and pinned
@@ -100,7 +101,8 @@ class SkySearchCuda final : public SkySearchEngine {
     // whole tile) and the picks.
     const std::size_t per_task = bytes_per_task + static_cast<std::size_t>(n_det_) * sizeof(std::int64_t) +
                                  (2 + sky_tile::tile_tasks + 1) * sizeof(std::int32_t) + 2 * sizeof(double);
-    const std::size_t budget = device_.memory_budget > table_bytes_ ? device_.memory_budget - table_bytes_ : 0;
+    const std::size_t held = table_bytes_ + chisq_bytes_;
+    const std::size_t budget = device_.memory_budget > held ? device_.memory_budget - held : 0;
     const std::size_t n = std::min(budget, batch_bytes_cap) / std::max<std::size_t>(1, per_task);
     return std::clamp<std::size_t>(n, 1, std::numeric_limits<std::int32_t>::max());
   }
@@ -124,17 +126,26 @@ class SkySearchCuda final : public SkySearchEngine {
     return true;
   }
 
+  // The bank's tables, kept until the next load: a search refers to their rows by template.
   void load_chisq(const SkyChisqTables& t) override {
-    AS_EXPECTS(t.length % 2 == 1 && t.r.size() == t.n_rows * t.n_det * t.length * 2 &&
-                   t.norms.size() == t.n_rows * t.n_det && t.n_det == static_cast<std::size_t>(n_det_),
-               UsageError, "the χ² tables do not fit their rows, detectors and lags");
+    const SkyChisqKey& key = t.key;
+    AS_EXPECTS(key.length % 2 == 1 && t.r.size() == key.n_templates * key.n_det * key.length * 2 &&
+                   t.norms.size() == key.n_templates * key.n_det && key.n_det == static_cast<std::size_t>(n_det_),
+               UsageError, "the χ² tables do not fit their templates, detectors and lags");
+    AS_EXPECTS(table_bytes_ + t.r.size_bytes() + t.norms.size_bytes() <= device_.memory_budget, RuntimeError,
+               "the GPU memory budget of " + std::to_string(device_.memory_budget >> 20) +
+                   " MiB cannot hold the sky search's tables and the bank's χ² tables (" +
+                   std::to_string((t.r.size_bytes() + t.norms.size_bytes()) >> 20) + " MiB)",
+               "run fewer ranks per GPU, or use --backend cpu");
     const cuda::DeviceScope scope(device_.index);
+    chisq_key_ = {};  // none held should an upload fail
     upload(chisq_r_, t.r, stream_);
     upload(chisq_norms_, t.norms, stream_);
-    chisq_rows_ = t.n_rows;
-    chisq_half_ = static_cast<int>(t.length / 2);
     stream_.synchronize();  // the caller's tables may go once this returns
+    chisq_bytes_ = t.r.size_bytes() + t.norms.size_bytes();
+    chisq_key_ = key;
   }
+  [[nodiscard]] SkyChisqKey chisq_key() const override { return chisq_key_; }
 
   void search_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& batch,
                         const SkyHistoryOut& out) override {
@@ -178,6 +189,100 @@ class SkySearchCuda final : public SkySearchEngine {
     stream_.synchronize();  // the caller's tables may go once load returns
   }
 
+  // A batch's tiles (sky_tile::plan_tiles) and tasks per tile.
+  struct Tiles {
+    std::vector<std::int32_t> tasks;
+    int per_tile = 1;
+    [[nodiscard]] std::size_t count() const { return tasks.size() / static_cast<std::size_t>(per_tile); }
+  };
+
+  // What both batch paths check of their tasks: each one's reference detector and first pixel, and
+  // their count.
+  void check_tasks(std::size_t n, std::span<const std::int32_t> ref, std::span<const std::int32_t> first,
+                   int stride) const {
+    for (std::size_t t = 0; t < n; ++t)
+      AS_EXPECTS(ref[t] >= 0 && ref[t] < n_det_ && first[t] >= 0 && first[t] < stride, UsageError,
+                 "a sky search task names a detector or first pixel that does not exist");
+    AS_EXPECTS(n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()), UsageError,
+               "a sky search batch holds more than 2^31 - 1 tasks");
+  }
+
+  // The tiles of n ≥ 1 tasks whose windows are window_length samples per detector, on the current
+  // device.
+  template <class Real>
+  [[nodiscard]] Tiles plan(std::size_t n, std::span<const std::int32_t> ref, std::span<const std::int32_t> first,
+                           int stride, std::int64_t window_length) const {
+    Tiles tiles;
+    tiles.per_tile = kernels::sky_tasks_per_tile<Real>(n_det_, static_cast<int>(window_length));
+    AS_EXPECTS(tiles.per_tile > 0, UsageError,
+               "a sky search window of " + std::to_string(window_length) +
+                   " samples per detector does not fit the GPU's shared memory",
+               "use a lower sample rate for the coherent stage, or --backend cpu");
+    tiles.tasks = sky_tile::plan_tiles(ref.data(), first.data(), n, n_det_, stride, tiles.per_tile);
+    AS_EXPECTS(tiles.count() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()), UsageError,
+               "a sky search batch makes more than 2^31 - 1 tiles");
+    return tiles;
+  }
+
+  // Where in down_ (and down_pinned_) a batch of n tasks' picks lie: pixels (int32) at 0, then ρ_coh²
+  // and Σ|ζ|² (Real), 16-byte aligned; picks_bytes<Real>(n) in all.
+  [[nodiscard]] static std::size_t coh_at(std::size_t n) { return (n * sizeof(std::int32_t) + 15) / 16 * 16; }
+  template <class Real>
+  [[nodiscard]] static std::size_t picks_bytes(std::size_t n) {
+    return coh_at(n) + 2 * n * sizeof(Real);
+  }
+
+  // The sky search's launch of a batch of n tasks with tiles `tiles`: the tables loaded, the tasks'
+  // references, first pixels and tiles at those offsets of up_, the picks into down_.
+  template <class Real>
+  [[nodiscard]] kernels::SkyLaunch<Real> sky_launch(std::size_t n, const Tiles& tiles, std::int64_t centre,
+                                                    std::int64_t window_length, int stride, std::size_t ref_at,
+                                                    std::size_t first_at, std::size_t tiles_at) const {
+    const auto* up = up_.as<unsigned char>();
+    kernels::SkyLaunch<Real> k;
+    k.tables.u01 = u01_.as<Real>();
+    k.tables.reads = reads_.as<std::int32_t>();
+    k.tables.weights = subsample_ ? weights_.as<Real>() : nullptr;
+    k.tables.taps = taps_;
+    k.tables.n_pix = n_pix_;
+    k.tables.centre = static_cast<int>(centre);
+    k.n_det = n_det_;
+    k.window_length = static_cast<int>(window_length);
+    k.stride = stride;
+    k.ref = reinterpret_cast<const std::int32_t*>(up + ref_at);
+    k.first = reinterpret_cast<const std::int32_t*>(up + first_at);
+    k.tiles = reinterpret_cast<const std::int32_t*>(up + tiles_at);
+    k.n_tiles = tiles.count();
+    k.per_tile = tiles.per_tile;
+    k.resolution = statistic_resolution<Real>;
+    k.pixel = down_.as<std::int32_t>();
+    k.coh = reinterpret_cast<Real*>(down_.as<unsigned char>() + coh_at(n));
+    k.total = k.coh + n;
+    return k;
+  }
+
+  // `launch` (a batch's kernels on stream_) between the timing events, then the first `down_bytes`
+  // of down_ into down_pinned_; returns once they are there.
+  template <class Launch>
+  void launch_and_download(std::size_t down_bytes, const Launch& launch) {
+    start_.record(stream_);
+    launch();
+    stop_.record(stream_);
+    AS_CUDA_TRY(
+        cudaMemcpyAsync(down_pinned_.as<void>(), down_.as<void>(), down_bytes, cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    kernel_ms_ += static_cast<double>(stop_.since(start_));
+  }
+
+  // The picks of n tasks from down_pinned_ (sky_launch's layout).
+  template <class Real>
+  void unpack_picks(std::size_t n, std::span<SkyPick> out) const {
+    const auto* pixel = down_pinned_.as<std::int32_t>();
+    const auto* coh = reinterpret_cast<const Real*>(down_pinned_.as<unsigned char>() + coh_at(n));
+    const Real* total = coh + n;
+    for (std::size_t t = 0; t < n; ++t) out[t] = {pixel[t], static_cast<double>(coh[t]), static_cast<double>(total[t])};
+  }
+
   template <class Real>
   void run(const SkySearchBatch<Real>& b, std::span<SkyPick> out) {
     const std::size_t n = b.n_tasks, n_det = static_cast<std::size_t>(n_det_);
@@ -194,23 +299,11 @@ class SkySearchCuda final : public SkySearchEngine {
     for (const std::int64_t w : b.window)
       AS_EXPECTS(w >= 0 && w + static_cast<std::int64_t>(b.window_length) <= stored, UsageError,
                  "a sky search window lies outside the batch's samples");
-    for (std::size_t t = 0; t < n; ++t)
-      AS_EXPECTS(b.ref[t] >= 0 && b.ref[t] < n_det_ && b.first[t] >= 0 && b.first[t] < b.stride, UsageError,
-                 "a sky search task names a detector or first pixel that does not exist");
-    AS_EXPECTS(n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()), UsageError,
-               "a sky search batch holds more than 2^31 - 1 tasks");
+    check_tasks(n, b.ref, b.first, b.stride);
     if (n == 0) return;
     const cuda::DeviceScope scope(device_.index);
-    const int per_tile = kernels::sky_tasks_per_tile<Real>(n_det_, static_cast<int>(b.window_length));
-    AS_EXPECTS(per_tile > 0, UsageError,
-               "a sky search window of " + std::to_string(b.window_length) +
-                   " samples per detector does not fit the GPU's shared memory",
-               "use a lower sample rate for the coherent stage, or --backend cpu");
-    const std::vector<std::int32_t> tiles =
-        sky_tile::plan_tiles(b.ref.data(), b.first.data(), n, n_det_, b.stride, per_tile);
-    AS_EXPECTS(tiles.size() / static_cast<std::size_t>(per_tile) <=
-                   static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
-               UsageError, "a sky search batch makes more than 2^31 - 1 tiles");
+    const auto window_length = static_cast<std::int64_t>(b.window_length);
+    const Tiles tiles = plan<Real>(n, b.ref, b.first, b.stride, window_length);
     // The samples go up from where they are when the caller wrote them into host_samples (pinned),
     // else through the staging buffer like the rest.
     const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
@@ -223,46 +316,18 @@ class SkySearchCuda final : public SkySearchEngine {
     const std::size_t window_at = staging.add(b.window);
     const std::size_t ref_at = staging.add(b.ref);
     const std::size_t first_at = staging.add(b.first);
-    const std::size_t tiles_at = staging.add(std::span<const std::int32_t>(tiles));
+    const std::size_t tiles_at = staging.add(std::span<const std::int32_t>(tiles.tasks));
     staging.send(up_pinned_, up_, stream_);
-    const auto* up = up_.as<unsigned char>();
-    // The picks: pixels, then ρ_coh² and Σ|ζ|² (Real, 8-byte aligned after n int32 padded).
-    const std::size_t coh_at = (n * sizeof(std::int32_t) + 15) / 16 * 16;
-    const std::size_t down_bytes = coh_at + 2 * n * sizeof(Real);
+    const std::size_t down_bytes = picks_bytes<Real>(n);
     down_.reserve(down_bytes);
     down_pinned_.reserve(down_bytes);
-    kernels::SkyLaunch<Real> k;
-    k.tables.u01 = u01_.as<Real>();
-    k.tables.reads = reads_.as<std::int32_t>();
-    k.tables.weights = subsample_ ? weights_.as<Real>() : nullptr;
-    k.tables.taps = taps_;
-    k.tables.n_pix = n_pix_;
-    k.tables.centre = static_cast<int>(b.centre);
-    k.n_det = n_det_;
+    kernels::SkyLaunch<Real> k =
+        sky_launch<Real>(n, tiles, b.centre, window_length, b.stride, ref_at, first_at, tiles_at);
+    const auto* up = up_.as<unsigned char>();
     k.samples = reinterpret_cast<const Real*>(up + samples_at);
     k.window = reinterpret_cast<const std::int64_t*>(up + window_at);
-    k.window_length = static_cast<int>(b.window_length);
-    k.stride = b.stride;
-    k.ref = reinterpret_cast<const std::int32_t*>(up + ref_at);
-    k.first = reinterpret_cast<const std::int32_t*>(up + first_at);
-    k.tiles = reinterpret_cast<const std::int32_t*>(up + tiles_at);
-    k.n_tiles = tiles.size() / static_cast<std::size_t>(per_tile);
-    k.per_tile = per_tile;
-    k.resolution = statistic_resolution<Real>;
-    k.pixel = down_.as<std::int32_t>();
-    k.coh = reinterpret_cast<Real*>(down_.as<unsigned char>() + coh_at);
-    k.total = k.coh + n;
-    start_.record(stream_);
-    kernels::launch_sky_search(k, stream_.get());
-    stop_.record(stream_);
-    AS_CUDA_TRY(
-        cudaMemcpyAsync(down_pinned_.as<void>(), down_.as<void>(), down_bytes, cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    kernel_ms_ += static_cast<double>(stop_.since(start_));
-    const auto* pixel = down_pinned_.as<std::int32_t>();
-    const auto* coh = reinterpret_cast<const Real*>(down_pinned_.as<unsigned char>() + coh_at);
-    const Real* total = coh + n;
-    for (std::size_t t = 0; t < n; ++t) out[t] = {pixel[t], static_cast<double>(coh[t]), static_cast<double>(total[t])};
+    launch_and_download(down_bytes, [&] { kernels::launch_sky_search(k, stream_.get()); });
+    unpack_picks<Real>(n, out);
   }
 
   // A batch over SNR histories (search_histories): the tasks' descriptors up, the sky search
@@ -272,77 +337,52 @@ class SkySearchCuda final : public SkySearchEngine {
   void run_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& b, const SkyHistoryOut& out) {
     const std::size_t n = b.n_tasks, n_det = static_cast<std::size_t>(n_det_);
     AS_EXPECTS(out.picks.size() == n && out.zeta.size() == n * n_det && out.chisq.size() == n * n_det &&
-                   b.tmpl.size() == n && b.chisq_row.size() == n && b.ref.size() == n && b.first.size() == n &&
-                   b.base.size() == n * n_det,
+                   b.tmpl.size() == n && b.ref.size() == n && b.first.size() == n && b.base.size() == n * n_det,
                UsageError, "the history search's batch does not fit its tasks");
     const std::int64_t window_length = 2 * b.margin + 1;
     AS_EXPECTS(b.margin + read_min_ >= 0 && b.margin + read_max_ < window_length &&
                    window_length <= std::numeric_limits<int>::max() / 4 && b.stride >= 1 && b.stride <= n_pix_,
                UsageError, "the history search's margin does not cover the pixels' reads");
-    const std::size_t n_templates = histories[0]->n_templates();
-    for (std::size_t t = 0; t < n; ++t)
-      AS_EXPECTS(b.ref[t] >= 0 && b.ref[t] < n_det_ && b.first[t] >= 0 && b.first[t] < b.stride && b.tmpl[t] >= 0 &&
-                     static_cast<std::size_t>(b.tmpl[t]) < n_templates && b.chisq_row[t] >= 0 &&
-                     static_cast<std::size_t>(b.chisq_row[t]) < chisq_rows_,
-                 UsageError, "a history search task names a detector, pixel, template or χ² row that does not exist");
-    for (const std::int64_t base : b.base)
-      AS_EXPECTS(base - b.margin - chisq_half_ >= 0, UsageError, "a history search task reads before sample 0");
-    AS_EXPECTS(n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()), UsageError,
-               "a sky search batch holds more than 2^31 - 1 tasks");
+    check_tasks(n, b.ref, b.first, b.stride);
     if (n == 0) return;
+    const std::size_t n_templates = histories[0]->n_templates();
+    for (const std::int32_t j : b.tmpl)
+      AS_EXPECTS(j >= 0 && static_cast<std::size_t>(j) < n_templates, UsageError,
+                 "a history search task names a template that does not exist");
+    AS_EXPECTS(chisq_key_.n_templates == n_templates && chisq_key_.n_det == n_det, UsageError,
+               "the χ² tables held are not those of the SNR histories' bank (load_chisq)");
+    const auto chisq_half = static_cast<std::int64_t>(chisq_key_.length / 2);
+    for (const std::int64_t base : b.base)
+      AS_EXPECTS(base - b.margin - chisq_half >= 0, UsageError, "a history search task reads before sample 0");
     const cuda::DeviceScope scope(device_.index);
-    const int per_tile = kernels::sky_tasks_per_tile<Real>(n_det_, static_cast<int>(window_length));
-    AS_EXPECTS(per_tile > 0, UsageError,
-               "a sky search window of " + std::to_string(window_length) +
-                   " samples per detector does not fit the GPU's shared memory",
-               "use a lower sample rate for the coherent stage, or --backend cpu");
-    const std::vector<std::int32_t> tiles =
-        sky_tile::plan_tiles(b.ref.data(), b.first.data(), n, n_det_, b.stride, per_tile);
+    const Tiles tiles = plan<Real>(n, b.ref, b.first, b.stride, window_length);
     window_start_.resize(n * n_det);  // each window's first sample, absolute
     for (std::size_t i = 0; i < n * n_det; ++i) window_start_[i] = b.base[i] - b.margin;
     Staging staging;
     const std::size_t window_at = staging.add(std::span<const std::int64_t>(window_start_));
     const std::size_t base_at = staging.add(b.base);
     const std::size_t tmpl_at = staging.add(b.tmpl);
-    const std::size_t row_at = staging.add(b.chisq_row);
     const std::size_t ref_at = staging.add(b.ref);
     const std::size_t first_at = staging.add(b.first);
-    const std::size_t tiles_at = staging.add(std::span<const std::int32_t>(tiles));
+    const std::size_t tiles_at = staging.add(std::span<const std::int32_t>(tiles.tasks));
     staging.send(up_pinned_, up_, stream_);
-    const auto* up = up_.as<unsigned char>();
-    // Down: pixels, ρ_coh², Σ|ζ|², ζ (Real pairs), χ² (double), each 16-byte aligned.
+    // Down: the picks (sky_launch's layout), then ζ (Real pairs) and χ² (double), each 16-byte
+    // aligned.
     const auto align = [](std::size_t x) { return (x + 15) / 16 * 16; };
-    const std::size_t coh_at = align(n * sizeof(std::int32_t));
-    const std::size_t zeta_at = align(coh_at + 2 * n * sizeof(Real));
+    const std::size_t zeta_at = align(picks_bytes<Real>(n));
     const std::size_t chisq_at = align(zeta_at + 2 * n * n_det * sizeof(Real));
     const std::size_t down_bytes = chisq_at + n * n_det * sizeof(double);
     down_.reserve(down_bytes);
     down_pinned_.reserve(down_bytes);
     auto* down = down_.as<unsigned char>();
-    kernels::SkyLaunch<Real> k;
-    k.tables.u01 = u01_.as<Real>();
-    k.tables.reads = reads_.as<std::int32_t>();
-    k.tables.weights = nullptr;
-    k.tables.taps = 1;
-    k.tables.n_pix = n_pix_;
-    k.tables.centre = static_cast<int>(b.margin);
-    k.n_det = n_det_;
+    kernels::SkyLaunch<Real> k =
+        sky_launch<Real>(n, tiles, b.margin, window_length, b.stride, ref_at, first_at, tiles_at);
+    const auto* up = up_.as<unsigned char>();
     k.window = reinterpret_cast<const std::int64_t*>(up + window_at);
     for (std::size_t d = 0; d < n_det; ++d)
       k.ring[d] = static_cast<const Real*>(dynamic_cast<const SnrHistoryCuda&>(*histories[d]).ring());
     k.ring_length = histories[0]->length();
     k.ring_row = reinterpret_cast<const std::int32_t*>(up + tmpl_at);
-    k.window_length = static_cast<int>(window_length);
-    k.stride = b.stride;
-    k.ref = reinterpret_cast<const std::int32_t*>(up + ref_at);
-    k.first = reinterpret_cast<const std::int32_t*>(up + first_at);
-    k.tiles = reinterpret_cast<const std::int32_t*>(up + tiles_at);
-    k.n_tiles = tiles.size() / static_cast<std::size_t>(per_tile);
-    k.per_tile = per_tile;
-    k.resolution = statistic_resolution<Real>;
-    k.pixel = reinterpret_cast<std::int32_t*>(down);
-    k.coh = reinterpret_cast<Real*>(down + coh_at);
-    k.total = k.coh + n;
     kernels::HistoryChisqLaunch<Real> c;
     for (std::size_t d = 0; d < n_det; ++d) c.ring[d] = k.ring[d];
     c.ring_length = k.ring_length;
@@ -351,30 +391,22 @@ class SkySearchCuda final : public SkySearchEngine {
     c.reads = reads_.as<std::int32_t>();
     c.n_tasks = n;
     c.tmpl = k.ring_row;
-    c.chisq_row = reinterpret_cast<const std::int32_t*>(up + row_at);
     c.ref = k.ref;
     c.base = reinterpret_cast<const std::int64_t*>(up + base_at);
     c.pixel = k.pixel;
     c.r = chisq_r_.as<double>();
     c.norms = chisq_norms_.as<double>();
-    c.half = chisq_half_;
+    c.half = static_cast<int>(chisq_half);
     c.zeta = reinterpret_cast<Real*>(down + zeta_at);
     c.chisq = reinterpret_cast<double*>(down + chisq_at);
-    start_.record(stream_);
-    kernels::launch_sky_search(k, stream_.get());
-    kernels::launch_history_chisq(c, stream_.get());
-    stop_.record(stream_);
-    AS_CUDA_TRY(cudaMemcpyAsync(down_pinned_.as<void>(), down, down_bytes, cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    kernel_ms_ += static_cast<double>(stop_.since(start_));
+    launch_and_download(down_bytes, [&] {
+      kernels::launch_sky_search(k, stream_.get());
+      kernels::launch_history_chisq(c, stream_.get());
+    });
+    unpack_picks<Real>(n, out.picks);
     const auto* staged = down_pinned_.as<unsigned char>();
-    const auto* pixel = reinterpret_cast<const std::int32_t*>(staged);
-    const auto* coh = reinterpret_cast<const Real*>(staged + coh_at);
-    const Real* total = coh + n;
     const auto* zeta = reinterpret_cast<const Real*>(staged + zeta_at);
     const auto* chisq = reinterpret_cast<const double*>(staged + chisq_at);
-    for (std::size_t t = 0; t < n; ++t)
-      out.picks[t] = {pixel[t], static_cast<double>(coh[t]), static_cast<double>(total[t])};
     for (std::size_t i = 0; i < n * n_det; ++i) {
       out.zeta[i] = {static_cast<double>(zeta[2 * i]), static_cast<double>(zeta[2 * i + 1])};
       out.chisq[i] = chisq[i];
@@ -390,9 +422,9 @@ class SkySearchCuda final : public SkySearchEngine {
   bool subsample_ = false;
   std::int64_t read_min_ = 0, read_max_ = 0;
   std::size_t table_bytes_ = 0;
-  std::size_t real_bytes_ = 0;  ///< the loaded tables' precision
-  std::size_t chisq_rows_ = 0;
-  int chisq_half_ = 0;
+  std::size_t real_bytes_ = 0;              ///< the loaded tables' precision
+  SkyChisqKey chisq_key_;                   ///< the bank's χ² tables held in chisq_r_, chisq_norms_
+  std::size_t chisq_bytes_ = 0;             ///< their size on the device
   std::vector<std::int64_t> window_start_;  ///< a history batch's window starts, kept from batch to batch
   double kernel_ms_ = 0;
 };

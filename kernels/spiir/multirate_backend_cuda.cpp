@@ -25,6 +25,7 @@
 #include "spiir_backend_cuda.hpp"
 #include "spiir_backend_cuda_device.hpp"
 #include "spiir_multirate_launch.hpp"
+#include "spiir_sample_max_download.hpp"
 #include "spiir_sample_max_launch.hpp"
 
 namespace astrosweep::spiir {
@@ -94,28 +95,11 @@ class MultirateBackendCuda final : public MultirateBackend {
   }
 
   void run_max(std::span<const double> x, std::span<SampleMax> best) override {
-    const std::size_t n = x.size();
     if (!sum_on_device(x)) {
       std::fill(best.begin(), best.end(), SampleMax{});  // no template to compare: the plain loop's answer
       return;
     }
-    // Per sample z (2 doubles, first: 16-byte aligned), |z|² (double) and template (int32), packed.
-    const std::size_t z_bytes = 2 * n * sizeof(double), power_bytes = n * sizeof(double);
-    const std::size_t bytes = z_bytes + power_bytes + n * sizeof(std::int32_t);
-    best_.reserve(bytes);
-    staged_.reserve(bytes);
-    char* packed = best_.as<char>();
-    kernels::launch_spiir_sample_max<double>(sums_[0].as<double>(), layout_.n_templates, n,
-                                             reinterpret_cast<double*>(packed + z_bytes),
-                                             reinterpret_cast<std::int32_t*>(packed + z_bytes + power_bytes),
-                                             reinterpret_cast<double*>(packed), stream_.get());
-    AS_CUDA_TRY(cudaMemcpyAsync(staged_.as<char>(), packed, bytes, cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    const char* staged = staged_.as<char>();
-    const auto* v = reinterpret_cast<const double*>(staged);
-    const auto* p = reinterpret_cast<const double*>(staged + z_bytes);
-    const auto* t = reinterpret_cast<const std::int32_t*>(staged + z_bytes + power_bytes);
-    for (std::size_t i = 0; i < n; ++i) best[i] = {p[i], t[i], {v[2 * i], v[2 * i + 1]}};
+    sample_max_.run(sums_[0].as<double>(), layout_.n_templates, best, stream_);
   }
 
   void copy_rows(std::span<const std::size_t> rows, std::size_t n, std::span<std::complex<double>> out) override {
@@ -223,7 +207,7 @@ class MultirateBackendCuda final : public MultirateBackend {
   /// for level) past the rank's budget.
   void check_budget(std::size_t grow, const std::string& what, const std::string& hint) const {
     if (grow == 0) return;
-    std::size_t held = taps_.bytes() + best_.bytes() + row_index_.bytes() + rows_.bytes();
+    std::size_t held = taps_.bytes() + sample_max_.device_bytes() + row_index_.bytes() + rows_.bytes();
     for (std::size_t level = 0; level < sums_.size(); ++level)
       held += with_level_snr(sums_[level].bytes()) + history_[level].bytes() + next_history_[level].bytes();
     const std::size_t need = held + with_level_snr(grow);
@@ -249,9 +233,9 @@ class MultirateBackendCuda final : public MultirateBackend {
   /// next chunk's (written from the two, then swapped in).
   std::vector<cuda::DeviceMemory> history_, next_history_;
   cuda::DeviceMemory taps_;
-  cuda::DeviceMemory best_;       ///< filter_max's per-sample z, |z|² and template
-  cuda::DeviceMemory row_index_;  ///< snr_rows' templates
-  cuda::DeviceMemory rows_;       ///< snr_rows' SNRs, packed
+  SampleMaxDownload<double> sample_max_;  ///< filter_max's per-sample z, |z|² and template
+  cuda::DeviceMemory row_index_;          ///< snr_rows' templates
+  cuda::DeviceMemory rows_;               ///< snr_rows' SNRs, packed
   cuda::PinnedMemory staged_, staged_rows_;
 };
 

@@ -22,6 +22,7 @@
 #include "snr_history_device.hpp"
 #include "spiir_backend_cuda_device.hpp"
 #include "spiir_filter_launch.hpp"
+#include "spiir_sample_max_download.hpp"
 #include "spiir_sample_max_launch.hpp"
 
 namespace astrosweep::spiir {
@@ -122,24 +123,7 @@ class SpiirBackendCuda final : public SpiirBackend {
     }
     const cuda::DeviceScope scope(device_.index);
     filter_on_device(x);
-    // Per sample z (2 Real, first: 16-byte aligned for the kernel's pair stores), |z|² (double)
-    // and template (int32), packed for one download.
-    const std::size_t z_bytes = 2 * n * sizeof(Real), power_bytes = n * sizeof(double);
-    const std::size_t bytes = z_bytes + power_bytes + n * sizeof(std::int32_t);
-    best_.reserve(bytes);
-    staged_best_.reserve(bytes);
-    char* packed = best_.as<char>();
-    kernels::launch_spiir_sample_max<Real>(z_.as<Real>(), n_templates_, n, reinterpret_cast<double*>(packed + z_bytes),
-                                           reinterpret_cast<std::int32_t*>(packed + z_bytes + power_bytes),
-                                           reinterpret_cast<Real*>(packed), stream_.get());
-    AS_CUDA_TRY(cudaMemcpyAsync(staged_best_.as<char>(), packed, bytes, cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    const char* staged = staged_best_.as<char>();
-    const auto* v = reinterpret_cast<const Real*>(staged);
-    const auto* p = reinterpret_cast<const double*>(staged + z_bytes);
-    const auto* t = reinterpret_cast<const std::int32_t*>(staged + z_bytes + power_bytes);
-    for (std::size_t i = 0; i < n; ++i)
-      best[i] = {p[i], t[i], {static_cast<double>(v[2 * i]), static_cast<double>(v[2 * i + 1])}};
+    sample_max_.run(z_.as<Real>(), n_templates_, best, stream_);
   }
 
   void copy_rows(std::span<const std::size_t> rows, std::size_t n, std::span<std::complex<double>> out) override {
@@ -148,8 +132,9 @@ class SpiirBackendCuda final : public SpiirBackend {
     const std::size_t n_out = rows.size() * n;
     const std::size_t rows_bytes = rows.size() * sizeof(std::int32_t), out_bytes = 2 * n_out * sizeof(Real);
     if (rows_bytes > row_index_.bytes() || out_bytes > rows_.bytes()) {
-      const std::size_t need = fixed_bytes_ + ext_.bytes() + shifted_.bytes() + z_.bytes() + best_.bytes() +
-                               std::max(rows_bytes, row_index_.bytes()) + std::max(out_bytes, rows_.bytes());
+      const std::size_t need = fixed_bytes_ + ext_.bytes() + shifted_.bytes() + z_.bytes() +
+                               sample_max_.device_bytes() + std::max(rows_bytes, row_index_.bytes()) +
+                               std::max(out_bytes, rows_.bytes());
       AS_EXPECTS(need <= device_.memory_budget, RuntimeError,
                  "the GPU memory budget of " + std::to_string(device_.memory_budget >> 20) + " MiB cannot hold " +
                      std::to_string(rows.size()) + " SNR rows of " + std::to_string(n) + " samples (" +
@@ -262,10 +247,10 @@ class SpiirBackendCuda final : public SpiirBackend {
   std::size_t fixed_bytes_ = 0;
   cuda::Stream stream_;
   cuda::DeviceMemory a_re_, a_im_, b_re_, b_im_, delay_, n_filters_, y_re_, y_im_, history_, ext_, shifted_, z_;
-  cuda::DeviceMemory best_;       ///< filter_max's per-sample |z|², template and z
-  cuda::DeviceMemory row_index_;  ///< snr_rows' templates
-  cuda::DeviceMemory rows_;       ///< snr_rows' SNRs, packed
-  cuda::PinnedMemory staged_x_, staged_z_, staged_best_, staged_rows_;
+  SampleMaxDownload<Real> sample_max_;  ///< filter_max's per-sample |z|², template and z
+  cuda::DeviceMemory row_index_;        ///< snr_rows' templates
+  cuda::DeviceMemory rows_;             ///< snr_rows' SNRs, packed
+  cuda::PinnedMemory staged_x_, staged_z_, staged_rows_;
 };
 
 }  // namespace

@@ -7,18 +7,21 @@
 //     Every field of every result bit for bit: the same per-task code reads the same samples.
 //   TwinEngine*: an engine that reads the host rings where they lie, as the CUDA engine reads its
 //     own (the pixel loop written plainly, the χ² by history_chisq.hpp, the kernel's arithmetic):
-//     the seam's bookkeeping (tasks' descriptors, χ² rows, ζ and χ² back) bit for bit the CPU's.
+//     the seam's bookkeeping (tasks' descriptors, χ² rows, ζ and χ² back) bit for bit the CPU's; the
+//     bank's χ² tables loaded once per bank (SkyChisqKey), again for another bank or changed sizes.
 //   Chisq*: history_chisq.hpp's one read bit for bit autocorrelation_chisq.
 //   Backend*: append_snr through the default (the rows down) equals snr_rows appended.
 //   Gpu* (a CUDA build with a device; skipped otherwise): the device ring against the host ring
 //     (appended from the host and by the CUDA backend on the device, FP32 and FP64 filters into
 //     FP32 and FP64 rings; the multi-rate backend's in test_spiir_multirate_cuda), and the CUDA
-//     engine over the device rings against the CPU over the host rings, bit for bit.
+//     engine over the device rings against the CPU over the host rings, bit for bit (also through
+//     several banks on one engine, its χ² tables kept and reloaded).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -311,11 +314,14 @@ class TwinEngine final : public SkySearchEngine {
   [[nodiscard]] double kernel_ms() const override { return 0; }
   [[nodiscard]] bool reads_histories(std::span<const SnrHistory* const> h) const override { return !h.empty(); }
   void load_chisq(const SkyChisqTables& t) override {
-    chisq_ = t;
+    EXPECT_EQ(t.r.size(), t.key.n_templates * t.key.n_det * t.key.length * 2);
+    EXPECT_EQ(t.norms.size(), t.key.n_templates * t.key.n_det);
+    key_ = t.key;
     r_.assign(t.r.begin(), t.r.end());
     norms_.assign(t.norms.begin(), t.norms.end());
     ++chisq_loads;
   }
+  [[nodiscard]] SkyChisqKey chisq_key() const override { return key_; }
   void search_histories(std::span<const SnrHistory* const> histories, const SkyHistoryBatch& b,
                         const SkyHistoryOut& out) override {
     if (histories[0]->precision() == Precision::fp32)
@@ -336,7 +342,7 @@ class TwinEngine final : public SkySearchEngine {
   };
   Tables<float> f_;
   Tables<double> d_;
-  SkyChisqTables chisq_;
+  SkyChisqKey key_;
   std::vector<double> r_, norms_;
 
   template <class Real>
@@ -351,7 +357,8 @@ class TwinEngine final : public SkySearchEngine {
   template <class Real>
   void run(const Tables<Real>& k, std::span<const SnrHistory* const> histories, const SkyHistoryBatch& b,
            const SkyHistoryOut& out) {
-    const std::size_t n_det = k.n_det, half = static_cast<std::size_t>(b.margin) + chisq_.length / 2;
+    EXPECT_EQ(key_.n_templates, histories[0]->n_templates());
+    const std::size_t n_det = k.n_det, half = static_cast<std::size_t>(b.margin) + key_.length / 2;
     const std::size_t span = 2 * half + 1;
     std::vector<std::complex<double>> window(n_det * span);
     std::vector<Real> coh;
@@ -389,14 +396,14 @@ class TwinEngine final : public SkySearchEngine {
       const Real v = coherent(pixel, total);
       out.picks[t] = {pixel, static_cast<double>(v), static_cast<double>(total)};
       for (std::size_t d = 0; d < n_det; ++d) {
-        const std::size_t row = static_cast<std::size_t>(b.chisq_row[t]) * n_det + d;
+        const std::size_t row = static_cast<std::size_t>(b.tmpl[t]) * n_det + d;  // the template's tables
         const std::int32_t off =
             k.reads[(static_cast<std::size_t>(b.ref[t]) * k.n_pix + static_cast<std::size_t>(pixel)) * n_det + d];
         const std::complex<double>* centre = &window[d * span + half] + off;
         const auto load = [&](int s) { return history_chisq::Value{centre[s].real(), centre[s].imag()}; };
         out.zeta[t * n_det + d] = *centre;
         out.chisq[t * n_det + d] =
-            history_chisq::chisq(load, &r_[row * chisq_.length * 2], static_cast<int>(chisq_.length / 2), norms_[row]);
+            history_chisq::chisq(load, &r_[row * key_.length * 2], static_cast<int>(key_.length / 2), norms_[row]);
       }
     }
   }
@@ -421,6 +428,100 @@ TEST(HistorySearch, TwinEngineEqualsTheCpuBitForBit) {
       expect_same(got, coherent_search(map, histories, s.ac, c, settings, precision, 2));
       expect_same(got, linear_search(s, map, c, settings, precision));
     }
+}
+
+// Autocorrelations of another bank: `ac`'s with every lag but 0 turned by a template's angle.
+TemplateAutocorrelations turned(const TemplateAutocorrelations& ac) {
+  TemplateAutocorrelations out = ac;  // a copy: another object
+  for (auto& per_ifo : out.per_ifo)
+    for (std::size_t j = 0; j < ac.n_templates; ++j)
+      for (std::size_t s = 0; s < ac.length; ++s)
+        if (s != ac.half_length()) per_ifo[j * ac.length + s] *= std::polar(1.0, 0.3 + 0.1 * static_cast<double>(j));
+  return out;
+}
+
+// Keeps only the central `length` lags of every template's autocorrelation, in place.
+void trim_lags(TemplateAutocorrelations& ac, std::size_t length) {
+  const std::size_t cut = (ac.length - length) / 2;
+  for (auto& per_ifo : ac.per_ifo) {
+    std::vector<std::complex<double>> kept;
+    for (std::size_t j = 0; j < ac.n_templates; ++j)
+      kept.insert(kept.end(), per_ifo.begin() + static_cast<std::ptrdiff_t>(j * ac.length + cut),
+                  per_ifo.begin() + static_cast<std::ptrdiff_t>(j * ac.length + cut + length));
+    per_ifo = std::move(kept);
+  }
+  ac.length = length;
+}
+
+bool some_chisq_differs(const std::vector<CoherentResult>& a, const std::vector<CoherentResult>& b) {
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (a[i].chisq != b[i].chisq) return true;
+  return false;
+}
+
+// One engine through searches over one bank's autocorrelations, then another's, then the first's
+// again: each search's results against the CPU's over the same autocorrelations. `loaded` says
+// after each search which tables the engine holds.
+template <class Check>
+void search_through_banks(const Streamed& rings, const Streamed& cpu, SkySearchEngine& engine, Precision precision,
+                          const Check& loaded) {
+  const SkyMap map = map_of(hlv);
+  CoherentSettings settings;
+  settings.n_slides = 3;
+  settings.slide_samples = 97;
+  const std::vector<Candidate> all = candidates_over(cpu, map, settings, 11);
+  const std::vector<Candidate> few(all.begin(), all.begin() + 2);  // templates 0 and 1 only
+  const auto histories = rings.histories();
+  const auto on_cpu = cpu.histories();
+  const auto search = [&](const TemplateAutocorrelations& ac, std::span<const Candidate> c) {
+    auto got = coherent_search(map, histories, ac, c, settings, precision, 2, &engine);
+    expect_same(got, coherent_search(map, on_cpu, ac, c, settings, precision, 2));
+    return got;
+  };
+  const auto first = search(cpu.ac, few);
+  loaded(cpu.ac, 1);
+  search(cpu.ac, all);  // templates the first search did not have: the bank's tables hold them
+  loaded(cpu.ac, 1);
+  const TemplateAutocorrelations other = turned(cpu.ac);
+  const auto second = search(other, few);
+  loaded(other, 2);
+  EXPECT_TRUE(some_chisq_differs(first, second)) << "the banks' χ² must differ for the test to see stale tables";
+  search(cpu.ac, few);
+  loaded(cpu.ac, 3);
+  // The same object, its sizes changed in place: its tables again.
+  TemplateAutocorrelations mine = cpu.ac;
+  search(mine, all);
+  loaded(mine, 4);
+  trim_lags(mine, 11);
+  search(mine, all);
+  loaded(mine, 5);
+}
+
+TEST(HistorySearch, TwinEngineLoadsTheBanksChisqTablesOncePerBank) {
+  for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+    const Streamed s = stream(hlv, 5, 2048, 700, 6, precision, 31);
+    TwinEngine engine;
+    EXPECT_EQ(engine.chisq_key(), SkyChisqKey{});
+    search_through_banks(s, s, engine, precision, [&](const TemplateAutocorrelations& ac, int loads) {
+      EXPECT_EQ(engine.chisq_loads, loads);
+      EXPECT_EQ(engine.chisq_key(), (SkyChisqKey{ac.instance.value(), 3, ac.n_templates, ac.length}));
+    });
+  }
+}
+
+TEST(HistorySearch, AutocorrelationsCopiedOrMovedAreAnotherBank) {
+  TemplateAutocorrelations a;
+  const TemplateAutocorrelations copy = a;
+  EXPECT_NE(copy.instance.value(), a.instance.value());
+  const std::uint64_t before = a.instance.value();
+  const TemplateAutocorrelations moved = std::move(a);
+  EXPECT_NE(moved.instance.value(), before);
+  EXPECT_NE(a.instance.value(), before);  // NOLINT(bugprone-use-after-move): its number is what is checked
+  TemplateAutocorrelations b;
+  const std::uint64_t b_before = b.instance.value();
+  b = copy;
+  EXPECT_NE(b.instance.value(), b_before);
+  EXPECT_NE(b.instance.value(), copy.instance.value());
 }
 
 TEST(HistoryBackend, AppendSnrEqualsTheRowsAppended) {
@@ -535,6 +636,21 @@ TEST(HistoryGpu, CudaEngineOverDeviceRingsEqualsTheCpuBitForBit) {
       expect_same(coherent_search(map, on_host, host.ac, c, settings, precision, 2, engine.get()),
                   coherent_search(map, on_host, host.ac, c, settings, precision, 2));
     }
+}
+
+TEST(HistoryGpu, CudaEngineLoadsTheBanksChisqTablesOncePerBank) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+    const Streamed host = stream(hlv, 5, 2048, 700, 6, precision, 31);
+    const Streamed device = stream(hlv, 5, 2048, 700, 6, precision, 31,
+                                   [&] { return make_snr_history_cuda(5, 2048, precision, cuda_options()); });
+    const auto engine = make_sky_search_cuda(cuda_options());
+    ASSERT_TRUE(engine->reads_histories(device.histories()));
+    EXPECT_EQ(engine->chisq_key(), SkyChisqKey{});
+    search_through_banks(device, host, *engine, precision, [&](const TemplateAutocorrelations& ac, int) {
+      EXPECT_EQ(engine->chisq_key(), (SkyChisqKey{ac.instance.value(), 3, ac.n_templates, ac.length}));
+    });
+  }
 }
 #endif
 
