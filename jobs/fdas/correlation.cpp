@@ -12,6 +12,7 @@
 #include "core/fftw_planner.hpp"
 #include "deredden_arith.hpp"
 #include "interbin.hpp"
+#include "segment_grid.hpp"
 #include "spectrum.hpp"
 
 namespace astrosweep::fdas {
@@ -142,28 +143,45 @@ KernelSpectra<Real> transform_kernels(const std::vector<std::vector<std::complex
   return k;
 }
 
+namespace {
+
+/// One segment of a grid: its run and its place in that run.
+struct GridSegment {
+  const SegmentRun* run;
+  std::size_t index;
+};
+
+std::vector<GridSegment> grid_segment_list(const SegmentGrid& grid, const CorrelationLayout& layout) {
+  std::vector<GridSegment> list;
+  for (const SegmentRun& run : grid.runs)
+    for (std::size_t k = 0; k < run_segments(run, layout); ++k) list.push_back({&run, k});
+  return list;
+}
+
+}  // namespace
+
 template <class Real>
 PowerPlane correlate(std::span<const std::complex<float>> spectrum, const KernelSpectra<Real>& kernels,
-                     const CorrelationLayout& layout, std::size_t r_lo, std::size_t r_hi,
-                     const CorrelationOptions& options) {
+                     const CorrelationLayout& layout, const SegmentGrid& grid, const CorrelationOptions& options) {
   layout.check();
   AS_EXPECTS(kernels.fft_length == layout.fft_length, UsageError, "kernel spectra and layout differ in FFT length");
-  AS_EXPECTS(r_lo <= r_hi, UsageError, "empty or reversed bin range for the correlation");
+  check_segment_grid(grid);
   const std::size_t L = layout.fft_length;
   const std::size_t b = static_cast<std::size_t>(layout.numbetween);
   const std::size_t m = layout.half_width;
   const std::size_t step = layout.step_bins();
   const std::size_t segment_columns = layout.segment_columns();
-  const std::size_t in_bins = (L - 1) / b + 1;  // bins k with b·k < L
+  const std::size_t in_bins = layout.input_bins();
 
   PowerPlane plane;
   plane.n_z = kernels.n_templates;
-  plane.n_r = (r_hi - r_lo) * 2;
-  plane.first_bin = r_lo;
+  plane.n_r = (grid.plane_hi - grid.plane_lo) * 2;
+  plane.first_bin = grid.plane_lo;
   plane.numbetween = 2;
-  plane.power.assign(plane.n_z * plane.n_r, 0.0F);
+  plane.power.assign(plane.n_z * plane.n_r, 0.0F);  // a column of no run stays zero
   if (plane.n_r == 0 || plane.n_z == 0) return plane;
-  const std::size_t n_segments = (plane.n_r + segment_columns - 1) / segment_columns;
+  const std::vector<GridSegment> segments = grid_segment_list(grid, layout);
+  const auto n_segments = static_cast<std::ptrdiff_t>(segments.size());
 
   const Fft<Real> forward(L, FFTW_FORWARD);
   const Fft<Real> inverse(L, FFTW_BACKWARD);
@@ -176,20 +194,22 @@ PowerPlane correlate(std::span<const std::complex<float>> spectrum, const Kernel
     AlignedBuffer<Real> input(L), product(L);
     std::vector<std::complex<float>> bins(in_bins);
 #pragma omp for schedule(dynamic)
-    for (std::size_t s = 0; s < n_segments; ++s) {
-      // The segment's first input bin: its first kept output (r_lo + s·step) less the half-width.
-      const auto k0 = static_cast<std::ptrdiff_t>(r_lo + s * step) - static_cast<std::ptrdiff_t>(m);
-      for (std::size_t k = 0; k < in_bins; ++k) {
-        const std::ptrdiff_t bin = k0 + static_cast<std::ptrdiff_t>(k);
-        bins[k] = bin >= 0 && static_cast<std::size_t>(bin) < spectrum.size() ? spectrum[static_cast<std::size_t>(bin)]
+    for (std::ptrdiff_t s = 0; s < n_segments; ++s) {
+      const SegmentRun& run = *segments[static_cast<std::size_t>(s)].run;
+      const std::size_t k = segments[static_cast<std::size_t>(s)].index;
+      // The segment's first input bin: its first kept output (first_bin + k·step) less the half-width.
+      const auto k0 = static_cast<std::ptrdiff_t>(run.first_bin + k * step) - static_cast<std::ptrdiff_t>(m);
+      for (std::size_t q = 0; q < in_bins; ++q) {
+        const std::ptrdiff_t bin = k0 + static_cast<std::ptrdiff_t>(q);
+        bins[q] = bin >= 0 && static_cast<std::size_t>(bin) < spectrum.size() ? spectrum[static_cast<std::size_t>(bin)]
                                                                               : std::complex<float>{};
       }
       const float norm = options.block_normalise ? block_normalisation(bins) : 1.0F;
       std::fill(input.data(), input.data() + L, std::complex<Real>{});
-      for (std::size_t k = 0; k < in_bins; ++k) input.data()[b * k] = std::complex<Real>(bins[k]) * Real(norm);
+      for (std::size_t q = 0; q < in_bins; ++q) input.data()[b * q] = std::complex<Real>(bins[q]) * Real(norm);
       forward.run(input.data(), input.data());
-      const std::size_t first_column = s * segment_columns;
-      const std::size_t columns = std::min(segment_columns, plane.n_r - first_column);
+      const std::size_t first_column = 2 * (run.first_bin - grid.plane_lo) + k * segment_columns;
+      const std::size_t columns = std::min(segment_columns, run.columns - k * segment_columns);
       for (std::size_t t = 0; t < plane.n_z; ++t) {
         const auto g = kernels.row(t);
         for (std::size_t j = 0; j < L; ++j) product.data()[j] = input.data()[j] * g[j];
@@ -208,10 +228,22 @@ PowerPlane correlate(std::span<const std::complex<float>> spectrum, const Kernel
   return plane;
 }
 
+template <class Real>
+PowerPlane correlate(std::span<const std::complex<float>> spectrum, const KernelSpectra<Real>& kernels,
+                     const CorrelationLayout& layout, std::size_t r_lo, std::size_t r_hi,
+                     const CorrelationOptions& options) {
+  AS_EXPECTS(r_lo <= r_hi, UsageError, "empty or reversed bin range for the correlation");
+  return correlate(spectrum, kernels, layout, uniform_segment_grid(r_lo, r_hi), options);
+}
+
 template KernelSpectra<float> transform_kernels<float>(const std::vector<std::vector<std::complex<double>>>&,
                                                        std::size_t);
 template KernelSpectra<double> transform_kernels<double>(const std::vector<std::vector<std::complex<double>>>&,
                                                          std::size_t);
+template PowerPlane correlate<float>(std::span<const std::complex<float>>, const KernelSpectra<float>&,
+                                     const CorrelationLayout&, const SegmentGrid&, const CorrelationOptions&);
+template PowerPlane correlate<double>(std::span<const std::complex<float>>, const KernelSpectra<double>&,
+                                      const CorrelationLayout&, const SegmentGrid&, const CorrelationOptions&);
 template PowerPlane correlate<float>(std::span<const std::complex<float>>, const KernelSpectra<float>&,
                                      const CorrelationLayout&, std::size_t, std::size_t, const CorrelationOptions&);
 template PowerPlane correlate<double>(std::span<const std::complex<float>>, const KernelSpectra<double>&,

@@ -10,7 +10,8 @@
 // Consecutive segments step by U/b bins. b = 2: U = L − 4m (even). b = 1: U = L − 2m − 1, one
 // output fewer than the input allows, so that output b·m + U is clean too: the neighbour of the
 // last kept output, which the last interbin of the segment reads (interbin.hpp). Either way the
-// plane has two columns per bin, 2·U/b a segment.
+// plane has two columns per bin, 2·U/b a segment. Where the runs of segments start is the grid's
+// (segment_grid.hpp).
 
 #include <complex>
 #include <cstddef>
@@ -18,6 +19,8 @@
 #include <vector>
 
 namespace astrosweep::fdas {
+
+struct SegmentGrid;  // segment_grid.hpp
 
 /// Where the correlation's segments lie (from the template bank's plan).
 struct CorrelationLayout {
@@ -36,6 +39,10 @@ struct CorrelationLayout {
   /// The plane columns (half bins) a segment fills: 2·U/b (U for b = 2; U powers and U interbins
   /// for b = 1).
   [[nodiscard]] std::size_t segment_columns() const noexcept { return 2 * step_bins(); }
+  /// The bins a segment reads: those k with b·k < L.
+  [[nodiscard]] std::size_t input_bins() const noexcept {
+    return (fft_length - 1) / static_cast<std::size_t>(numbetween) + 1;
+  }
   /// Throws UsageError when L is too short for the templates (no useful output).
   void check() const;
 };
@@ -76,11 +83,17 @@ struct CorrelationOptions {
   int threads = 0;              ///< OpenMP threads (0: the runtime's default)
 };
 
-/// The plane for bins [r_lo, r_hi) of `spectrum` (bins outside the spectrum read as zero), with
-/// FFTs in `Real` precision (float: the CPU backend; double: the FP64 pipeline). Power is
-/// |A|² with A the correlation divided by L (FFTW's transforms are unnormalised); with
-/// layout.numbetween 1 the odd columns are interbins (π²/16)·|A_k − A_{k+1}|², the last one's
-/// A_{r_hi} computed too (r_hi − r_lo bins give 2·(r_hi − r_lo) columns either way).
+/// The plane of `grid` (bins [plane_lo, plane_hi)) from `spectrum` (bins outside the spectrum read
+/// as zero), each run's segments as segment_grid.hpp lays them, with FFTs in `Real` precision
+/// (float: the CPU backend; double: the FP64 pipeline). Power is |A|² with A the correlation
+/// divided by L (FFTW's transforms are unnormalised); with layout.numbetween 1 the odd columns are
+/// interbins (π²/16)·|A_k − A_{k+1}|², a run's last one's A_k+1 computed too (each bin gives two
+/// columns either way); columns of no run are zero.
+template <class Real>
+PowerPlane correlate(std::span<const std::complex<float>> spectrum, const KernelSpectra<Real>& kernels,
+                     const CorrelationLayout& layout, const SegmentGrid& grid, const CorrelationOptions& options = {});
+
+/// The plane for bins [r_lo, r_hi), its segments from r_lo (uniform_segment_grid).
 template <class Real>
 PowerPlane correlate(std::span<const std::complex<float>> spectrum, const KernelSpectra<Real>& kernels,
                      const CorrelationLayout& layout, std::size_t r_lo, std::size_t r_hi,

@@ -8,34 +8,26 @@
 
 namespace astrosweep::fdas {
 
-std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::size_t spectrum_bins,
-                               std::size_t plane_lo, const CorrelationLayout& layout) {
-  // PRESTO searches whole blocks of U outputs from the band's start, while a block ends below the
-  // last bin (accelsearch's `startr + rstep < highestbin`), and leaves the rest unsearched. Where
-  // the band reaches the spectrum's end that rest is the block whose segment reads past the last
+std::size_t block_origin(double r_lo) { return static_cast<std::size_t>(std::floor(std::max(r_lo, 0.0))); }
+
+std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::size_t spectrum_bins, std::size_t origin,
+                               const CorrelationLayout& layout) {
+  // PRESTO searches whole blocks of U outputs from its rlo while a block ends below the last bin
+  // (accelsearch's `startr + rstep < highestbin`) and leaves the rest unsearched. Where the band
+  // reaches the spectrum's end that rest is the block whose segment reads furthest past the last
   // bin: the zeros there pull its block median down and its powers up (spurious candidates near
-  // Nyquist), so we leave it too, and also what our own segments (from plane_lo, not from the
-  // band's start) compute from a segment that reads past the end. A band that stops short of the
-  // end reads real bins to its top and is searched whole; a band shorter than one block as well
-  // (PRESTO would search nothing).
+  // Nyquist), so we leave it too. The searched blocks' segments are PRESTO's (the same grid), zeros
+  // past the end and all. A band that stops short of the end reads real bins to its top and is
+  // searched whole; a band shorter than one block as well (PRESTO would search nothing).
   // A block is a segment's columns (layout.segment_columns(): U for numbetween 2, where PRESTO's
   // outputs are half bins, and 2U for numbetween 1, its U bins and their interbins).
   const auto U = static_cast<std::int64_t>(layout.segment_columns());
   const auto last_column = 2 * (static_cast<std::int64_t>(spectrum_bins) - 1);
   if (U <= 0 || i_end < last_column) return i_end;
-  const std::int64_t blocks = (last_column - 1 - i_begin) / U;  // i_begin + blocks·U < last_column
+  const auto first_column = 2 * static_cast<std::int64_t>(origin);
+  const std::int64_t blocks = (last_column - 1 - first_column) / U;  // first_column + blocks·U < last_column
   if (blocks <= 0) return i_end;
-  std::int64_t end = std::min(i_end, i_begin + blocks * U);
-  // Our segment s keeps columns 2·plane_lo + s·U … + U − 1 from the input bins
-  // plane_lo + s·step − m … + in_bins − 1 (correlate): keep the columns of segments within the spectrum.
-  const auto b = static_cast<std::int64_t>(layout.numbetween);
-  const auto m = static_cast<std::int64_t>(layout.half_width);
-  const auto step = static_cast<std::int64_t>(layout.step_bins());
-  const auto in_bins = (static_cast<std::int64_t>(layout.fft_length) - 1) / b + 1;
-  const auto lo = static_cast<std::int64_t>(plane_lo);
-  const std::int64_t room = static_cast<std::int64_t>(spectrum_bins) + m - in_bins - lo;  // s·step ≤ room
-  if (room >= 0) end = std::min(end, std::max(i_begin, 2 * lo + (room / step + 1) * U));
-  return end;
+  return std::min(i_end, std::max(i_begin, first_column + blocks * U));
 }
 
 SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& bank, const SearchSettings& settings) {
@@ -65,9 +57,13 @@ SearchGeometry search_geometry(std::size_t spectrum_bins, const TemplateBank& ba
         static_cast<float>(power_threshold(settings.sigma_min, stage.numharm, static_cast<double>(trials.n_indep)));
     g.stages.push_back(trials);
   }
-  g.plane_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_begin / H / 2 - 1));
-  g.i_end = searched_band_end(g.i_begin, g.i_end, spectrum_bins, g.plane_lo, bank.layout);
-  g.plane_hi = static_cast<std::size_t>((g.i_end + 1) / 2 + 1);
+  // The segments on PRESTO's grid (its blocks from rlo, and from bin 8 below it), so that their
+  // block medians, and with them the plane's powers, are PRESTO's.
+  const std::size_t origin = block_origin(settings.r_lo);
+  const auto needed_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_begin / H / 2 - 1));
+  g.i_end = searched_band_end(g.i_begin, g.i_end, spectrum_bins, origin, bank.layout);
+  const auto plane_hi = static_cast<std::size_t>((g.i_end + 1) / 2 + 1);
+  g.grid = presto_segment_grid(origin, needed_lo, plane_hi, bank.layout);
   return g;
 }
 
@@ -124,7 +120,7 @@ template <class Real>
 SeriesCandidates search_spectrum(std::span<const std::complex<float>> spectrum, const TemplateBank& bank,
                                  const KernelSpectra<Real>& kernels, const SearchSettings& settings) {
   const SearchGeometry geometry = search_geometry(spectrum.size(), bank, settings);
-  const PowerPlane plane = correlate(spectrum, kernels, bank.layout, geometry.plane_lo, geometry.plane_hi,
+  const PowerPlane plane = correlate(spectrum, kernels, bank.layout, geometry.grid,
                                      CorrelationOptions{settings.block_normalise, settings.threads});
   const PowerPlaneView view{plane.power.data(), geometry.z_max, static_cast<std::int64_t>(2 * plane.first_bin),
                             static_cast<std::int64_t>(plane.n_r)};

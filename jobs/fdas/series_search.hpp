@@ -12,6 +12,7 @@
 #include "candidates.hpp"
 #include "correlation.hpp"
 #include "harmonic_tables.hpp"
+#include "segment_grid.hpp"
 #include "template_bank.hpp"
 
 namespace astrosweep::fdas {
@@ -40,26 +41,28 @@ struct SeriesCandidates {
 };
 
 /// Where one series' search looks, shared by the backends so that they cannot drift apart: the
-/// half-bin columns [i_begin, i_end) of the summed plane (the searched band), the bins
-/// [plane_lo, plane_hi) the correlation must produce so that every sub-harmonic read ⌊i·h/H + ½⌋
-/// lies in it, and each stage's trials and threshold (`above` left 0).
+/// half-bin columns [i_begin, i_end) of the summed plane (the searched band), the correlation's
+/// segments (`grid`: PRESTO's, presto_segment_grid) and the bins [grid.plane_lo, grid.plane_hi)
+/// they must produce so that every sub-harmonic read ⌊i·h/H + ½⌋ lies in them, and each stage's
+/// trials and threshold (`above` left 0).
 struct SearchGeometry {
   std::int64_t i_begin = 0;
   std::int64_t i_end = 0;
-  std::size_t plane_lo = 0;
-  std::size_t plane_hi = 0;
+  SegmentGrid grid;
   int z_max = 0;                    ///< the summed plane's rows: z = −z_max … z_max in steps of 2
   std::vector<StageTrials> stages;  ///< stage s sums 2^s harmonics
 };
 
+/// The bin where the searched band's blocks start, PRESTO's obs.rlo: ⌊r_lo⌋ (⌊flo·T⌋).
+std::size_t block_origin(double r_lo);
+
 /// The end of the searched columns of the band [i_begin, i_end) (half bins) in a spectrum of
-/// `spectrum_bins` bins: i_end, unless the band reaches the spectrum's last bin; then, as PRESTO's
-/// accelsearch, the band's whole blocks of `layout.segment_columns()` columns that end below the last
-/// bin (the partial block at the top, whose segment's block median would count the zeros past the
-/// end, is left), and no further than the columns of the correlation's segments (laid from bin
-/// `plane_lo`) that read no bin past the end, where one does; i_end when not even one block fits.
-std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::size_t spectrum_bins,
-                               std::size_t plane_lo, const CorrelationLayout& layout);
+/// `spectrum_bins` bins, whose blocks of `layout.segment_columns()` columns start at bin `origin`
+/// (block_origin): i_end, unless the band reaches the spectrum's last bin; then, as PRESTO's
+/// accelsearch, the end of the last whole block that ends below the last bin (the block at the
+/// top, which PRESTO leaves unsearched, is left); i_end when not even one block fits.
+std::int64_t searched_band_end(std::int64_t i_begin, std::int64_t i_end, std::size_t spectrum_bins, std::size_t origin,
+                               const CorrelationLayout& layout);
 
 /// The geometry of a search of `settings`' band in a spectrum of `spectrum_bins` bins with `bank`.
 /// Throws UsageError for what cannot be searched: a numbetween other than 1 or 2, numharm not a
@@ -80,7 +83,7 @@ struct StageCellsView {
 std::size_t insert_stage_cells(const StageTrials& stage, int stage_index, int z_max, const StageCellsView& cells,
                                CandidateList& list);
 
-/// The candidates of a correlation plane that covers `geometry`'s bins [plane_lo, plane_hi) (rows
+/// The candidates of a correlation plane that covers `geometry`'s bins [grid.plane_lo, grid.plane_hi) (rows
 /// z = −z_max … z_max): the CPU harmonic sum stage by stage, each stage's cells above its threshold
 /// through insert_stage_cells. search_spectrum is correlate() followed by this.
 SeriesCandidates search_plane(const PowerPlaneView& plane, const SearchGeometry& geometry, std::size_t max_candidates);

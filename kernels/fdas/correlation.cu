@@ -39,26 +39,26 @@ __global__ void multiply(const float2* __restrict__ inputs, const float2* __rest
   products[i] = make_float2(a.x * k.x - a.y * k.y, a.x * k.y + a.y * k.x);
 }
 
-__global__ void extract_power(const float2* __restrict__ products, float* __restrict__ plane, std::size_t templates,
-                              std::size_t segments, std::size_t n_r, float scale, float interbin_scale,
+__global__ void extract_power(const float2* __restrict__ products, std::size_t segment_stride, PlaneColumns out,
+                              std::size_t templates, std::size_t segments, float scale, float interbin_scale,
                               SegmentGeometry g) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t per_template = segments * g.columns;
   if (i >= templates * per_template) return;
   const std::size_t t = i / per_template;
   const std::size_t column = i % per_template;  // s·C + u
-  if (column >= n_r) return;
+  if (column >= out.columns) return;
   const std::size_t s = column / g.columns;
   const std::size_t u = column % g.columns;
   // The segment's kept outputs; an interbin's second one is the output after (clean: useful_outputs).
-  const float2* kept = products + (t * segments + s) * g.fft_length + g.numbetween * g.half_width;
+  const float2* kept = products + (t * segment_stride + s) * g.fft_length + g.numbetween * g.half_width;
   float2 a = kept[interbin::first_output(u, g.numbetween)];
   const bool odd = interbin::interbinned(u, g.numbetween);
   if (odd) {
     const float2 next = kept[interbin::first_output(u, g.numbetween) + 1];
     a = make_float2(a.x - next.x, a.y - next.y);
   }
-  plane[t * n_r + column] = (a.x * a.x + a.y * a.y) * (odd ? interbin_scale : scale);
+  out.plane[t * out.row_stride + out.first_column + column] = (a.x * a.x + a.y * a.y) * (odd ? interbin_scale : scale);
 }
 
 }  // namespace
@@ -79,11 +79,12 @@ void launch_multiply(const float2* inputs, const float2* kernels, float2* produc
   AS_CUDA_TRY(cudaGetLastError());
 }
 
-void launch_extract_power(const float2* products, float* plane, std::size_t templates, std::size_t segments,
-                          std::size_t n_r, float scale, const SegmentGeometry& g, cudaStream_t stream) {
+void launch_extract_power(const float2* products, std::size_t segment_stride, const PlaneColumns& out,
+                          std::size_t templates, std::size_t segments, float scale, const SegmentGeometry& g,
+                          cudaStream_t stream) {
   const std::size_t n = templates * segments * g.columns;
   if (n == 0) return;
-  extract_power<<<blocks_for(n), block, 0, stream>>>(products, plane, templates, segments, n_r, scale,
+  extract_power<<<blocks_for(n), block, 0, stream>>>(products, segment_stride, out, templates, segments, scale,
                                                      interbin::scaled(scale), g);
   AS_CUDA_TRY(cudaGetLastError());
 }

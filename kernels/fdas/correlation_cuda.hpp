@@ -1,9 +1,10 @@
 #pragma once
-// The overlap-save correlation on a GPU (the twin of jobs/fdas/correlation.cpp; same geometry and
-// the same power): every segment's spread input transformed once in one batched forward cuFFT,
-// then, by default, one kernel that per segment and template multiplies, runs the inverse FFT in
-// shared memory and writes the segment's columns (Method::shared_memory, the seed's method; segment
-// lengths 256 … 4096). Method::cufft is the baseline the spec measures it against: per block of
+// The overlap-save correlation on a GPU (the twin of jobs/fdas/correlation.cpp; same geometry, the
+// same segment grid and the same power): every segment of every run of the grid has its spread
+// input transformed once in one batched forward cuFFT, then, by default, one kernel per run that
+// per segment and template multiplies, runs the inverse FFT in shared memory and writes the
+// segment's columns into the run's (Method::shared_memory, the seed's method; segment lengths
+// 256 … 4096). Method::cufft is the baseline the spec measures it against: per block of
 // templates a product array, one batched inverse cuFFT through global memory and the extraction.
 // Plain C++: the job includes this header without CUDA's.
 
@@ -16,6 +17,7 @@
 
 #include "correlation.hpp"
 #include "harmonic_sum_cuda.hpp"
+#include "segment_grid.hpp"
 #include "spectrum_cuda.hpp"
 
 namespace astrosweep::fdas::kernels {
@@ -38,8 +40,13 @@ class CudaCorrelator {
   CudaCorrelator(const CudaCorrelator&) = delete;
   CudaCorrelator& operator=(const CudaCorrelator&) = delete;
 
-  /// The plane for bins [r_lo, r_hi), as correlate() computes it (block normalisation factors
-  /// are computed on the host, one median per segment).
+  /// The plane of `grid` (bins [grid.plane_lo, grid.plane_hi)), as correlate() computes it (block
+  /// normalisation factors are computed on the host, one median per segment); columns of no run
+  /// are zero.
+  PowerPlane correlate(std::span<const std::complex<float>> spectrum, const SegmentGrid& grid,
+                       bool block_normalise = true);
+  /// The plane for bins [r_lo, r_hi), its segments from r_lo (uniform_segment_grid): so for every
+  /// call below that takes r_lo, r_hi.
   PowerPlane correlate(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
                        bool block_normalise = true);
 
@@ -50,6 +57,8 @@ class CudaCorrelator {
     std::size_t n_z = 0, n_r = 0, first_bin = 0;
     int numbetween = 2;  ///< columns per bin (2 for either correlation, as PowerPlane)
   };
+  DevicePlane correlate_on_device(std::span<const std::complex<float>> spectrum, const SegmentGrid& grid,
+                                  bool block_normalise = true);
   DevicePlane correlate_on_device(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
                                   bool block_normalise = true);
 
@@ -57,11 +66,13 @@ class CudaCorrelator {
   /// waits for its `ready` event): the bins gathered and each segment's normalisation (its median)
   /// taken on the device, so the spectrum neither comes down nor goes up again. The same plane,
   /// bit for bit, as the overload above on a host copy of that spectrum.
+  DevicePlane correlate_on_device(const CudaSpectrum::OnDevice& spectrum, const SegmentGrid& grid,
+                                  bool block_normalise = true);
   DevicePlane correlate_on_device(const CudaSpectrum::OnDevice& spectrum, std::size_t r_lo, std::size_t r_hi,
                                   bool block_normalise = true);
 
   /// A search of one harmonic (numharm 1) straight from the correlation: the cells of half-bin
-  /// columns [i_begin, i_end) (plane column c is half bin 2·r_lo + c) whose power is above
+  /// columns [i_begin, i_end) (plane column c is half bin 2·plane_lo + c) whose power is above
   /// `powcut`, z-major and r-ascending, bit for bit what CudaHarmonicDetector's stage 0 finds in
   /// the plane — without the plane, which is neither written nor read. RuntimeError past
   /// `max_cells`, as the detector.
@@ -70,6 +81,10 @@ class CudaCorrelator {
     float powcut = 0;
     std::size_t max_cells = std::size_t{1} << 22;
   };
+  StageCells correlate_keeping(const CudaSpectrum::OnDevice& spectrum, const SegmentGrid& grid, bool block_normalise,
+                               const KeepRule& rule);
+  StageCells correlate_keeping(std::span<const std::complex<float>> spectrum, const SegmentGrid& grid,
+                               bool block_normalise, const KeepRule& rule);
   StageCells correlate_keeping(const CudaSpectrum::OnDevice& spectrum, std::size_t r_lo, std::size_t r_hi,
                                bool block_normalise, const KeepRule& rule);
   StageCells correlate_keeping(std::span<const std::complex<float>> spectrum, std::size_t r_lo, std::size_t r_hi,
@@ -87,16 +102,16 @@ class CudaCorrelator {
  private:
   struct State;
   struct Geometry;
-  Geometry geometry(std::size_t r_lo, std::size_t r_hi, DevicePlane& plane) const;
+  Geometry geometry(const SegmentGrid& grid, DevicePlane& plane) const;
   void reserve(const Geometry& g, const DevicePlane& plane);
+  void zero_uncovered_columns(const Geometry& g, const DevicePlane& plane);
   void load_bins(std::span<const std::complex<float>> spectrum, const Geometry& g, const DevicePlane& plane,
                  bool block_normalise);
   void load_bins(const CudaSpectrum::OnDevice& spectrum, const Geometry& g, const DevicePlane& plane,
                  bool block_normalise);
   void correlate_bins(const Geometry& g, DevicePlane& plane, const KeepAbove* keep = nullptr);
   template <typename Spectrum>
-  StageCells keep_from(const Spectrum& spectrum, std::size_t r_lo, std::size_t r_hi, bool block_normalise,
-                       const KeepRule& rule);
+  StageCells keep_from(const Spectrum& spectrum, const SegmentGrid& grid, bool block_normalise, const KeepRule& rule);
   std::unique_ptr<State> state_;
   float last_ms_ = 0;
 };

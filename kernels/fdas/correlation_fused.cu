@@ -32,25 +32,27 @@ __device__ __forceinline__ float kept_power(float2 a, float scale) {
   return __fmul_rn(__fmaf_rn(a.x, a.x, __fmul_rn(a.y, a.y)), scale);
 }
 
+// Where a run's columns go: column c (< width) of the run to plane[t·row_stride + c] (`plane`
+// already at the run's first column), and the segments' geometry.
 struct Columns {
   float* plane;
-  std::size_t n_r;
+  std::size_t width, row_stride;
   float scale, interbin_scale;
   int columns, first_kept;
 };
 
-// Column u (< columns) of template t's segment, power p: into the plane, or tested and kept. With
-// Keep every lane of the warp calls it the same number of times (keep_cells' ballot is the warp's);
-// `inside` false for a lane whose column does not exist.
+// The run's column `column` of template t, power p: into the plane, or tested and kept (the run's
+// window and pool entries, keep_in_run). With Keep every lane of the warp calls it the same number
+// of times (keep_cells' ballot is the warp's); `inside` false for a lane whose column does not exist.
 template <bool Keep>
 __device__ __forceinline__ void put_column(const Columns& c, const KeepAbove& keep, int t, std::size_t column,
                                            bool inside, float p) {
   if constexpr (Keep) {
     const bool kept = inside && column >= keep.col_begin && column < keep.col_end;
     keep_cells(keep.pool, 0, kept && p > keep.powcut,
-               static_cast<unsigned long long>(t) * (keep.col_end - keep.col_begin) + (column - keep.col_begin), p);
+               static_cast<unsigned long long>(t) * keep.n_cols + column + keep.entry_offset, p);
   } else {
-    if (inside && column < c.n_r) c.plane[static_cast<std::size_t>(t) * c.n_r + column] = p;
+    if (inside && column < c.width) c.plane[static_cast<std::size_t>(t) * c.row_stride + column] = p;
   }
 }
 
@@ -163,15 +165,16 @@ bool fused_correlation_supports(std::size_t fft_length) {
   return fft_length == 256 || fft_length == 512 || fft_length == 1024 || fft_length == 2048 || fft_length == 4096;
 }
 
-void launch_correlate_fused(const float2* inputs, const float2* kernels, const float2* twiddle, float* plane,
-                            std::size_t templates, std::size_t segments, std::size_t n_r, float scale,
-                            const SegmentGeometry& g, const KeepAbove* keep, cudaStream_t stream) {
+void launch_correlate_fused(const float2* inputs, const float2* kernels, const float2* twiddle, const PlaneColumns& out,
+                            std::size_t templates, std::size_t segments, float scale, const SegmentGeometry& g,
+                            const KeepAbove* keep, cudaStream_t stream) {
   if (templates == 0 || segments == 0) return;
-  AS_EXPECTS(keep == nullptr || (keep->col_begin <= keep->col_end && keep->col_end <= n_r), UsageError,
-             "the kept columns are not in the plane");
+  AS_EXPECTS(keep == nullptr || (keep->col_begin <= keep->col_end && keep->col_end <= out.columns), UsageError,
+             "the kept columns are not in the run");
   AS_EXPECTS(g.numbetween == 1 || g.numbetween == 2, UsageError, "the correlation's numbetween is 1 or 2");
-  const Columns c{plane,
-                  n_r,
+  const Columns c{out.plane != nullptr ? out.plane + out.first_column : nullptr,
+                  out.columns,
+                  out.row_stride,
                   scale,
                   interbin::scaled(scale),
                   static_cast<int>(g.columns),

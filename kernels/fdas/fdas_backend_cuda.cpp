@@ -41,13 +41,11 @@ struct DeviceNeed {
 
 DeviceNeed device_need(const TemplateBank& bank, const SearchGeometry& g, std::size_t spectrum_bins) {
   const CorrelationLayout& layout = bank.layout;
-  const auto b = static_cast<std::size_t>(layout.numbetween);
   const std::size_t L = layout.fft_length;
   const std::size_t n_z = bank.taps.size();
-  const std::size_t n_r = (g.plane_hi - g.plane_lo) * 2;  // half bins, for either numbetween
-  const std::size_t segments = (n_r + layout.segment_columns() - 1) / layout.segment_columns();
-  const std::size_t in_bins = (L - 1) / b + 1;
-  const std::size_t n_bins = segments > 0 ? (segments - 1) * layout.step_bins() + in_bins : 0;
+  const std::size_t n_r = (g.grid.plane_hi - g.grid.plane_lo) * 2;  // half bins, for either numbetween
+  const std::size_t segments = grid_segments(g.grid, layout);
+  const std::size_t n_bins = grid_input_bins(g.grid, layout);
   const auto n_cols = static_cast<std::size_t>(std::max<std::int64_t>(0, g.i_end - g.i_begin));
   DeviceNeed need;
   need.per_template = std::max<std::size_t>(1, segments) * L * 8;  // one template's products, complex float
@@ -138,12 +136,10 @@ class CudaBackend final : public FdasBackend {
     if (geometry.stages.size() == 1 && correlator.keeps_cells()) {
       const kernels::CudaCorrelator::KeepRule rule{geometry.i_begin, geometry.i_end, geometry.stages[0].powcut,
                                                    need_.cells};
-      cells.push_back(
-          correlator.correlate_keeping(spectrum, geometry.plane_lo, geometry.plane_hi, settings.block_normalise, rule));
+      cells.push_back(correlator.correlate_keeping(spectrum, geometry.grid, settings.block_normalise, rule));
       correlation_ms_ += static_cast<double>(correlator.last_device_ms());
     } else {
-      const auto plane =
-          correlator.correlate_on_device(spectrum, geometry.plane_lo, geometry.plane_hi, settings.block_normalise);
+      const auto plane = correlator.correlate_on_device(spectrum, geometry.grid, settings.block_normalise);
       correlation_ms_ += static_cast<double>(correlator.last_device_ms());
       cells = detect(plane, geometry);
     }

@@ -1,9 +1,10 @@
 // The GPU overlap-save correlation, both methods (inverse FFTs in shared memory, and the cuFFT
-// baseline), against the CPU's double-precision pipeline (same taps, same geometry): the FP32
-// plane within the spec's 1e-4·max(1, P) per cell, with numbetween 2 and 1 (the odd columns
-// interbinned, the last one of each segment from the output after its last kept one). Segment lengths 64 (cuFFT only)
-// and every shared-memory length 256 … 4096; one template, templates around the shared-memory kernel's group of 8,
-// many; one segment and thousands. Skipped without a GPU.
+// baseline), against the CPU's double-precision pipeline (same taps, same geometry, the same
+// segment grids: one run, and PRESTO's runs with zeros below them): the FP32 plane within the
+// spec's 1e-4·max(1, P) per cell, with numbetween 2 and 1 (the odd columns interbinned, the last
+// one of each segment from the output after its last kept one). Segment lengths 64 (cuFFT only)
+// and every shared-memory length 256 … 4096; one template, templates around the shared-memory
+// kernel's group of 8, many; one segment and thousands. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -14,6 +15,8 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "correlation.hpp"
@@ -21,6 +24,7 @@
 #include "cuda_memory.hpp"
 #include "deredden_launch.hpp"
 #include "device.hpp"
+#include "segment_grid.hpp"
 
 namespace astrosweep::fdas {
 namespace {
@@ -52,6 +56,29 @@ struct Case {
 
 class CudaCorrelation : public ::testing::TestWithParam<Case> {};
 
+// The grids each case is correlated on: one run from bin 0 over the spectrum, from bin 7 to the
+// middle (`inner`), past the end; then PRESTO's (presto_segment_grid): blocks from rlo, low blocks
+// from bin 8, the plane from one of them, zeros below bin 8 (after a plane that wrote there, so the
+// zeros are written, not left); and with rlo = 3 (zeros below it, its first block reading zeros).
+std::vector<SegmentGrid> test_grids(const Case& c, const CorrelationLayout& layout, bool inner) {
+  std::vector<SegmentGrid> grids{uniform_segment_grid(0, c.bins)};
+  if (inner) grids.push_back(uniform_segment_grid(7, c.bins / 2));
+  grids.push_back(uniform_segment_grid(c.bins - 3, c.bins + 9));
+  const std::size_t rlo = c.bins / 5;
+  grids.push_back(presto_segment_grid(rlo, rlo / 4, c.bins + 9, layout));
+  grids.push_back(presto_segment_grid(rlo, 0, c.bins / 2, layout));
+  grids.push_back(presto_segment_grid(3, 0, c.bins / 2, layout));
+  return grids;
+}
+
+// A stream, not string sums: GCC 12 warns (-Wrestrict, a false positive) on "…" + to_string at -O3.
+std::string describe(const SegmentGrid& grid) {
+  std::ostringstream text;
+  text << "plane [" << grid.plane_lo << ", " << grid.plane_hi << "), runs from";
+  for (const SegmentRun& run : grid.runs) text << ' ' << run.first_bin;
+  return text.str();
+}
+
 TEST_P(CudaCorrelation, MatchesTheFp64Pipeline) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const Case c = GetParam();
@@ -67,17 +94,16 @@ TEST_P(CudaCorrelation, MatchesTheFp64Pipeline) {
     const bool shared = method == kernels::CudaCorrelator::Method::shared_memory;
     EXPECT_EQ(gpu.method() == kernels::CudaCorrelator::Method::shared_memory,
               shared && kernels::CudaCorrelator::shared_memory_supports(c.L));
-    for (const auto& [lo, hi] :
-         {std::pair<std::size_t, std::size_t>{0, c.bins}, {7, c.bins / 2}, {c.bins - 3, c.bins + 9}}) {
+    for (const SegmentGrid& grid : test_grids(c, layout, true)) {
       for (bool normalise : {false, true}) {
-        const PowerPlane want =
-            correlate(spectrum, transform_kernels<double>(taps, c.L), layout, lo, hi, {normalise, 2});
-        const PowerPlane got = gpu.correlate(spectrum, lo, hi, normalise);
+        const PowerPlane want = correlate(spectrum, transform_kernels<double>(taps, c.L), layout, grid, {normalise, 2});
+        const PowerPlane got = gpu.correlate(spectrum, grid, normalise);
         ASSERT_EQ(got.n_r, want.n_r);
         ASSERT_EQ(got.n_z, want.n_z);
+        ASSERT_EQ(got.first_bin, want.first_bin);
         for (std::size_t i = 0; i < want.power.size(); ++i)
           ASSERT_NEAR(got.power[i], want.power[i], 1e-4 * static_cast<double>(std::max(1.0F, want.power[i])))
-              << "cell " << i << (shared ? ", shared memory" : ", cuFFT") << ", L " << c.L;
+              << "cell " << i << (shared ? ", shared memory" : ", cuFFT") << ", L " << c.L << ", " << describe(grid);
       }
     }
   }
@@ -113,8 +139,8 @@ TEST(CudaCorrelationLaunches, MoreSegmentsThanOneGridHolds) {
 // From a spectrum left on the device (the bins gathered and the segments' medians taken there) the
 // plane is the one made from the same spectrum's host copy, bit for bit: the gather is a copy and
 // the medians are the host's (deredden_arith.hpp). Ties and zeros in the medians (a quantised
-// spectrum), ranges reaching past both ends, both methods, and the host path for segments too long
-// for shared memory (cuFFT, L = 32768).
+// spectrum), ranges reaching past both ends, PRESTO's grids, both methods, and the host path for
+// segments too long for shared memory (cuFFT, L = 32768).
 class CudaCorrelationFromDevice : public CudaCorrelation {};
 
 TEST_P(CudaCorrelationFromDevice, IsTheHostPathBitForBit) {
@@ -130,10 +156,10 @@ TEST_P(CudaCorrelationFromDevice, IsTheHostPathBitForBit) {
   const CorrelationLayout layout{c.L, c.m, c.b};
   for (const auto method : {kernels::CudaCorrelator::Method::shared_memory, kernels::CudaCorrelator::Method::cufft}) {
     kernels::CudaCorrelator gpu(layout, taps, c.budget, method);
-    for (const auto& [lo, hi] : {std::pair<std::size_t, std::size_t>{0, c.bins}, {c.bins - 3, c.bins + 9}}) {
+    for (const SegmentGrid& grid : test_grids(c, layout, false)) {
       for (bool normalise : {false, true}) {
-        const PowerPlane want = gpu.correlate(spectrum, lo, hi, normalise);
-        const auto got = gpu.correlate_on_device(on_device.on_device(), lo, hi, normalise);
+        const PowerPlane want = gpu.correlate(spectrum, grid, normalise);
+        const auto got = gpu.correlate_on_device(on_device.on_device(), grid, normalise);
         ASSERT_EQ(got.n_r, want.n_r);
         std::vector<float> power(got.n_z * got.n_r);
         ASSERT_EQ(cudaMemcpy(power.data(), got.data, power.size() * sizeof(float), cudaMemcpyDeviceToHost),
@@ -141,7 +167,7 @@ TEST_P(CudaCorrelationFromDevice, IsTheHostPathBitForBit) {
         std::size_t differing = 0;
         for (std::size_t i = 0; i < power.size(); ++i)
           differing += std::bit_cast<std::uint32_t>(power[i]) != std::bit_cast<std::uint32_t>(want.power[i]) ? 1 : 0;
-        EXPECT_EQ(differing, 0U) << "L " << c.L << ", bins " << lo << " … " << hi << ", normalise " << normalise;
+        EXPECT_EQ(differing, 0U) << "L " << c.L << ", " << describe(grid) << ", normalise " << normalise;
       }
     }
   }

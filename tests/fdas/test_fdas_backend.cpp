@@ -40,12 +40,15 @@ SeriesCandidates presto_composition(std::span<const std::complex<float>> spectru
   const double r_hi = std::min(settings.r_hi, static_cast<double>(spectrum.size()));
   const auto i_begin = static_cast<std::int64_t>(std::ceil(2 * settings.r_lo));
   const auto i_end = static_cast<std::int64_t>(std::floor(2 * r_hi));
-  const auto plane_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, i_begin / H / 2 - 1));
+  // The segments on PRESTO's grid: blocks from ⌊r_lo⌋, below it from bin 8.
+  const auto needed_lo = static_cast<std::size_t>(std::max<std::int64_t>(0, i_begin / H / 2 - 1));
   const auto plane_hi = static_cast<std::size_t>((i_end + 1) / 2 + 1);
+  const SegmentGrid grid =
+      presto_segment_grid(static_cast<std::size_t>(std::floor(settings.r_lo)), needed_lo, plane_hi, bank.layout);
   const PowerPlane plane = correlate(spectrum, transform_kernels<float>(bank.taps, bank.layout.fft_length), bank.layout,
-                                     plane_lo, plane_hi, CorrelationOptions{settings.block_normalise, 1});
+                                     grid, CorrelationOptions{settings.block_normalise, 1});
   const int z_max = static_cast<int>(bank.grid.z_max);
-  const PowerPlaneView view{plane.power.data(), z_max, static_cast<std::int64_t>(2 * plane_lo),
+  const PowerPlaneView view{plane.power.data(), z_max, static_cast<std::int64_t>(2 * plane.first_bin),
                             static_cast<std::int64_t>(plane.n_r)};
   SeriesCandidates result;
   CandidateList list(settings.max_candidates);
@@ -166,8 +169,14 @@ TEST(SharedSearchPieces, GeometryRefusesWhatCannotBeSearched) {
   const SearchGeometry g = search_geometry(500, bank, s);
   EXPECT_EQ(g.i_begin, 20);
   EXPECT_EQ(g.i_end, 1000);  // the band ends at the spectrum's end
-  EXPECT_EQ(g.plane_lo, 1U);
-  EXPECT_EQ(g.plane_hi, 501U);
+  EXPECT_EQ(g.grid.plane_lo, 1U);
+  EXPECT_EQ(g.grid.plane_hi, 501U);
+  // PRESTO's grid: blocks from bin 10 (⌊r_lo⌋), below it from bin 8; bins 1 … 7 computed by none.
+  ASSERT_EQ(g.grid.runs.size(), 2U);
+  EXPECT_EQ(g.grid.runs[0].first_bin, 8U);
+  EXPECT_EQ(g.grid.runs[0].columns, 4U);
+  EXPECT_EQ(g.grid.runs[1].first_bin, 10U);
+  EXPECT_EQ(g.grid.runs[1].columns, 2U * (501 - 10));
   ASSERT_EQ(g.stages.size(), 3U);
   EXPECT_EQ(g.stages[2].numharm, 4);
   s.r_lo = 600;

@@ -151,7 +151,7 @@ class CudaFdasBackend : public ::testing::Test {
                                             const SearchSettings& s) {
     const SearchGeometry geometry = search_geometry(spectrum.size(), bank, s);
     kernels::CudaCorrelator correlator(bank.layout, bank.taps, std::size_t{1} << 40);  // all templates in one batch
-    const PowerPlane plane = correlator.correlate(spectrum, geometry.plane_lo, geometry.plane_hi, s.block_normalise);
+    const PowerPlane plane = correlator.correlate(spectrum, geometry.grid, s.block_normalise);
     const PowerPlaneView view{plane.power.data(), geometry.z_max, static_cast<std::int64_t>(2 * plane.first_bin),
                               static_cast<std::int64_t>(plane.n_r)};
     return search_plane(view, geometry, s.max_candidates);

@@ -146,9 +146,9 @@ TEST(SeriesSearch, NoiseAloneGivesNothingSignificant) {
 }
 
 // PRESTO's accelsearch on 2^18 samples of 64 µs (T = 16.777216 s, 131072 bins, f 1 Hz … Nyquist,
-// z_max 200: blocks of U = 1544 half bins) printed these trials and searched r = 16 … 130484; the
-// block above, whose segment reads past the last bin, it leaves unsearched, and so do we, and
-// also the columns our own segment grid (from bin 1 here) takes from a segment reading past it.
+// z_max 200: blocks of U = 1544 half bins from its rlo = 16) printed these trials and searched
+// r = 16 … 130484; the block above, whose segment reads past the last bin, it leaves unsearched,
+// and so do we: our segments are its blocks.
 TEST(SearchGeometry, LeavesTheTopPartialBlockAsPrestoDoes) {
   const TemplateBank bank = make_template_bank(200, 2, Accuracy::low);
   ASSERT_EQ(bank.layout.useful_outputs(), 1544U);
@@ -159,11 +159,12 @@ TEST(SearchGeometry, LeavesTheTopPartialBlockAsPrestoDoes) {
   s.r_hi = static_cast<double>(bins);
   const SearchGeometry g = search_geometry(bins, bank, s);
   EXPECT_EQ(g.i_begin, 34);
-  EXPECT_EQ(g.plane_lo, 1U);
-  // PRESTO's rule alone: 34 + 169·1544 (the 170th block would end past 2·(bins − 1)); our segment
-  // 169 (outputs from bin 1 + 169·772) reads bins up to 131367 > 131071, segment 168 up to 130595.
-  EXPECT_EQ(g.i_end, 2 * 1 + 169 * 1544);
-  EXPECT_EQ(g.plane_hi, static_cast<std::size_t>((g.i_end + 1) / 2 + 1));
+  EXPECT_EQ(g.grid.plane_lo, 1U);
+  // 169 blocks from bin 16 (the 170th would end past 2·(bins − 1)): r < 130484, as PRESTO printed.
+  EXPECT_EQ(g.i_end, 2 * 16 + 169 * 1544);
+  EXPECT_EQ(g.grid.plane_hi, static_cast<std::size_t>((g.i_end + 1) / 2 + 1));
+  ASSERT_EQ(g.grid.runs.size(), 2U);
+  EXPECT_EQ(g.grid.runs[1].first_bin, 16U);
   ASSERT_EQ(g.stages.size(), 4U);
   // The trials still count the whole band: PRESTO's figures for this series.
   EXPECT_EQ(g.stages[0].n_indep, 7618161);
@@ -172,9 +173,9 @@ TEST(SearchGeometry, LeavesTheTopPartialBlockAsPrestoDoes) {
   EXPECT_EQ(g.stages[3].n_indep, 952270);
 }
 
-// numbetween 1: blocks of a segment's columns, 2U = 3590 (U = 2048 − 2·126 − 1 = 1795 bins): PRESTO's
-// rule would give 34 + 73·3590; our segment 72 (bins from 1 + 72·1795 − 126 = 129115, 2048 of them)
-// reads past bin 131071, segment 71 (to 129367) does not: columns from 2 to 2 + 72·3590.
+// numbetween 1: blocks of a segment's columns, 2U = 3590 (U = 2048 − 2·126 − 1 = 1795 bins), laid
+// from bin 16 as PRESTO's are: 73 of them end below the last bin's column (the 74th would reach
+// 32 + 74·3590 > 262142), so the search ends at column 32 + 73·3590.
 TEST(SearchGeometry, InterbinnedBlocksAreASegmentsColumns) {
   const TemplateBank bank = make_template_bank(200, 1, Accuracy::low);
   ASSERT_EQ(bank.layout.useful_outputs(), 1795U);
@@ -186,10 +187,12 @@ TEST(SearchGeometry, InterbinnedBlocksAreASegmentsColumns) {
   s.r_hi = static_cast<double>(bins);
   const SearchGeometry g = search_geometry(bins, bank, s);
   EXPECT_EQ(g.i_begin, 34);
-  EXPECT_EQ(g.plane_lo, 1U);
-  EXPECT_EQ(g.i_end, 2 + 72 * 3590);
+  EXPECT_EQ(g.grid.plane_lo, 1U);
+  ASSERT_EQ(g.grid.runs.size(), 2U);
+  EXPECT_EQ(g.grid.runs[1].first_bin, 16U);
+  EXPECT_EQ(g.i_end, 32 + 73 * 3590);
   // A band that stops short of the last bin is searched whole, as with numbetween 2.
-  EXPECT_EQ(searched_band_end(34, 200000, bins, 1, bank.layout), 200000);
+  EXPECT_EQ(searched_band_end(34, 200000, bins, 16, bank.layout), 200000);
   // The trials are the band's, whatever numbetween.
   EXPECT_EQ(g.stages[0].n_indep, 7618161);
 }
@@ -198,17 +201,17 @@ TEST(SearchGeometry, SearchesWholeABandThatEndsBelowTheLastBinOrIsShorterThanABl
   const TemplateBank bank = make_template_bank(200, 2, Accuracy::low);
   const CorrelationLayout& layout = bank.layout;
   // --fhi below Nyquist: the top segment reads real bins.
-  EXPECT_EQ(searched_band_end(34, 200000, 131072, 1, layout), 200000);
-  EXPECT_EQ(searched_band_end(34, 2 * 131071 - 1, 131072, 1, layout), 2 * 131071 - 1);
-  // Reaching the end: whole blocks whose end lies below the last bin's column (PRESTO's rule
-  // binds where our segments start well above the band's start) ...
-  EXPECT_EQ(searched_band_end(34, 2 * 131072, 131072, 100, layout), 34 + 169 * 1544);
+  EXPECT_EQ(searched_band_end(34, 200000, 131072, 16, layout), 200000);
+  EXPECT_EQ(searched_band_end(34, 2 * 131071 - 1, 131072, 16, layout), 2 * 131071 - 1);
+  // Reaching the end: the whole blocks from the blocks' origin (not the band's first column)
+  // whose end lies below the last bin's column ...
+  EXPECT_EQ(searched_band_end(34, 2 * 131072, 131072, 16, layout), 32 + 169 * 1544);
+  EXPECT_EQ(searched_band_end(269, 2 * 1048576, 1048576, 134, layout), 268 + 1358 * 1544);
   EXPECT_EQ(searched_band_end(0, 2 * 1545, 1545, 0, layout), 1544);  // 1544 < 2·1544 columns of the last bin
-  // ... and no column of a segment that reads past the end (ours binds: PRESTO's gives 20 + 1544).
-  EXPECT_EQ(searched_band_end(20, 2 * 1000, 1000, 0, layout), 1544);
+  EXPECT_EQ(searched_band_end(20, 2 * 1000, 1000, 10, layout), 20 + 1544);
   EXPECT_EQ(searched_band_end(0, 2 * 773, 773, 0, layout), 2 * 773);  // 1544 = 2·772: no whole block below it
   // Shorter than one block: searched whole (PRESTO would search nothing).
-  EXPECT_EQ(searched_band_end(20, 1400, 700, 0, layout), 1400);
+  EXPECT_EQ(searched_band_end(20, 1400, 700, 10, layout), 1400);
 }
 
 TEST(SeriesSearch, RefusesWhatItCannotSearch) {
