@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #include "core/host_device.hpp"
 #include "core/rounded.hpp"
@@ -33,23 +35,55 @@ AS_HOST_DEVICE inline std::size_t median_rank(std::size_t n) { return n == 0 ? 0
 /// The rank of the upper middle value of n (n / 2): median_rank's own for odd n.
 AS_HOST_DEVICE inline std::size_t upper_median_rank(std::size_t n) { return n / 2; }
 
-/// The ranks values[i] holds among values[0, n): it is the k-th smallest (what std::nth_element
-/// puts at k) for every k in [less, less + equal).
-struct RankSpan {
-  std::size_t less = 0, equal = 0;
-  [[nodiscard]] AS_HOST_DEVICE bool holds(std::size_t k) const { return less <= k && k < less + equal; }
-};
+/// A float's key in an unsigned order that is the floats' own (−∞ … −0 < +0 … +∞), every NaN
+/// above them all and below padding_key: the device finds a block's middle values by sorting keys
+/// (a NaN then holds no rank below the count of numbers, as std::nth_element's ordering of the
+/// numbers alone would have it).
+AS_HOST_DEVICE inline std::uint32_t order_key(float v) {
+  if (v != v) return 0xFFFFFFFEU;
+#if defined(__CUDA_ARCH__)
+  const std::uint32_t u = __float_as_uint(v);
+#else
+  std::uint32_t u = 0;
+  std::memcpy(&u, &v, sizeof u);
+#endif
+  return (u & 0x80000000U) != 0 ? ~u : (u | 0x80000000U);
+}
 
-/// values[i] counted against all of values[0, n): the device's selection, every value of a block
-/// tested against all the others with no data-dependent control flow, both middle ranks in one pass.
-AS_HOST_DEVICE inline RankSpan rank_span(const float* values, std::size_t n, std::size_t i) {
-  const float x = values[i];
-  RankSpan span;
-  for (std::size_t m = 0; m < n; ++m) {
-    span.less += values[m] < x ? 1 : 0;
-    span.equal += values[m] == x ? 1 : 0;
+/// The float of an order_key (a NaN for the NaN key and for padding_key).
+AS_HOST_DEVICE inline float from_order_key(std::uint32_t k) {
+  const std::uint32_t u = (k & 0x80000000U) != 0 ? (k & 0x7FFFFFFFU) : ~k;
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float v = 0;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+#endif
+}
+
+/// The key above every value's: a block's keys padded with it to a power of two.
+inline constexpr std::uint32_t padding_key = 0xFFFFFFFFU;
+
+/// Pair t (< n/2) of the bitonic sorting network's stage (size, stride) on n keys, n a power of
+/// two: run for size = 2, 4, …, n and within each for stride = size/2, …, 1 (every pair of a
+/// stage independent of the others: the device gives each to a thread, with a barrier between
+/// stages), the keys end ascending.
+AS_HOST_DEVICE inline void bitonic_exchange(std::uint32_t* keys, std::uint32_t size, std::uint32_t stride,
+                                            std::uint32_t t) {
+  const std::uint32_t i = 2 * t - (t & (stride - 1)), j = i + stride;
+  const std::uint32_t a = keys[i], b = keys[j];
+  if ((a > b) == ((i & size) == 0)) {
+    keys[i] = b;
+    keys[j] = a;
   }
-  return span;
+}
+
+/// The power of two a block of n ≥ 1 keys is padded to.
+AS_HOST_DEVICE inline std::uint32_t padded_count(std::uint32_t n) {
+  std::uint32_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
 }
 
 /// PRESTO's median from the two middle values (lower = upper for odd n): half their float sum.

@@ -1,10 +1,10 @@
 // The dereddening (twin of deredden in jobs/fdas/spectrum.cpp) and the correlator's segment
 // normalisation (twin of block_normalisation, jobs/fdas/correlation.cpp) on the device. The
-// medians are exact: each block's powers in shared memory, every value counted against all the
-// others (arith::rank_span), the lowest index holding each middle rank kept; blocks
-// are at most 200 bins for the dereddening and a segment's input bins for the correlator, so the
-// quadratic count costs less than the memory traffic around it. The float steps are
-// deredden_arith.hpp's, with explicitly rounded intrinsics: the CPU's results bit for bit.
+// medians are exact: a thread block sorts its block's values in shared memory (as order keys,
+// padded to a power of two, by a bitonic network: arith::bitonic_exchange) and reads the two
+// middle ranks; blocks are at most 200 bins for the dereddening and a segment's input bins for the
+// correlator (8,192 at most here). The float steps are deredden_arith.hpp's, with explicitly
+// rounded intrinsics: the CPU's results bit for bit.
 
 #include "cuda_memory.hpp"
 #include "deredden_arith.hpp"
@@ -16,37 +16,29 @@ namespace {
 
 constexpr int block = 256;
 constexpr int median_threads = 128;
-/// Room past a block's last value in the dynamic shared array. rank_span's loop is unrolled by
-/// four, and ptxas merges the guarded loads of its remainder (one to three values) into one wider
-/// shared load, which may reach up to three floats past the last value (compute-sanitizer's
-/// memcheck saw 12-byte reads at the end of a 257-value segment). The extra values are never
-/// counted (the results are the host's bit for bit); the slack keeps the reads inside the block's
-/// allocation.
-constexpr std::size_t shared_slack = 4;
-/// Powers a segment may hold in shared memory: 48 KiB (what a block may take without opting
-/// into more) less room for the kernel's static `winners` and the slack.
-constexpr std::size_t max_shared_powers = (48 * 1024 - 64) / sizeof(float) - shared_slack;
+/// Keys a block may sort in shared memory: 32 KiB (below the 48 KiB a block may take without
+/// opting into more).
+constexpr std::size_t max_shared_keys = 8192;
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + block - 1) / block); }
 
 /// The two middle values (ranks arith::median_rank and arith::upper_median_rank, the same for odd
-/// `length`) of the `length` values this thread block holds in `values` (shared), on all threads:
-/// one count per value for both ranks, the lowest index holding each rank kept. NaN for a rank no
-/// value holds (the values are not ordered: a NaN among them). `winners` is two shared ints.
-__device__ float2 block_middles(const float* values, std::uint32_t length, int* winners) {
-  const std::size_t lower = arith::median_rank(length), upper = arith::upper_median_rank(length);
-  if (threadIdx.x == 0) winners[0] = winners[1] = static_cast<int>(length);
+/// `length`) of the `length` values `value(i)` gives, on all threads: their order keys sorted in
+/// `keys` (shared, room for arith::padded_count(length)), the padding above every value. NaN for a
+/// rank that only NaNs or padding hold (a NaN among the values).
+template <typename Value>
+__device__ float2 block_middles(Value value, std::uint32_t length, std::uint32_t* keys) {
+  const std::uint32_t n = arith::padded_count(length);
+  for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+    keys[i] = i < length ? arith::order_key(value(i)) : arith::padding_key;
   __syncthreads();
-  for (std::uint32_t i = threadIdx.x; i < length; i += blockDim.x) {
-    const arith::RankSpan span = arith::rank_span(values, length, i);
-    if (span.holds(lower)) atomicMin(&winners[0], static_cast<int>(i));
-    if (span.holds(upper)) atomicMin(&winners[1], static_cast<int>(i));
-  }
-  __syncthreads();
-  const float nan = __int_as_float(0x7fc00000);
-  const int lo = winners[0], hi = winners[1];
-  return make_float2(lo < static_cast<int>(length) ? values[lo] : nan,
-                     hi < static_cast<int>(length) ? values[hi] : nan);
+  for (std::uint32_t size = 2; size <= n; size <<= 1)
+    for (std::uint32_t stride = size / 2; stride > 0; stride >>= 1) {
+      for (std::uint32_t t = threadIdx.x; t < n / 2; t += blockDim.x) arith::bitonic_exchange(keys, size, stride, t);
+      __syncthreads();
+    }
+  return make_float2(arith::from_order_key(keys[arith::median_rank(length)]),
+                     arith::from_order_key(keys[arith::upper_median_rank(length)]));
 }
 
 __global__ void bin_powers(const float2* __restrict__ spectrum, float* __restrict__ powers, std::size_t n) {
@@ -56,11 +48,9 @@ __global__ void bin_powers(const float2* __restrict__ spectrum, float* __restric
 
 __global__ void block_levels(const float* __restrict__ powers, const DeviceBlock* __restrict__ blocks,
                              float* __restrict__ levels) {
-  extern __shared__ float values[];
-  __shared__ int winners[2];
+  extern __shared__ std::uint32_t keys[];
   const DeviceBlock b = blocks[blockIdx.x];
-  for (std::uint32_t i = threadIdx.x; i < b.length; i += blockDim.x) values[i] = powers[b.first + i];
-  const float2 middles = block_middles(values, b.length, winners);
+  const float2 middles = block_middles([&](std::uint32_t i) { return powers[b.first + i]; }, b.length, keys);
   if (threadIdx.x == 0) levels[blockIdx.x] = arith::level_from_median(arith::middle_mean(middles.x, middles.y));
 }
 
@@ -98,12 +88,10 @@ __global__ void gather_bins(const float2* __restrict__ spectrum, std::size_t siz
 
 __global__ void segment_norms(const float* __restrict__ powers, std::size_t step, std::uint32_t length,
                               float* __restrict__ norm) {
-  extern __shared__ float values[];
-  __shared__ int winners[2];
+  extern __shared__ std::uint32_t keys[];
   const float* segment = powers + blockIdx.x * step;
-  for (std::uint32_t i = threadIdx.x; i < length; i += blockDim.x) values[i] = segment[i];
   // Over all of the segment's bins, the zeros outside the spectrum included (block_normalisation).
-  const float2 middles = block_middles(values, length, winners);
+  const float2 middles = block_middles([&](std::uint32_t i) { return segment[i]; }, length, keys);
   if (threadIdx.x == 0) norm[blockIdx.x] = arith::segment_norm_from_median(arith::middle_mean(middles.x, middles.y));
 }
 
@@ -125,8 +113,8 @@ void launch_block_levels(const float* powers, const DeviceBlock* blocks, std::si
   if (n_blocks == 0) return;
   // The dereddening's blocks are at most 200 bins (spectrum.cpp's longest_block).
   constexpr std::size_t longest = 200;
-  block_levels<<<static_cast<unsigned>(n_blocks), median_threads, (longest + shared_slack) * sizeof(float), stream>>>(
-      powers, blocks, levels);
+  block_levels<<<static_cast<unsigned>(n_blocks), median_threads, arith::padded_count(longest) * sizeof(std::uint32_t),
+                 stream>>>(powers, blocks, levels);
   AS_CUDA_TRY(cudaGetLastError());
 }
 
@@ -150,7 +138,7 @@ void launch_gather_bins(const float2* spectrum, std::size_t size, std::ptrdiff_t
   AS_CUDA_TRY(cudaGetLastError());
 }
 
-bool segment_norms_support(std::size_t length) { return length <= max_shared_powers; }
+bool segment_norms_support(std::size_t length) { return length >= 1 && length <= max_shared_keys; }
 
 void launch_segment_norms(const float* powers, std::size_t segments, std::size_t step, std::size_t length,
                           bool normalise, float* norm, cudaStream_t stream) {
@@ -160,7 +148,8 @@ void launch_segment_norms(const float* powers, std::size_t segments, std::size_t
   } else {
     AS_EXPECTS(segment_norms_support(length), UsageError,
                "a correlation segment of " + std::to_string(length) + " bins is too long for the device's medians");
-    segment_norms<<<static_cast<unsigned>(segments), block, (length + shared_slack) * sizeof(float), stream>>>(
+    const std::size_t keys = arith::padded_count(static_cast<std::uint32_t>(length));
+    segment_norms<<<static_cast<unsigned>(segments), block, keys * sizeof(std::uint32_t), stream>>>(
         powers, step, static_cast<std::uint32_t>(length), norm);
   }
   AS_CUDA_TRY(cudaGetLastError());

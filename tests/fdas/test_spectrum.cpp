@@ -284,29 +284,55 @@ TEST(Spectrum, MedianIsTheSortedOnesWithTies) {
   }
 }
 
-TEST(Spectrum, CountingSelectionOfBothMiddlesIsTheMedianWithTies) {
-  // The device's median (deredden.cu's block_middles: every value counted against all the others
-  // once, arith::rank_span, the lowest index holding each middle rank kept, then
-  // arith::middle_mean) on the host, against block_median (std::nth_element), on blocks of the
-  // dereddening's lengths and the correlator's, with repeated values and zeros.
+// The device's median (deredden.cu's block_middles) on the host: the block's order keys padded to a
+// power of two, every stage of the bitonic network run pair by pair (arith::bitonic_exchange, as
+// the threads do), the two middle ranks read back and arith::middle_mean taken.
+float network_median(const std::vector<float>& v) {
+  const auto n = static_cast<std::uint32_t>(v.size());
+  std::vector<std::uint32_t> keys(arith::padded_count(n), arith::padding_key);
+  for (std::uint32_t i = 0; i < n; ++i) keys[i] = arith::order_key(v[i]);
+  const auto padded = static_cast<std::uint32_t>(keys.size());
+  for (std::uint32_t size = 2; size <= padded; size <<= 1)
+    for (std::uint32_t stride = size / 2; stride > 0; stride >>= 1)
+      for (std::uint32_t t = 0; t < padded / 2; ++t) arith::bitonic_exchange(keys.data(), size, stride, t);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  return arith::middle_mean(arith::from_order_key(keys[arith::median_rank(n)]),
+                            arith::from_order_key(keys[arith::upper_median_rank(n)]));
+}
+
+TEST(Spectrum, SortingNetworkMedianIsTheMedianWithTies) {
+  // Against block_median (std::nth_element) on blocks of the dereddening's lengths and the
+  // correlator's, powers of two and one either side, with repeated values and zeros.
   std::mt19937_64 rng(5);
   std::exponential_distribution<float> e;
-  for (const std::size_t n : {1U, 2U, 3U, 6U, 7U, 32U, 33U, 91U, 200U, 1024U}) {
+  for (const std::size_t n : {1U, 2U, 3U, 6U, 7U, 31U, 32U, 33U, 91U, 200U, 255U, 256U, 257U, 1023U, 1024U, 1025U}) {
     for (int trial = 0; trial < 20; ++trial) {
       std::vector<float> v(n);
       for (auto& x : v) x = trial % 3 == 0 ? std::floor(4 * e(rng)) : e(rng);  // ties every third trial
-      std::size_t lower = n, upper = n;
-      for (std::size_t i = n; i-- > 0;) {
-        const arith::RankSpan span = arith::rank_span(v.data(), n, i);
-        if (span.holds(arith::median_rank(n))) lower = i;
-        if (span.holds(arith::upper_median_rank(n))) upper = i;
-      }
-      ASSERT_LT(lower, n);
-      ASSERT_LT(upper, n);
-      const float median = arith::middle_mean(v[lower], v[upper]);
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(median), std::bit_cast<std::uint32_t>(block_median(v))) << n;
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(network_median(v)), std::bit_cast<std::uint32_t>(block_median(v))) << n;
     }
   }
+}
+
+TEST(Spectrum, OrderKeysFollowTheFloatsAndPutNanLast) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> ascending{
+      -inf, -3.5F,      -std::numeric_limits<float>::denorm_min(), 0.0F, std::numeric_limits<float>::denorm_min(),
+      1.0F, 1.0000001F, std::numeric_limits<float>::max(),         inf};
+  for (std::size_t i = 0; i + 1 < ascending.size(); ++i)
+    EXPECT_LT(arith::order_key(ascending[i]), arith::order_key(ascending[i + 1])) << ascending[i];
+  for (const float v : ascending)
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(arith::from_order_key(arith::order_key(v))),
+              std::bit_cast<std::uint32_t>(v));
+  EXPECT_LT(arith::order_key(inf), arith::order_key(nan));
+  EXPECT_LT(arith::order_key(nan), arith::padding_key);
+  EXPECT_EQ(arith::order_key(nan), arith::order_key(-nan));
+  EXPECT_TRUE(std::isnan(arith::from_order_key(arith::order_key(nan))));
+  EXPECT_TRUE(std::isnan(arith::from_order_key(arith::padding_key)));
+  // A NaN holds no rank below the count of numbers: with two numbers and a NaN the median is the
+  // upper number; with a NaN at a middle rank, NaN.
+  EXPECT_EQ(network_median({2.0F, nan, 1.0F}), 2.0F);
+  EXPECT_TRUE(std::isnan(network_median({nan, nan, 1.0F})));
 }
 
 }  // namespace
