@@ -414,10 +414,17 @@ StageCells CudaCorrelator::correlate_keeping(std::span<const std::complex<float>
 }
 
 std::vector<float2> shared_memory_fft_twiddles(std::size_t fft_length) {
-  std::vector<float2> table(fft_length);
-  for (std::size_t m = 0; m < fft_length; ++m) {
-    const double angle = 2 * std::numbers::pi * static_cast<double>(m) / static_cast<double>(fft_length);
-    table[m] = make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
+  const auto P = static_cast<std::size_t>(shared_fft_points(fft_length));
+  std::vector<float2> table(fft_length);  // L − P used
+  for (std::size_t ns = P; ns < fft_length;) {
+    const std::size_t radix = ns * P <= fft_length ? P : fft_length / ns;
+    for (std::size_t r = 1; r < radix; ++r)
+      for (std::size_t k = 0; k < ns; ++k) {
+        const double angle = 2 * std::numbers::pi * static_cast<double>(r * k) / static_cast<double>(ns * radix);
+        table[ns - P + (r - 1) * ns + k] =
+            make_float2(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
+      }
+    ns *= radix;
   }
   return table;
 }

@@ -60,10 +60,11 @@ __device__ __forceinline__ void put_column(const Columns& c, const KeepAbove& ke
 // shared-memory round trip fewer for L = 2048). NB templates are transformed side by side, so each
 // barrier serves NB transforms.
 // At least 512 threads a multiprocessor (128 registers a thread) up to L = 2048: unbounded, the
-// compiler takes 133 at L = 2048 (three blocks of 128 threads, not four). L = 4096 would spill
-// at 128 (its 16 points a thread of one transform at 256 threads a block): left unbounded.
+// compiler takes 133 at L = 2048 (three blocks of 128 threads, not four). L = 4096, and the
+// one-harmonic search with interbins (its pool entry and the neighbour reads), would spill at 128:
+// left unbounded.
 template <int L, int P, int NB, bool Keep, bool Interbin>
-__global__ void __launch_bounds__(L / P, L >= 4096 ? 1 : 512 / (L / P))
+__global__ void __launch_bounds__(L / P, L >= 4096 || (Keep && Interbin) ? 1 : 512 / (L / P))
     correlate_fused(const float2* __restrict__ inputs, const float2* __restrict__ kernels,
                     const float2* __restrict__ twiddle, const Columns c, std::size_t first_segment, int n_templates,
                     const KeepAbove keep) {
@@ -131,7 +132,7 @@ __global__ void __launch_bounds__(L / P, L >= 4096 ? 1 : 512 / (L / P))
 template <int L, bool Keep, bool Interbin>
 void launch_grids(const float2* inputs, const float2* kernels, const float2* twiddle, const Columns& c,
                   std::size_t templates, std::size_t segments, const KeepAbove& keep, cudaStream_t stream) {
-  constexpr int P = L >= 1024 ? 16 : 8;
+  constexpr int P = shared_fft_points(L);
   constexpr int NB = L >= 4096 ? 1 : 2;  // two buffers of 4096 points exceed 48 KiB of static shared memory
   const auto groups = static_cast<unsigned>((templates + templates_per_block - 1) / templates_per_block);
   // gridDim.y is at most 65535: launches of that many segments at most, in order.

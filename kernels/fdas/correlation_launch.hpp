@@ -48,8 +48,14 @@ void launch_extract_power(const float2* products, std::size_t segment_stride, co
                           std::size_t templates, std::size_t segments, float scale, const SegmentGeometry& g,
                           cudaStream_t stream);
 
-/// The shared-memory FFTs' twiddle table, e^{+2πi m/L} for m < L: computed in double, then rounded,
-/// so the table adds no error of its own (the correlation's and the FFT micro-benchmark's).
+/// Points a thread of the shared-memory FFT holds: 16 (radix-16 passes) from L = 1024, else 8.
+constexpr int shared_fft_points(std::size_t fft_length) { return fft_length >= 1024 ? 16 : 8; }
+
+/// The shared-memory FFTs' twiddle table (the correlation's and the FFT micro-benchmark's): for each
+/// Stockham pass after the first, of Ns points so far and radix R, e^{+2πi rk/(Ns·R)} for r = 1 …
+/// R − 1 and k < Ns, r-major, from entry Ns − P (P = shared_fft_points; shared_memory_fft.cuh's
+/// pass_twiddle), L − P entries in all. Computed in double, then rounded, so the table adds no
+/// error of its own.
 std::vector<float2> shared_memory_fft_twiddles(std::size_t fft_length);
 
 /// Whether launch_correlate_fused has an L-point transform (powers of two 256 … 4096).

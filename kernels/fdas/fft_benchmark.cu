@@ -2,6 +2,7 @@
 // structure (16 points a thread, radix-16 passes then one of radix 4, two signals side by side)
 // repeated on data resident in shared memory. The 2^-5 that makes each transform unitary is exact
 // in float, so a test can check the repeated transforms against the signal itself.
+#include "correlation_launch.hpp"
 #include "cuda_memory.hpp"
 #include "fft_benchmark_launch.hpp"
 #include "shared_memory_fft.cuh"
@@ -11,7 +12,7 @@ namespace astrosweep::fdas::kernels {
 namespace {
 
 constexpr int L = static_cast<int>(fft_benchmark_length);
-constexpr int P = 16;
+constexpr int P = shared_fft_points(L);
 constexpr int NB = static_cast<int>(fft_benchmark_signals_per_block);
 constexpr float unitary = 1.0F / 32.0F;  // 1024^-1/2, a power of two
 

@@ -95,10 +95,16 @@ __device__ __forceinline__ void dft(float2* v) {
   if constexpr (R == 2) dft2(v[0], v[1]);
 }
 
+// Where a pass's twiddle e^{+2πi rk/(Ns·R)} (r = 1 … R − 1, k < Ns) sits in the table
+// (shared_memory_fft_twiddles): each pass's own block, r-major, so a warp's lanes (consecutive k)
+// read consecutive entries. The passes before the one of Ns points were all of radix P, so its
+// block starts at Σ (P − 1)·P^i over them = Ns − P.
+__device__ __forceinline__ int pass_twiddle(int Ns, int P, int r, int k) { return (Ns - P) + (r - 1) * Ns + k; }
+
 // One Stockham pass of radix R over the L points in `buf`, sub-transforms of Ns points so far:
 // item j (of L/R) reads j + r·L/R, twiddles by e^{+2πi rk/(Ns·R)} (k = j mod Ns), transforms, and
-// writes (j/Ns)·Ns·R + k + q·Ns. Every thread holds its items in registers between the reads and
-// the writes, so one buffer serves, with a barrier on each side of the writes.
+// writes (j/Ns)·Ns·R + k + q·Ns (the twiddles at pass_twiddle). Every thread holds its items in registers between the
+// reads and the writes, so one buffer serves, with a barrier on each side of the writes.
 template <int L, int P, int R, int NB>
 __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2* __restrict__ twiddle) {
   constexpr int threads = L / P, items = P / R;
@@ -107,13 +113,12 @@ __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2*
   for (int it = 0; it < items; ++it) {
     const int j = threadIdx.x + it * threads;
     const int k = j & (Ns - 1);
-    const int step = L / (Ns * R);
 #pragma unroll
     for (int nb = 0; nb < NB; ++nb) {
 #pragma unroll
       for (int r = 0; r < R; ++r) v[nb][it][r] = buf[nb * padded_length<L> + padded(j + r * (L / R))];
 #pragma unroll
-      for (int r = 1; r < R; ++r) v[nb][it][r] = mul(v[nb][it][r], __ldg(twiddle + r * k * step));
+      for (int r = 1; r < R; ++r) v[nb][it][r] = mul(v[nb][it][r], __ldg(twiddle + pass_twiddle(Ns, P, r, k)));
       dft<R>(v[nb][it]);
     }
   }
@@ -184,13 +189,12 @@ __device__ __forceinline__ void finish_transform_emitting(const float2 (&v)[NB][
   for (int it = 0; it < items; ++it) {
     const int j = static_cast<int>(threadIdx.x) + it * threads;
     const int k = j & (Ns - 1);
-    const int step = L / (Ns * R);
 #pragma unroll
     for (int nb = 0; nb < NB; ++nb) {
 #pragma unroll
       for (int r = 0; r < R; ++r) w[nb][it][r] = buf[nb * padded_length<L> + padded(j + r * (L / R))];
 #pragma unroll
-      for (int r = 1; r < R; ++r) w[nb][it][r] = mul(w[nb][it][r], __ldg(twiddle + r * k * step));
+      for (int r = 1; r < R; ++r) w[nb][it][r] = mul(w[nb][it][r], __ldg(twiddle + pass_twiddle(Ns, P, r, k)));
       dft<R>(w[nb][it]);
     }
   }
