@@ -41,7 +41,7 @@ struct DeviceLayout {
 
 struct CudaSpectrum::Device {
   cuda::Stream stream;
-  cuda::Event ready;
+  cuda::Event started, ready;
   cuda::DeviceMemory x, padded, transformed, spectrum, powers;
   std::size_t size = 0;  ///< bins of `spectrum`
   std::unique_ptr<RealPlan> plan;
@@ -77,6 +77,7 @@ void CudaSpectrum::transform_on_device(std::span<const float> x, std::size_t n_f
     d.plan.reset();
     d.plan = std::make_unique<RealPlan>(n_fft, s);
   }
+  d.started.record(d.stream);
   AS_CUDA_TRY(cudaMemcpyAsync(d.x.as<float>(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice, s));
   launch_pad_with_mean(d.x.as<float>(), x.size(), mean, d.padded.as<double>(), n_fft, s);
   d.plan->run(d.padded.as<double>(), d.transformed.as<double2>());
@@ -159,6 +160,8 @@ CudaSpectrum::OnDevice CudaSpectrum::on_device() {
   d.ready.record(d.stream);
   return {reinterpret_cast<const std::complex<float>*>(d.spectrum.as<float2>()), d.size, &d.ready};
 }
+
+float CudaSpectrum::device_ms_to_ready() const { return device_->ready.since(device_->started); }
 
 void CudaSpectrum::download() {
   Device& d = *device_;

@@ -56,6 +56,10 @@ class CudaSpectrum {
   };
   OnDevice on_device();
 
+  /// Device milliseconds from the last transform_on_device's first copy to the last on_device()'s
+  /// `ready` (both must have happened: e.g. after a stream that waited on `ready` synchronised).
+  [[nodiscard]] float device_ms_to_ready() const;
+
   /// Queues the spectrum's copy into pinned host memory (after the work queued so far).
   void download();
   /// The copy download() queued, once it has arrived (waits for it); valid until the next download.
