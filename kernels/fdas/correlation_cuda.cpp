@@ -333,14 +333,20 @@ void CudaCorrelator::load_bins(const CudaSpectrum::OnDevice& spectrum, const Geo
   }
 }
 
-CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const std::complex<float>> spectrum,
-                                                                const SegmentGrid& grid, bool block_normalise) {
+template <typename Spectrum>
+CudaCorrelator::DevicePlane CudaCorrelator::plane_from(const Spectrum& spectrum, const SegmentGrid& grid,
+                                                       bool block_normalise) {
   DevicePlane plane;
   const Geometry g = geometry(grid, plane);
   if (plane.n_r == 0 || plane.n_z == 0) return plane;
   load_bins(spectrum, g, plane, block_normalise);
   correlate_bins(g, plane);
   return plane;
+}
+
+CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const std::complex<float>> spectrum,
+                                                                const SegmentGrid& grid, bool block_normalise) {
+  return plane_from(spectrum, grid, block_normalise);
 }
 
 CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const std::complex<float>> spectrum,
@@ -351,12 +357,7 @@ CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(std::span<const 
 
 CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(const CudaSpectrum::OnDevice& spectrum,
                                                                 const SegmentGrid& grid, bool block_normalise) {
-  DevicePlane plane;
-  const Geometry g = geometry(grid, plane);
-  if (plane.n_r == 0 || plane.n_z == 0) return plane;
-  load_bins(spectrum, g, plane, block_normalise);
-  correlate_bins(g, plane);
-  return plane;
+  return plane_from(spectrum, grid, block_normalise);
 }
 
 CudaCorrelator::DevicePlane CudaCorrelator::correlate_on_device(const CudaSpectrum::OnDevice& spectrum,

@@ -111,6 +111,8 @@ class CudaCorrelator {
                  bool block_normalise);
   void correlate_bins(const Geometry& g, DevicePlane& plane, const KeepAbove* keep = nullptr);
   template <typename Spectrum>
+  DevicePlane plane_from(const Spectrum& spectrum, const SegmentGrid& grid, bool block_normalise);
+  template <typename Spectrum>
   StageCells keep_from(const Spectrum& spectrum, const SegmentGrid& grid, bool block_normalise, const KeepRule& rule);
   std::unique_ptr<State> state_;
   float last_ms_ = 0;

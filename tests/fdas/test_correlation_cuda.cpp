@@ -24,28 +24,15 @@
 #include "cuda_memory.hpp"
 #include "deredden_launch.hpp"
 #include "device.hpp"
+#include "random_taps.hpp"
 #include "segment_grid.hpp"
 
 namespace astrosweep::fdas {
 namespace {
 
-using Taps = std::vector<std::vector<std::complex<double>>>;
+using testing::Taps;
 
-// Taps of unit total energy (as the response's are: Σ|R|² = 1), so noise keeps power ~1.
-Taps random_taps(std::size_t L, std::size_t reach, std::size_t n, std::mt19937_64& rng) {
-  std::normal_distribution<double> g;
-  Taps taps(n, std::vector<std::complex<double>>(L));
-  for (auto& t : taps) {
-    double energy = 0;
-    for (std::size_t j = 0; j <= 2 * reach; ++j) {
-      const std::complex<double> v{g(rng), g(rng)};
-      t[(j + L - reach) % L] = v;
-      energy += std::norm(v);
-    }
-    for (auto& v : t) v /= std::sqrt(energy);
-  }
-  return taps;
-}
+using testing::random_taps;
 
 struct Case {
   std::size_t L, m;

@@ -19,27 +19,15 @@
 #include "correlation_launch.hpp"
 #include "device.hpp"
 #include "harmonic_sum_cuda.hpp"
+#include "random_taps.hpp"
 
 namespace astrosweep::fdas {
 namespace {
 
-using Taps = std::vector<std::vector<std::complex<double>>>;
 using kernels::CudaCorrelator;
+using testing::Taps;
 
-Taps random_taps(std::size_t L, std::size_t reach, std::size_t n, std::mt19937_64& rng) {
-  std::normal_distribution<double> g;
-  Taps taps(n, std::vector<std::complex<double>>(L));
-  for (auto& t : taps) {
-    double energy = 0;
-    for (std::size_t j = 0; j <= 2 * reach; ++j) {
-      const std::complex<double> v{g(rng), g(rng)};
-      t[(j + L - reach) % L] = v;
-      energy += std::norm(v);
-    }
-    for (auto& v : t) v /= std::sqrt(energy);
-  }
-  return taps;
-}
+using testing::random_taps;
 
 std::vector<std::complex<float>> noisy_spectrum(std::size_t bins, std::mt19937_64& rng) {
   std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
