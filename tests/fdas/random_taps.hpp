@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-namespace astrosweep::fdas::testing {
+namespace astrosweep::fdas::test_support {
 
 using Taps = std::vector<std::vector<std::complex<double>>>;
 
@@ -28,4 +28,4 @@ inline Taps random_taps(std::size_t L, std::size_t reach, std::size_t n, std::mt
   return taps;
 }
 
-}  // namespace astrosweep::fdas::testing
+}  // namespace astrosweep::fdas::test_support

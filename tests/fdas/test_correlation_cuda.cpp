@@ -30,9 +30,9 @@
 namespace astrosweep::fdas {
 namespace {
 
-using testing::Taps;
+using test_support::Taps;
 
-using testing::random_taps;
+using test_support::random_taps;
 
 struct Case {
   std::size_t L, m;

@@ -25,9 +25,9 @@ namespace astrosweep::fdas {
 namespace {
 
 using kernels::CudaCorrelator;
-using testing::Taps;
+using test_support::Taps;
 
-using testing::random_taps;
+using test_support::random_taps;
 
 std::vector<std::complex<float>> noisy_spectrum(std::size_t bins, std::mt19937_64& rng) {
   std::normal_distribution<float> g(0.0F, std::sqrt(0.5F));
