@@ -115,19 +115,22 @@ int run(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
   Times device, host;
   SeriesCandidates on_device, via_host;
+  // One series through search_samples, its times kept in `times` (none for the warm-up pass).
+  auto search_on_device = [&](std::span<const float> samples, Times* times) {
+    const auto t = Clock::now();
+    const SpectrumSearch r = backend->search_samples(samples, request, settings);
+    if (times != nullptr) {
+      times->wall.push_back(std::chrono::duration<double>(Clock::now() - t).count());
+      times->spectrum.push_back(r.spectrum_seconds);
+      times->search.push_back(r.search_seconds);
+    }
+    return r.found;
+  };
   // One pass each first: plans, buffers and the correlator are made for the first series.
   for (int pass = -1; pass < s.repeat; ++pass) {
-    auto t = Clock::now();
-    const SpectrumSearch r = backend->search_samples(x, request, settings);
-    const double wall = std::chrono::duration<double>(Clock::now() - t).count();
-    if (pass >= 0) {
-      device.wall.push_back(wall);
-      device.spectrum.push_back(r.spectrum_seconds);
-      device.search.push_back(r.search_seconds);
-    }
-    on_device = r.found;
+    on_device = search_on_device(x, pass >= 0 ? &device : nullptr);
 
-    t = Clock::now();
+    const auto t = Clock::now();
     std::vector<std::complex<float>> spectrum = backend->spectrum(x, request.n_fft);
     normalise_spectrum(spectrum, request);
     const double spectrum_seconds = std::chrono::duration<double>(Clock::now() - t).count();
@@ -144,16 +147,8 @@ int run(int argc, char** argv) {
   const std::span<const float> x_pinned(pinned.as<float>(), x.size());
   Times from_pinned;
   SeriesCandidates via_pinned;
-  for (int pass = -1; pass < s.repeat; ++pass) {
-    const auto t = Clock::now();
-    const SpectrumSearch r = backend->search_samples(x_pinned, request, settings);
-    if (pass >= 0) {
-      from_pinned.wall.push_back(std::chrono::duration<double>(Clock::now() - t).count());
-      from_pinned.spectrum.push_back(r.spectrum_seconds);
-      from_pinned.search.push_back(r.search_seconds);
-    }
-    via_pinned = r.found;
-  }
+  for (int pass = -1; pass < s.repeat; ++pass)
+    via_pinned = search_on_device(x_pinned, pass >= 0 ? &from_pinned : nullptr);
   device.print("spectrum kept on the device");
   from_pinned.print("the same, samples in pinned memory");
   host.print("spectrum dereddened on the host");

@@ -101,17 +101,16 @@ __device__ __forceinline__ void dft(float2* v) {
 // block starts at Σ (P − 1)·P^i over them = Ns − P.
 __device__ __forceinline__ int pass_twiddle(int Ns, int P, int r, int k) { return (Ns - P) + (r - 1) * Ns + k; }
 
-// One Stockham pass of radix R over the L points in `buf`, sub-transforms of Ns points so far:
-// item j (of L/R) reads j + r·L/R, twiddles by e^{+2πi rk/(Ns·R)} (k = j mod Ns), transforms, and
-// writes (j/Ns)·Ns·R + k + q·Ns (the twiddles at pass_twiddle). Every thread holds its items in registers between the
-// reads and the writes, so one buffer serves, with a barrier on each side of the writes.
+// The reading half of a Stockham pass of radix R over the L points in `buf`, sub-transforms of Ns
+// points so far: item j (of L/R) reads j + r·L/R, is twiddled by e^{+2πi rk/(Ns·R)} (k = j mod Ns;
+// the twiddles at pass_twiddle) and transformed into v; pass_output gives where its outputs go.
 template <int L, int P, int R, int NB>
-__device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2* __restrict__ twiddle) {
+__device__ __forceinline__ void read_pass(const float2* buf, int Ns, const float2* __restrict__ twiddle,
+                                          float2 (&v)[NB][P / R][R]) {
   constexpr int threads = L / P, items = P / R;
-  float2 v[NB][items][R];
 #pragma unroll
   for (int it = 0; it < items; ++it) {
-    const int j = threadIdx.x + it * threads;
+    const int j = static_cast<int>(threadIdx.x) + it * threads;
     const int k = j & (Ns - 1);
 #pragma unroll
     for (int nb = 0; nb < NB; ++nb) {
@@ -122,43 +121,35 @@ __device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2*
       dft<R>(v[nb][it]);
     }
   }
+}
+
+// Where output q of a thread's item `it` of a pass of radix R (read_pass) goes: (j/Ns)·Ns·R + k + q·Ns.
+template <int L, int P, int R>
+__device__ __forceinline__ int pass_output(int it, int Ns, int q) {
+  const int j = static_cast<int>(threadIdx.x) + it * (L / P);
+  const int k = j & (Ns - 1);
+  return (j - k) * R + k + q * Ns;
+}
+
+// One whole Stockham pass: read_pass, then the outputs written back. Every thread holds its items
+// in registers between the reads and the writes, so one buffer serves, with a barrier on each side
+// of the writes.
+template <int L, int P, int R, int NB>
+__device__ __forceinline__ void stockham_pass(float2* buf, int Ns, const float2* __restrict__ twiddle) {
+  float2 v[NB][P / R][R];
+  read_pass<L, P, R, NB>(buf, Ns, twiddle, v);
   __syncthreads();
 #pragma unroll
-  for (int it = 0; it < items; ++it) {
-    const int j = threadIdx.x + it * threads;
-    const int k = j & (Ns - 1);
-    const int out = (j - k) * R + k;
+  for (int it = 0; it < P / R; ++it)
 #pragma unroll
     for (int nb = 0; nb < NB; ++nb)
 #pragma unroll
-      for (int q = 0; q < R; ++q) buf[nb * padded_length<L> + padded(out + q * Ns)] = v[nb][it][q];
-  }
+      for (int q = 0; q < R; ++q) buf[nb * padded_length<L> + padded(pass_output<L, P, R>(it, Ns, q))] = v[nb][it][q];
   __syncthreads();
-}
-
-// The rest of an L-point transform whose first pass (Ns = 1, P points a thread, no twiddles) each
-// thread ran in registers (`v`, as its loads came in): those points into the buffer, then the
-// Stockham passes of radix P and the last one of radix 8, 4 or 2. The caller has made sure no
-// thread still reads the buffer.
-template <int L, int P, int NB>
-__device__ __forceinline__ void finish_transform(const float2 (&v)[NB][P], float2* buf,
-                                                 const float2* __restrict__ twiddle) {
-  const int j = threadIdx.x;
-#pragma unroll
-  for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-    for (int q = 0; q < P; ++q) buf[nb * padded_length<L> + padded(j * P + q)] = v[nb][q];
-  __syncthreads();
-  int Ns = P;
-  for (; Ns * P <= L; Ns *= P) stockham_pass<L, P, P, NB>(buf, Ns, twiddle);
-  if constexpr (P == 16)
-    if (Ns * 8 == L) stockham_pass<L, P, 8, NB>(buf, Ns, twiddle);
-  if (Ns * 4 == L) stockham_pass<L, P, 4, NB>(buf, Ns, twiddle);
-  if (Ns * 2 == L) stockham_pass<L, P, 2, NB>(buf, Ns, twiddle);
 }
 
 // The radix of the last pass of an L-point transform whose first pass has radix P: P while whole
-// radix-P passes reach L, else the 8, 4 or 2 that finish_transform's last pass takes.
+// radix-P passes reach L, else the 8, 4 or 2 left.
 template <int L, int P>
 __host__ __device__ constexpr int last_radix() {
   int ns = P;
@@ -166,17 +157,14 @@ __host__ __device__ constexpr int last_radix() {
   return ns == L ? P : L / ns;
 }
 
-// As finish_transform, but the last pass's outputs are not written back: each thread reads its
-// items, twiddles and transforms them in registers and hands every output to
-// emit(nb, point, value), point < L of transform nb. Every thread calls emit the same number of
-// times, in the same order (so emit may hold a warp-wide vote). A thread's calls for one (item,
-// q) are consecutive points across the warp's lanes. The caller has made sure no thread still
-// reads the buffer; this leaves it being read (a barrier before the next writes).
-template <int L, int P, int NB, typename Emit>
-__device__ __forceinline__ void finish_transform_emitting(const float2 (&v)[NB][P], float2* buf,
-                                                          const float2* __restrict__ twiddle, Emit&& emit) {
+// An L-point transform whose first pass (Ns = 1, P points a thread, no twiddles) each thread ran in
+// registers (`v`, as its loads came in), up to its last pass: those points into the buffer, then
+// every Stockham pass of radix P but the last pass. Returns that last pass's Ns (it has radix
+// last_radix). The caller has made sure no thread still reads the buffer.
+template <int L, int P, int NB>
+__device__ __forceinline__ int transform_but_last_pass(const float2 (&v)[NB][P], float2* buf,
+                                                       const float2* __restrict__ twiddle) {
   constexpr int R = last_radix<L, P>();
-  constexpr int threads = L / P, items = P / R;
 #pragma unroll
   for (int nb = 0; nb < NB; ++nb)
 #pragma unroll
@@ -184,30 +172,36 @@ __device__ __forceinline__ void finish_transform_emitting(const float2 (&v)[NB][
   __syncthreads();
   int Ns = P;
   for (; Ns * R < L; Ns *= P) stockham_pass<L, P, P, NB>(buf, Ns, twiddle);
-  float2 w[NB][items][R];
+  return Ns;
+}
+
+// The rest of the transform (transform_but_last_pass), the last pass written back to the buffer.
+template <int L, int P, int NB>
+__device__ __forceinline__ void finish_transform(const float2 (&v)[NB][P], float2* buf,
+                                                 const float2* __restrict__ twiddle) {
+  const int Ns = transform_but_last_pass<L, P, NB>(v, buf, twiddle);
+  stockham_pass<L, P, last_radix<L, P>(), NB>(buf, Ns, twiddle);
+}
+
+// As finish_transform, but the last pass's outputs are not written back: each thread reads its
+// items, twiddles and transforms them in registers and hands every output to
+// emit(nb, point, value), point < L of transform nb. Every thread calls emit the same number of
+// times, in the same order (so emit may hold a warp-wide vote). A thread's calls for one (item,
+// q) are consecutive points across the warp's lanes. This leaves the buffer being read (a barrier
+// before the next writes).
+template <int L, int P, int NB, typename Emit>
+__device__ __forceinline__ void finish_transform_emitting(const float2 (&v)[NB][P], float2* buf,
+                                                          const float2* __restrict__ twiddle, Emit&& emit) {
+  constexpr int R = last_radix<L, P>();
+  const int Ns = transform_but_last_pass<L, P, NB>(v, buf, twiddle);
+  float2 w[NB][P / R][R];
+  read_pass<L, P, R, NB>(buf, Ns, twiddle, w);
 #pragma unroll
-  for (int it = 0; it < items; ++it) {
-    const int j = static_cast<int>(threadIdx.x) + it * threads;
-    const int k = j & (Ns - 1);
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb) {
-#pragma unroll
-      for (int r = 0; r < R; ++r) w[nb][it][r] = buf[nb * padded_length<L> + padded(j + r * (L / R))];
-#pragma unroll
-      for (int r = 1; r < R; ++r) w[nb][it][r] = mul(w[nb][it][r], __ldg(twiddle + pass_twiddle(Ns, P, r, k)));
-      dft<R>(w[nb][it]);
-    }
-  }
-#pragma unroll
-  for (int it = 0; it < items; ++it) {
-    const int j = static_cast<int>(threadIdx.x) + it * threads;
-    const int k = j & (Ns - 1);
-    const int out = (j - k) * R + k;
+  for (int it = 0; it < P / R; ++it)
 #pragma unroll
     for (int nb = 0; nb < NB; ++nb)
 #pragma unroll
-      for (int q = 0; q < R; ++q) emit(nb, out + q * Ns, w[nb][it][q]);
-  }
+      for (int q = 0; q < R; ++q) emit(nb, pass_output<L, P, R>(it, Ns, q), w[nb][it][q]);
 }
 
 }  // namespace
